@@ -1,0 +1,98 @@
+/*
+ * OpenCL C -> CUDA C translation (private to the CUDA backend).
+ *
+ * The pass turns a portable OpenCL C program into CUDA C++ that NVRTC
+ * compiles after the prelude (clc_prelude.cuh, embedded at build time and
+ * returned by clc_prelude_source()).  It is pure C with no CUDA dependency so
+ * that it can be tested and fuzzed on machines without a GPU.
+ *
+ * Contract with the CUDA backend:
+ *  - Every __kernel function becomes an extern "C" __global__ function of
+ *    the same name, with the same number of parameters in the same order.
+ *  - A __local pointer kernel parameter becomes an unsigned int parameter
+ *    that carries the byte offset of that argument's slice inside the
+ *    kernel's dynamic shared memory.  The backend lays the slices out at
+ *    launch (each aligned to CLC_LOCAL_ARG_ALIGN) and passes the offsets; the
+ *    total dynamic shared memory is the end of the last slice.
+ *  - #line directives map every line of the output back to the user's
+ *    source line, so NVRTC's diagnostics name the user's lines.
+ *  - Anything that cannot be translated faithfully fails the translation
+ *    with a message naming the construct and the line; it never produces
+ *    code that computes something different.
+ */
+#ifndef KILN_CLC_TRANSLATE_H
+#define KILN_CLC_TRANSLATE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Alignment of each __local argument slice in dynamic shared memory:
+ * enough for the widest OpenCL type (double16, long16 = 128 bytes). */
+#define CLC_LOCAL_ARG_ALIGN 128
+
+/* Bumped whenever the output for the same input may change: part of the
+ * kernel cache key. */
+#define CLC_TRANSLATE_VERSION 1
+
+typedef enum clc_param_kind {
+    CLC_PARAM_GLOBAL = 1, /* __global T *  : device pointer (8 bytes)          */
+    CLC_PARAM_CONSTANT,   /* __constant T *: device pointer (8 bytes)          */
+    CLC_PARAM_LOCAL,      /* __local T *   : offset into dynamic shared memory */
+    CLC_PARAM_VALUE       /* passed by value                                   */
+} clc_param_kind;
+
+typedef struct clc_param {
+    clc_param_kind kind;
+    char name[64];       /* parameter name as written, "" if unnamed        */
+    char type_name[96];  /* as OpenCL reports it: "float*", "uint", "float4" */
+    size_t size;         /* CLC_PARAM_VALUE: size in bytes of the OpenCL type
+                            (float3 = 16), 0 when not known here (a struct or
+                            a typedef the pass cannot resolve);
+                            pointers: 8                                      */
+} clc_param;
+
+typedef struct clc_kernel_signature {
+    char name[128];
+    size_t param_count;
+    clc_param *params;            /* param_count entries                      */
+    unsigned reqd_work_group[3]; /* reqd_work_group_size, 0 0 0 when absent  */
+} clc_kernel_signature;
+
+typedef struct clc_translation {
+    char *source;                /* CUDA C++ text, NUL-terminated            */
+    size_t kernel_count;
+    clc_kernel_signature *kernels;
+    int uses_printf;
+    int uses_double;
+    /* On failure: a message such as
+     * "input.cl:12: cannot translate 'image2d_t': images are not supported
+     * by the CUDA backend" and the user's line number (0 if none). */
+    char *error;
+    int error_line;
+} clc_translation;
+
+/* Translates `length` bytes of OpenCL C.  `source_name` names the source in
+ * #line directives and messages ("<kiln program>" when NULL).  `options` is
+ * the user's build option string (may be NULL): the pass honours the -D and
+ * -U options in it (the preprocessor runs inside the pass) and ignores the
+ * rest; the backend decides what else reaches NVRTC.  Returns 0 on success;
+ * -1 with out->error set when the source cannot be translated; -2 when
+ * memory runs out.  Always call clc_translation_free(out) after. */
+int clc_translate(const char *source, size_t length, const char *source_name,
+                  const char *options, clc_translation *out);
+
+void clc_translation_free(clc_translation *translation);
+
+/* The prelude NVRTC must see before the translated text: NVRTC is given it
+ * as the header "kiln_cl_prelude.h", which the translated source includes. */
+const char *clc_prelude_source(void);
+#define CLC_PRELUDE_HEADER_NAME "kiln_cl_prelude.h"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * Buffers (device memory) and page-locked host memory.  Every range is
+ * checked here, once, so backends can trust offsets and sizes.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+kiln_status kiln_buffer_create(kiln_context *context, size_t size,
+                               kiln_buffer **buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(buffer, "buffer");
+    if (size == 0)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_buffer_create: size is 0");
+    if (context->device.max_allocation != 0 &&
+        size > context->device.max_allocation)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_buffer_create: %zu bytes is more than the "
+                          "largest allocation of %s (%llu bytes)",
+                          size, context->device.name,
+                          (unsigned long long)context->device.max_allocation);
+    kiln_buffer *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                          "kiln_buffer_create: out of host memory");
+    kiln_status status =
+        kiln_pool_allocate(context, size, &result->memory, &result->capacity);
+    if (status != KILN_OK) {
+        free(result);
+        return kiln_error_prefix(status, "kiln_buffer_create(%zu bytes)",
+                                 size);
+    }
+    kiln_context_retain(context);
+    result->context = context;
+    result->size = size;
+    atomic_init(&result->references, 1);
+    atomic_init(&result->last_stream, NULL);
+    atomic_init(&result->used_async, false);
+    result->magic = KILN_MAGIC_BUFFER;
+    *buffer = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_create_from(kiln_context *context, const void *host,
+                                    size_t size, kiln_buffer **buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_OUT(host, "host");
+    KILN_CHECK_OUT(buffer, "buffer");
+    kiln_buffer *result;
+    kiln_status status = kiln_buffer_create(context, size, &result);
+    if (status != KILN_OK)
+        return status;
+    status = kiln_buffer_write(result, 0, host, size);
+    if (status != KILN_OK) {
+        kiln_buffer_release(result);
+        return status;
+    }
+    *buffer = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_retain(kiln_buffer *buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    atomic_fetch_add_explicit(&buffer->references, 1, memory_order_relaxed);
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_release(kiln_buffer *buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    if (!kiln_reference_drop(&buffer->references))
+        return KILN_OK;
+    kiln_context *context = buffer->context;
+    kiln_stream *stream = atomic_load(&buffer->last_stream);
+    kiln_pool_return(context, buffer->memory, buffer->capacity, stream,
+                     atomic_load(&buffer->used_async));
+    buffer->magic = KILN_MAGIC_DEAD;
+    if (stream != NULL)
+        kiln_stream_release_internal(stream);
+    free(buffer);
+    kiln_context_release_internal(context);
+    kiln_error_clear();
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_size(const kiln_buffer *buffer, size_t *size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    KILN_CHECK_OUT(size, "size");
+    *size = buffer->size;
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_context(const kiln_buffer *buffer,
+                                kiln_context **context)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    KILN_CHECK_OUT(context, "context");
+    *context = buffer->context;
+    return KILN_OK;
+}
+
+static kiln_status check_range(const char *function, const kiln_buffer *buffer,
+                               size_t offset, size_t size)
+{
+    if (size == 0)
+        return kiln_error(KILN_ERR_INVALID_SIZE, "%s: size is 0", function);
+    if (offset > buffer->size || size > buffer->size - offset)
+        return kiln_error(KILN_ERR_OUT_OF_BOUNDS,
+                          "%s: bytes [%zu, %zu%s) are outside the buffer of "
+                          "%zu bytes",
+                          function, offset,
+                          size > SIZE_MAX - offset ? SIZE_MAX : offset + size,
+                          size > SIZE_MAX - offset ? "+" : "", buffer->size);
+    return KILN_OK;
+}
+
+/* The checks shared by write and read, sync and async. */
+static kiln_status transfer_check(const char *function, kiln_buffer *buffer,
+                                  size_t offset, const void *host, size_t size,
+                                  kiln_stream *stream,
+                                  kiln_backend_stream **backend_stream)
+{
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    if (host == NULL)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT, "%s: host pointer is NULL",
+                          function);
+    kiln_status status = check_range(function, buffer, offset, size);
+    if (status != KILN_OK)
+        return status;
+    status = kiln_stream_resolve(buffer->context, stream, backend_stream);
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "%s", function);
+    return KILN_OK;
+}
+
+static kiln_status buffer_write(const char *function, kiln_buffer *buffer,
+                                size_t offset, const void *host, size_t size,
+                                kiln_stream *stream, int blocking)
+{
+    kiln_backend_stream *backend_stream = NULL;
+    kiln_status status = transfer_check(function, buffer, offset, host, size,
+                                        stream, &backend_stream);
+    if (status != KILN_OK)
+        return status;
+    kiln_context *context = buffer->context;
+    if (!blocking)
+        kiln_buffer_note_async_use(buffer, stream);
+    return context->ops->memory_write(context->backend, backend_stream,
+                                      buffer->memory, offset, host, size,
+                                      blocking);
+}
+
+static kiln_status buffer_read(const char *function, kiln_buffer *buffer,
+                               size_t offset, void *host, size_t size,
+                               kiln_stream *stream, int blocking)
+{
+    kiln_backend_stream *backend_stream = NULL;
+    kiln_status status = transfer_check(function, buffer, offset, host, size,
+                                        stream, &backend_stream);
+    if (status != KILN_OK)
+        return status;
+    kiln_context *context = buffer->context;
+    if (!blocking)
+        kiln_buffer_note_async_use(buffer, stream);
+    return context->ops->memory_read(context->backend, backend_stream,
+                                     buffer->memory, offset, host, size,
+                                     blocking);
+}
+
+static kiln_status buffer_copy(const char *function, kiln_buffer *destination,
+                               size_t destination_offset, kiln_buffer *source,
+                               size_t source_offset, size_t size,
+                               kiln_stream *stream, int blocking)
+{
+    KILN_CHECK_HANDLE(destination, KILN_MAGIC_BUFFER, "destination buffer");
+    KILN_CHECK_HANDLE(source, KILN_MAGIC_BUFFER, "source buffer");
+    if (destination->context != source->context)
+        return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
+                          "%s: the buffers belong to different contexts",
+                          function);
+    kiln_status status =
+        check_range(function, destination, destination_offset, size);
+    if (status == KILN_OK)
+        status = check_range(function, source, source_offset, size);
+    if (status != KILN_OK)
+        return status;
+    if (destination == source &&
+        destination_offset < source_offset + size &&
+        source_offset < destination_offset + size)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: source [%zu, %zu) and destination [%zu, %zu) "
+                          "overlap",
+                          function, source_offset, source_offset + size,
+                          destination_offset, destination_offset + size);
+    kiln_backend_stream *backend_stream = NULL;
+    kiln_context *context = destination->context;
+    status = kiln_stream_resolve(context, stream, &backend_stream);
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "%s", function);
+    if (!blocking) {
+        kiln_buffer_note_async_use(destination, stream);
+        kiln_buffer_note_async_use(source, stream);
+    }
+    return context->ops->memory_copy(context->backend, backend_stream,
+                                     destination->memory, destination_offset,
+                                     source->memory, source_offset, size,
+                                     blocking);
+}
+
+static kiln_status buffer_fill(const char *function, kiln_buffer *buffer,
+                               size_t offset, size_t size, const void *pattern,
+                               size_t pattern_size, kiln_stream *stream,
+                               int blocking)
+{
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    if (pattern == NULL)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT, "%s: pattern is NULL",
+                          function);
+    if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 &&
+        pattern_size != 8 && pattern_size != 16)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: pattern_size %zu is not 1, 2, 4, 8 or 16",
+                          function, pattern_size);
+    kiln_status status = check_range(function, buffer, offset, size);
+    if (status != KILN_OK)
+        return status;
+    if (offset % pattern_size != 0 || size % pattern_size != 0)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: offset %zu and size %zu must be multiples of "
+                          "the pattern size %zu",
+                          function, offset, size, pattern_size);
+    kiln_backend_stream *backend_stream = NULL;
+    kiln_context *context = buffer->context;
+    status = kiln_stream_resolve(context, stream, &backend_stream);
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "%s", function);
+    if (!blocking)
+        kiln_buffer_note_async_use(buffer, stream);
+    return context->ops->memory_fill(context->backend, backend_stream,
+                                     buffer->memory, offset, size, pattern,
+                                     pattern_size, blocking);
+}
+
+kiln_status kiln_buffer_write(kiln_buffer *buffer, size_t offset,
+                              const void *host, size_t size)
+{
+    kiln_error_clear();
+    return buffer_write(__func__, buffer, offset, host, size, NULL, 1);
+}
+
+kiln_status kiln_buffer_read(kiln_buffer *buffer, size_t offset, void *host,
+                             size_t size)
+{
+    kiln_error_clear();
+    return buffer_read(__func__, buffer, offset, host, size, NULL, 1);
+}
+
+kiln_status kiln_buffer_copy(kiln_buffer *destination,
+                             size_t destination_offset, kiln_buffer *source,
+                             size_t source_offset, size_t size)
+{
+    kiln_error_clear();
+    return buffer_copy(__func__, destination, destination_offset, source,
+                       source_offset, size, NULL, 1);
+}
+
+kiln_status kiln_buffer_fill(kiln_buffer *buffer, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size)
+{
+    kiln_error_clear();
+    return buffer_fill(__func__, buffer, offset, size, pattern, pattern_size,
+                       NULL, 1);
+}
+
+kiln_status kiln_buffer_write_async(kiln_buffer *buffer, size_t offset,
+                                    const void *host, size_t size,
+                                    kiln_stream *stream)
+{
+    kiln_error_clear();
+    return buffer_write(__func__, buffer, offset, host, size, stream, 0);
+}
+
+kiln_status kiln_buffer_read_async(kiln_buffer *buffer, size_t offset,
+                                   void *host, size_t size,
+                                   kiln_stream *stream)
+{
+    kiln_error_clear();
+    return buffer_read(__func__, buffer, offset, host, size, stream, 0);
+}
+
+kiln_status kiln_buffer_copy_async(kiln_buffer *destination,
+                                   size_t destination_offset,
+                                   kiln_buffer *source, size_t source_offset,
+                                   size_t size, kiln_stream *stream)
+{
+    kiln_error_clear();
+    return buffer_copy(__func__, destination, destination_offset, source,
+                       source_offset, size, stream, 0);
+}
+
+kiln_status kiln_buffer_fill_async(kiln_buffer *buffer, size_t offset,
+                                   size_t size, const void *pattern,
+                                   size_t pattern_size, kiln_stream *stream)
+{
+    kiln_error_clear();
+    return buffer_fill(__func__, buffer, offset, size, pattern, pattern_size,
+                       stream, 0);
+}
+
+kiln_status kiln_buffer_native(const kiln_buffer *buffer, void *out,
+                               size_t size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    KILN_CHECK_OUT(out, "out");
+    kiln_context *context = buffer->context;
+    return context->ops->native_handle(context->backend, KILN_NATIVE_MEMORY,
+                                       buffer->memory, out, size);
+}
+
+/* ---- page-locked host memory ---------------------------------------------- */
+
+kiln_status kiln_host_alloc(kiln_context *context, size_t size, void **host)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(host, "host");
+    if (size == 0)
+        return kiln_error(KILN_ERR_INVALID_SIZE, "kiln_host_alloc: size is 0");
+    kiln_host_allocation *record = calloc(1, sizeof *record);
+    if (record == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                          "kiln_host_alloc: out of host memory");
+    kiln_status status =
+        context->ops->host_alloc(context->backend, size, &record->pointer);
+    if (status != KILN_OK) {
+        free(record);
+        return kiln_error_prefix(status, "kiln_host_alloc(%zu bytes)", size);
+    }
+    record->size = size;
+    pthread_mutex_lock(&context->lock);
+    record->next = context->host_allocations;
+    context->host_allocations = record;
+    pthread_mutex_unlock(&context->lock);
+    *host = record->pointer;
+    return KILN_OK;
+}
+
+kiln_status kiln_host_free(kiln_context *context, void *host)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    if (host == NULL)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_host_free: host pointer is NULL");
+    pthread_mutex_lock(&context->lock);
+    kiln_host_allocation **link = &context->host_allocations;
+    while (*link != NULL && (*link)->pointer != host)
+        link = &(*link)->next;
+    kiln_host_allocation *record = *link;
+    if (record != NULL)
+        *link = record->next;
+    pthread_mutex_unlock(&context->lock);
+    if (record == NULL)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_host_free: %p was not allocated by "
+                          "kiln_host_alloc on this context (or was freed)",
+                          host);
+    context->ops->host_free(context->backend, record->pointer);
+    free(record);
+    return KILN_OK;
+}

@@ -1,0 +1,25 @@
+# libkiln: the core library.  It links neither OpenCL nor CUDA: backends are
+# plugins found at run time (core/loader.c).
+lib_LTLIBRARIES += libkiln.la
+libkiln_la_SOURCES = \
+	core/internal.h \
+	core/buffer.c \
+	core/cache.c \
+	core/context.c \
+	core/device.c \
+	core/env.c \
+	core/error.c \
+	core/hash.c \
+	core/kernel.c \
+	core/launch.c \
+	core/loader.c \
+	core/pool.c \
+	core/program.c \
+	core/source.c \
+	core/stream.c \
+	core/strings.c \
+	core/trace.c
+libkiln_la_CPPFLAGS = $(AM_CPPFLAGS) -DKILN_PLUGIN_DIR='"$(plugindir)"'
+libkiln_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(KILN_LT_VERSION) \
+	-no-undefined -export-symbols-regex '^kiln_'
+libkiln_la_LIBADD = $(LTDL_LIBS)

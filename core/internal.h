@@ -1,0 +1,307 @@
+/*
+ * Private declarations shared by the files of libkiln.
+ */
+#ifndef KILN_INTERNAL_H
+#define KILN_INTERNAL_H
+
+#include "config.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln.h"
+#include "kiln_backend.h"
+
+#if defined(__GNUC__)
+#define KILN_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define KILN_INTERNAL
+#endif
+
+/* ---- error.c ------------------------------------------------------------ */
+
+/* Sets this thread's last error and returns `status`. */
+KILN_INTERNAL kiln_status kiln_error(kiln_status status, const char *format, ...)
+    KILN_PRINTF_LIKE(2, 3);
+KILN_INTERNAL kiln_status kiln_error_v(kiln_status status, const char *format,
+                                       va_list args);
+/* Every public entry point starts with this: a success leaves "" behind. */
+KILN_INTERNAL void kiln_error_clear(void);
+/* Prepends "what: " to the current message (keeps the status). */
+KILN_INTERNAL kiln_status kiln_error_prefix(kiln_status status,
+                                            const char *format, ...)
+    KILN_PRINTF_LIKE(2, 3);
+
+/* ---- trace.c ------------------------------------------------------------ */
+
+KILN_INTERNAL void kiln_trace(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
+KILN_INTERNAL bool kiln_trace_enabled(void);
+
+/* ---- env.c: every KILN_* variable is read here -------------------------- */
+
+KILN_INTERNAL const char *kiln_env_get(const char *name);
+KILN_INTERNAL const char *kiln_env_backend(void);     /* KILN_BACKEND or NULL */
+KILN_INTERNAL const char *kiln_env_plugin_path(void); /* KILN_PLUGIN_PATH     */
+/* KILN_PLUGIN_SYSTEM_PATH: NULL when unset; when set (even empty) it
+ * replaces the installed plugin directory and the build tree. */
+KILN_INTERNAL const char *kiln_env_plugin_system_path(void);
+/* KILN_DEVICE: -1 when unset; KILN_ERR_INVALID_ARGUMENT when malformed. */
+KILN_INTERNAL kiln_status kiln_env_device(int *device);
+KILN_INTERNAL bool kiln_env_cache_enabled(void);      /* KILN_CACHE != 0      */
+KILN_INTERNAL const char *kiln_env_cache_dir(void);   /* KILN_CACHE_DIR       */
+KILN_INTERNAL uint64_t kiln_env_cache_max_bytes(void); /* KILN_CACHE_MAX_MB   */
+KILN_INTERNAL bool kiln_env_pool_enabled(void);       /* KILN_POOL != 0       */
+KILN_INTERNAL const char *kiln_env_log(void);         /* KILN_LOG             */
+KILN_INTERNAL const char *kiln_env_xdg_cache_home(void);
+KILN_INTERNAL const char *kiln_env_home(void);
+/* Parses a whole decimal number in [0, max]; false on anything else. */
+KILN_INTERNAL bool kiln_parse_uint(const char *text, uint64_t max,
+                                   uint64_t *value);
+
+/* ---- loader.c: the plugin search and the backend registry --------------- */
+
+typedef struct kiln_backend_slot kiln_backend_slot;
+
+/* Finds the named backend ("cuda", "opencl"), loading it on first use.
+ * Errors name the file tried and the reason. */
+KILN_INTERNAL kiln_status kiln_backend_acquire(const char *name,
+                                               const kiln_backend_ops **ops);
+/* Chooses as documented: KILN_BACKEND, else cuda with a device, else opencl. */
+KILN_INTERNAL kiln_status kiln_backend_choose(const char **name);
+KILN_INTERNAL size_t kiln_backend_known_count(void);
+KILN_INTERNAL const char *kiln_backend_known_name(size_t index);
+/* Loads and describes slot `index`. */
+KILN_INTERNAL void kiln_backend_describe(size_t index, kiln_backend_info *info);
+/* The services the core offers every plugin. */
+KILN_INTERNAL const kiln_host_api *kiln_host_services(void);
+
+/* ---- handles ------------------------------------------------------------ */
+
+/* Every handle starts with a magic word naming its type; released objects
+ * get KILN_MAGIC_DEAD before their memory is freed, so a stale handle is
+ * caught while the memory has not been reused. */
+enum {
+    KILN_MAGIC_CONTEXT = 0x4b435458u,
+    KILN_MAGIC_BUFFER = 0x4b425546u,
+    KILN_MAGIC_STREAM = 0x4b535452u,
+    KILN_MAGIC_EVENT = 0x4b45564eu,
+    KILN_MAGIC_PROGRAM = 0x4b50524fu,
+    KILN_MAGIC_KERNEL = 0x4b4b524eu,
+    KILN_MAGIC_ARGS = 0x4b415247u,
+    KILN_MAGIC_DEAD = 0xdeadbeefu
+};
+
+typedef struct kiln_pool_block kiln_pool_block;
+
+typedef struct kiln_pool {
+    bool enabled;
+    kiln_pool_block *free_blocks;  /* singly linked, newest first */
+    kiln_pool_stats stats;
+} kiln_pool;
+
+typedef struct kiln_host_allocation {
+    void *pointer;
+    size_t size;
+    struct kiln_host_allocation *next;
+} kiln_host_allocation;
+
+typedef struct kiln_memory_cache_entry kiln_memory_cache_entry;
+
+struct kiln_context {
+    uint32_t magic;
+    atomic_int references;
+    const kiln_backend_ops *ops;
+    kiln_backend_context *backend;
+    kiln_device_info device;
+    char cache_identity[1024];
+    pthread_mutex_t lock;          /* guards pool, host list, memory cache */
+    kiln_pool pool;
+    kiln_host_allocation *host_allocations;
+    kiln_memory_cache_entry *memory_cache;
+};
+
+struct kiln_buffer {
+    uint32_t magic;
+    atomic_int references;
+    kiln_context *context;
+    kiln_backend_memory *memory;
+    size_t size;                   /* what the user asked for            */
+    size_t capacity;               /* the pool's size class              */
+    /* The stream of the last asynchronous use (NULL: default), so a pooled
+     * block is reused only after that work is done. */
+    _Atomic(struct kiln_stream *) last_stream;
+    atomic_bool used_async;
+};
+
+struct kiln_stream {
+    uint32_t magic;
+    atomic_int references;
+    kiln_context *context;
+    kiln_backend_stream *backend;
+};
+
+struct kiln_event {
+    uint32_t magic;
+    atomic_int references;
+    kiln_context *context;
+    kiln_backend_event *backend;
+    atomic_bool recorded;
+};
+
+struct kiln_program {
+    uint32_t magic;
+    atomic_int references;
+    kiln_context *context;
+    kiln_backend_program *backend;
+    kiln_language language;
+    kiln_program_origin origin;
+    char *build_log;
+};
+
+struct kiln_kernel {
+    uint32_t magic;
+    atomic_int references;
+    kiln_program *program;
+    kiln_backend_kernel *backend;
+    kiln_backend_kernel_info info;
+    char *name;
+};
+
+/* Validates a handle of the given type; sets the error on failure. */
+#define KILN_CHECK_HANDLE(object, type_magic, what)                           \
+    do {                                                                      \
+        if ((object) == NULL)                                                 \
+            return kiln_error(KILN_ERR_INVALID_HANDLE, "%s: %s is NULL",      \
+                              __func__, what);                                \
+        if ((object)->magic != (type_magic))                                  \
+            return kiln_error(KILN_ERR_INVALID_HANDLE,                        \
+                              "%s: %s is not a live %s (released or not a "   \
+                              "Kiln object)",                                 \
+                              __func__, what, what);                          \
+    } while (0)
+
+#define KILN_CHECK_OUT(pointer, what)                                         \
+    do {                                                                      \
+        if ((pointer) == NULL)                                                \
+            return kiln_error(KILN_ERR_INVALID_ARGUMENT,                      \
+                              "%s: %s is NULL", __func__, what);              \
+    } while (0)
+
+/* Drops one reference; true when it was the last one.  A count that is
+ * already zero (a double release caught before reuse) is an error. */
+KILN_INTERNAL bool kiln_reference_drop(atomic_int *references);
+
+KILN_INTERNAL void kiln_context_release_internal(kiln_context *context);
+KILN_INTERNAL void kiln_stream_release_internal(kiln_stream *stream);
+KILN_INTERNAL void kiln_program_release_internal(kiln_program *program);
+
+/* ---- pool.c ------------------------------------------------------------- */
+
+KILN_INTERNAL void kiln_pool_init(kiln_pool *pool);
+/* Allocates device memory of at least `size`, reusing a pooled block of the
+ * same size class.  Writes the block's capacity. */
+KILN_INTERNAL kiln_status kiln_pool_allocate(kiln_context *context,
+                                             size_t size,
+                                             kiln_backend_memory **memory,
+                                             size_t *capacity);
+/* Returns a block; `stream` is the last stream that used it (may be NULL:
+ * the default stream) and `used_async` whether any asynchronous work may
+ * still be reading or writing it. */
+KILN_INTERNAL void kiln_pool_return(kiln_context *context,
+                                    kiln_backend_memory *memory,
+                                    size_t capacity, kiln_stream *stream,
+                                    bool used_async);
+/* Frees every cached block (context lock held by the caller). */
+KILN_INTERNAL void kiln_pool_trim_locked(kiln_context *context);
+
+/* ---- stream.c ----------------------------------------------------------- */
+
+/* The backend stream for a user stream (NULL: default); checks that the
+ * stream is live and belongs to `context`. */
+KILN_INTERNAL kiln_status kiln_stream_resolve(kiln_context *context,
+                                              kiln_stream *stream,
+                                              kiln_backend_stream **backend);
+/* Remembers the last stream that used a buffer asynchronously. */
+KILN_INTERNAL void kiln_buffer_note_async_use(kiln_buffer *buffer,
+                                              kiln_stream *stream);
+
+/* ---- cache.c ------------------------------------------------------------ */
+
+typedef struct kiln_cache_key {
+    char *text;          /* everything that selects the binary            */
+    size_t length;
+    char hex[33];        /* 128-bit digest: the file name                  */
+} kiln_cache_key;
+
+KILN_INTERNAL kiln_status kiln_cache_key_make(kiln_context *context,
+                                              const kiln_backend_source *source,
+                                              kiln_cache_key *key);
+KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
+/* Memory cache: a copy of the blob of an earlier build in this context. */
+KILN_INTERNAL bool kiln_memory_cache_find(kiln_context *context,
+                                          const kiln_cache_key *key,
+                                          void **blob, size_t *size);
+KILN_INTERNAL void kiln_memory_cache_store(kiln_context *context,
+                                           const kiln_cache_key *key,
+                                           const void *blob, size_t size);
+KILN_INTERNAL void kiln_memory_cache_clear(kiln_context *context);
+/* Disk cache: never fails a build; a bad entry is a miss. */
+KILN_INTERNAL bool kiln_disk_cache_find(const kiln_cache_key *key,
+                                        void **blob, size_t *size);
+KILN_INTERNAL void kiln_disk_cache_store(const kiln_cache_key *key,
+                                         const void *blob, size_t size);
+
+/* ---- hash.c ------------------------------------------------------------- */
+
+/* 128-bit non-cryptographic digest (two FNV-1a 64 lanes), as 32 hex chars. */
+KILN_INTERNAL void kiln_digest_hex(const void *data, size_t size,
+                                   char hex[33]);
+KILN_INTERNAL uint64_t kiln_checksum64(const void *data, size_t size);
+/* Continues a checksum: update(checksum64(a), b) == checksum64(a then b). */
+KILN_INTERNAL uint64_t kiln_checksum64_update(uint64_t checksum,
+                                              const void *data, size_t size);
+
+/* ---- source.c ----------------------------------------------------------- */
+
+/* Inlines #include "..." (and <...> found in the include dirs) with #line
+ * markers, so that backends see one text and the cache key covers every
+ * included file.  Result is malloc'ed. */
+KILN_INTERNAL kiln_status kiln_source_expand(const char *source, size_t length,
+                                             const char *source_name,
+                                             const char *const *include_dirs,
+                                             size_t include_dir_count,
+                                             char **expanded,
+                                             size_t *expanded_length);
+
+/* Reads a whole file (at most 64 MiB) into a NUL-terminated malloc'ed text. */
+KILN_INTERNAL kiln_status kiln_file_read(const char *path, char **text,
+                                         size_t *length);
+
+/* ---- strings.c: small helpers ------------------------------------------- */
+
+KILN_INTERNAL char *kiln_strdup(const char *text);
+KILN_INTERNAL char *kiln_strndup(const char *text, size_t length);
+/* A growable string: append never fails silently (returns false on OOM). */
+typedef struct kiln_string {
+    char *data;
+    size_t length;
+    size_t capacity;
+} kiln_string;
+KILN_INTERNAL bool kiln_string_append(kiln_string *string, const char *text,
+                                      size_t length);
+KILN_INTERNAL bool kiln_string_appendf(kiln_string *string, const char *format,
+                                       ...) KILN_PRINTF_LIKE(2, 3);
+KILN_INTERNAL void kiln_string_free(kiln_string *string);
+
+/* ---- launch.c ----------------------------------------------------------- */
+
+KILN_INTERNAL kiln_status kiln_launch_checked(kiln_kernel *kernel,
+                                              const kiln_launch_config *config,
+                                              size_t arg_count,
+                                              const kiln_arg *args);
+
+#endif /* KILN_INTERNAL_H */

@@ -1,0 +1,135 @@
+/*
+ * Kernels: a named entry point of a program and what it takes.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+kiln_status kiln_kernel_create(kiln_program *program, const char *name,
+                               kiln_kernel **kernel)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    KILN_CHECK_OUT(name, "name");
+    KILN_CHECK_OUT(kernel, "kernel");
+    if (name[0] == '\0')
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_kernel_create: the kernel name is empty");
+    kiln_kernel *result = calloc(1, sizeof *result);
+    if (result == NULL || (result->name = kiln_strdup(name)) == NULL) {
+        free(result);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    kiln_context *context = program->context;
+    kiln_status status =
+        context->ops->kernel_create(context->backend, program->backend, name,
+                                    &result->backend, &result->info);
+    if (status != KILN_OK) {
+        free(result->name);
+        free(result);
+        return status;
+    }
+    if (result->info.param_count > 0 && result->info.params == NULL) {
+        context->ops->kernel_destroy(context->backend, result->backend);
+        free(result->name);
+        free(result);
+        return kiln_error(KILN_ERR_BACKEND,
+                          "backend %s gave no parameter list for '%s'",
+                          context->ops->name, name);
+    }
+    /* The kernel keeps its program (and so the context) alive. */
+    kiln_program_retain(program);
+    result->program = program;
+    atomic_init(&result->references, 1);
+    result->magic = KILN_MAGIC_KERNEL;
+    *kernel = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_retain(kiln_kernel *kernel)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    atomic_fetch_add_explicit(&kernel->references, 1, memory_order_relaxed);
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_release(kiln_kernel *kernel)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    if (kiln_reference_drop(&kernel->references)) {
+        kiln_program *program = kernel->program;
+        kiln_context *context = program->context;
+        context->ops->kernel_destroy(context->backend, kernel->backend);
+        free(kernel->name);
+        kernel->magic = KILN_MAGIC_DEAD;
+        free(kernel);
+        kiln_program_release_internal(program);
+    }
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_name(const kiln_kernel *kernel, const char **name)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(name, "name");
+    *name = kernel->name;
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_param_count(const kiln_kernel *kernel, size_t *count)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(count, "count");
+    *count = kernel->info.param_count;
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_param_info(const kiln_kernel *kernel, size_t index,
+                                   kiln_param_info *info)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(info, "info");
+    if (index >= kernel->info.param_count)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kernel '%s' has %zu parameter%s; there is no "
+                          "parameter %zu",
+                          kernel->name, kernel->info.param_count,
+                          kernel->info.param_count == 1 ? "" : "s", index);
+    *info = kernel->info.params[index];
+    if (info->name == NULL)
+        info->name = "";
+    if (info->type_name == NULL)
+        info->type_name = "";
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_max_block_size(const kiln_kernel *kernel,
+                                       size_t *threads)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(threads, "threads");
+    size_t limit = kernel->program->context->device.max_threads_per_block;
+    if (kernel->info.max_threads_per_block != 0 &&
+        (limit == 0 || kernel->info.max_threads_per_block < limit))
+        limit = kernel->info.max_threads_per_block;
+    *threads = limit;
+    return KILN_OK;
+}
+
+kiln_status kiln_kernel_native(const kiln_kernel *kernel, void *out,
+                               size_t size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(out, "out");
+    kiln_context *context = kernel->program->context;
+    return context->ops->native_handle(context->backend, KILN_NATIVE_KERNEL,
+                                       kernel->backend, out, size);
+}

@@ -1,0 +1,207 @@
+/*
+ * The device memory pool.  Released buffers keep their device memory in a
+ * free list of their size class and later allocations of that class take it
+ * back, so loops that allocate and free do not pay the driver each time.
+ *
+ * A block that asynchronous work may still touch carries an event recorded
+ * on the last stream that used it; whoever takes the block waits for that
+ * event first, so reuse never races with the previous owner's work.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+struct kiln_pool_block {
+    kiln_backend_memory *memory;
+    size_t capacity;
+    kiln_backend_event *ready; /* NULL: nothing pending */
+    kiln_pool_block *next;
+};
+
+void kiln_pool_init(kiln_pool *pool)
+{
+    pool->enabled = kiln_env_pool_enabled();
+    pool->free_blocks = NULL;
+}
+
+/* Sizes round up to 512 bytes, and above 1 MiB to an eighth of their power
+ * of two, so a block wastes at most 12.5% and similar sizes share blocks. */
+static size_t pool_size_class(size_t size)
+{
+    size_t step = 512;
+    if (size > ((size_t)1 << 20)) {
+        size_t power = (size_t)1 << 20;
+        while (power <= size / 2)
+            power *= 2;
+        step = power / 8;
+    }
+    if (size > SIZE_MAX - (step - 1))
+        return size;
+    return (size + step - 1) / step * step;
+}
+
+static void block_free(kiln_context *context, kiln_pool_block *block)
+{
+    if (block->ready != NULL) {
+        (void)context->ops->event_synchronize(context->backend, block->ready);
+        context->ops->event_destroy(context->backend, block->ready);
+    }
+    context->ops->memory_free(context->backend, block->memory);
+    free(block);
+}
+
+void kiln_pool_trim_locked(kiln_context *context)
+{
+    kiln_pool_block *block = context->pool.free_blocks;
+    while (block != NULL) {
+        kiln_pool_block *next = block->next;
+        context->pool.stats.bytes_cached -= block->capacity;
+        block_free(context, block);
+        block = next;
+    }
+    context->pool.free_blocks = NULL;
+}
+
+/* Takes a cached block of exactly `capacity` bytes, or NULL. */
+static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
+{
+    kiln_pool_block **link = &context->pool.free_blocks;
+    while (*link != NULL) {
+        kiln_pool_block *block = *link;
+        if (block->capacity == capacity) {
+            *link = block->next;
+            context->pool.stats.bytes_cached -= capacity;
+            return block;
+        }
+        link = &block->next;
+    }
+    return NULL;
+}
+
+kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
+                               kiln_backend_memory **memory, size_t *capacity)
+{
+    pthread_mutex_lock(&context->lock);
+    bool pooled = context->pool.enabled;
+    size_t wanted = pooled ? pool_size_class(size) : size;
+    kiln_pool_block *block = pooled ? pool_take(context, wanted) : NULL;
+    context->pool.stats.allocations++;
+    if (block != NULL)
+        context->pool.stats.reuses++;
+    pthread_mutex_unlock(&context->lock);
+
+    if (block != NULL) {
+        kiln_status status = KILN_OK;
+        if (block->ready != NULL) {
+            status = context->ops->event_synchronize(context->backend,
+                                                     block->ready);
+            context->ops->event_destroy(context->backend, block->ready);
+            block->ready = NULL;
+        }
+        if (status != KILN_OK) {
+            /* The previous owner's work faulted: do not hand out memory in
+             * an unknown state. */
+            context->ops->memory_free(context->backend, block->memory);
+            free(block);
+            return status;
+        }
+        *memory = block->memory;
+        *capacity = block->capacity;
+        free(block);
+    } else {
+        kiln_status status =
+            context->ops->memory_alloc(context->backend, wanted, memory);
+        if (status == KILN_ERR_OUT_OF_DEVICE_MEMORY && pooled) {
+            /* Cached blocks may be what fills the device. */
+            pthread_mutex_lock(&context->lock);
+            bool had_cache = context->pool.free_blocks != NULL;
+            kiln_pool_trim_locked(context);
+            pthread_mutex_unlock(&context->lock);
+            if (had_cache) {
+                kiln_error_clear();
+                status = context->ops->memory_alloc(context->backend, wanted,
+                                                    memory);
+            }
+        }
+        if (status != KILN_OK)
+            return status;
+        *capacity = wanted;
+    }
+    pthread_mutex_lock(&context->lock);
+    context->pool.stats.bytes_in_use += *capacity;
+    pthread_mutex_unlock(&context->lock);
+    return KILN_OK;
+}
+
+void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
+                      size_t capacity, kiln_stream *stream, bool used_async)
+{
+    pthread_mutex_lock(&context->lock);
+    context->pool.stats.bytes_in_use -= capacity;
+    bool pooled = context->pool.enabled;
+    pthread_mutex_unlock(&context->lock);
+
+    kiln_pool_block *block = pooled ? calloc(1, sizeof *block) : NULL;
+    if (block != NULL && used_async) {
+        kiln_backend_stream *backend_stream = stream ? stream->backend : NULL;
+        if (context->ops->event_create(context->backend, &block->ready) !=
+            KILN_OK) {
+            block->ready = NULL;
+        } else if (context->ops->event_record(context->backend, block->ready,
+                                              backend_stream) != KILN_OK) {
+            context->ops->event_destroy(context->backend, block->ready);
+            block->ready = NULL;
+        }
+        if (block->ready == NULL) {
+            /* Cannot track the pending work: let the driver free it, which
+             * is safe with work in flight. */
+            free(block);
+            block = NULL;
+        }
+    }
+    if (block == NULL) {
+        context->ops->memory_free(context->backend, memory);
+        kiln_error_clear();
+        return;
+    }
+    block->memory = memory;
+    block->capacity = capacity;
+    pthread_mutex_lock(&context->lock);
+    block->next = context->pool.free_blocks;
+    context->pool.free_blocks = block;
+    context->pool.stats.bytes_cached += capacity;
+    pthread_mutex_unlock(&context->lock);
+}
+
+kiln_status kiln_pool_set_enabled(kiln_context *context, int enabled)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    pthread_mutex_lock(&context->lock);
+    context->pool.enabled = enabled != 0;
+    if (!context->pool.enabled)
+        kiln_pool_trim_locked(context);
+    pthread_mutex_unlock(&context->lock);
+    return KILN_OK;
+}
+
+kiln_status kiln_pool_get_stats(kiln_context *context, kiln_pool_stats *stats)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(stats, "stats");
+    pthread_mutex_lock(&context->lock);
+    *stats = context->pool.stats;
+    pthread_mutex_unlock(&context->lock);
+    return KILN_OK;
+}
+
+kiln_status kiln_pool_trim(kiln_context *context)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    pthread_mutex_lock(&context->lock);
+    kiln_pool_trim_locked(context);
+    pthread_mutex_unlock(&context->lock);
+    return KILN_OK;
+}

@@ -1,0 +1,365 @@
+/*
+ * Programs: source in, compiled binary out, through the kernel cache.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char default_source_name[] = "<kiln program>";
+
+/* A define must stay one option word on every backend's option parser. */
+static kiln_status check_define(const char *define)
+{
+    if (define == NULL || define[0] == '\0' || define[0] == '=')
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "define '%s' has no name",
+                          define ? define : "(null)");
+    for (const char *p = define; *p != '\0'; ++p)
+        if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' ||
+            *p == '\\')
+            return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                              "define '%.64s' contains white space, a quote "
+                              "or a backslash, which OpenCL option strings "
+                              "cannot carry portably",
+                              define);
+    return KILN_OK;
+}
+
+/* The option string the backend sees: the user's options, then -D for
+ * each define. */
+static kiln_status compose_options(const kiln_build_options *options,
+                                   char **composed)
+{
+    kiln_string text = {0};
+    bool ok = kiln_string_append(&text, "", 0);
+    if (options->options != NULL)
+        ok = ok && kiln_string_appendf(&text, "%s", options->options);
+    for (size_t i = 0; ok && i < options->define_count; ++i) {
+        kiln_status status = check_define(options->defines[i]);
+        if (status != KILN_OK) {
+            kiln_string_free(&text);
+            return status;
+        }
+        ok = kiln_string_appendf(&text, "%s-D%s", text.length ? " " : "",
+                                 options->defines[i]);
+    }
+    if (!ok) {
+        kiln_string_free(&text);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    *composed = text.data;
+    return KILN_OK;
+}
+
+/* -I DIR / -IDIR in the option string also feed the include expansion, so
+ * the cache key covers those headers.  Returns a malloc'ed array of
+ * pointers into the malloc'ed `storage`. */
+static kiln_status option_include_dirs(const char *options, char **storage,
+                                       const char ***dirs, size_t *count)
+{
+    *storage = NULL;
+    *dirs = NULL;
+    *count = 0;
+    if (options == NULL)
+        return KILN_OK;
+    char *copy = kiln_strdup(options);
+    if (copy == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    size_t capacity = 0;
+    const char **list = NULL;
+    char *save = NULL;
+    bool take_next = false;
+    for (char *word = strtok_r(copy, " \t\n", &save); word != NULL;
+         word = strtok_r(NULL, " \t\n", &save)) {
+        const char *dir = NULL;
+        if (take_next) {
+            dir = word;
+            take_next = false;
+        } else if (strcmp(word, "-I") == 0) {
+            take_next = true;
+        } else if (strncmp(word, "-I", 2) == 0) {
+            dir = word + 2;
+        }
+        if (dir == NULL)
+            continue;
+        if (*count == capacity) {
+            capacity = capacity ? capacity * 2 : 4;
+            const char **grown = realloc(list, capacity * sizeof *grown);
+            if (grown == NULL) {
+                free(list);
+                free(copy);
+                return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "out of host memory");
+            }
+            list = grown;
+        }
+        list[(*count)++] = dir;
+    }
+    *storage = copy;
+    *dirs = list;
+    return KILN_OK;
+}
+
+static kiln_status program_wrap(kiln_context *context,
+                                kiln_backend_program *backend,
+                                kiln_language language,
+                                kiln_program_origin origin, char *log,
+                                kiln_program **program)
+{
+    kiln_program *result = calloc(1, sizeof *result);
+    if (result == NULL) {
+        context->ops->program_destroy(context->backend, backend);
+        free(log);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    kiln_context_retain(context);
+    result->context = context;
+    result->backend = backend;
+    result->language = language;
+    result->origin = origin;
+    result->build_log = log;
+    atomic_init(&result->references, 1);
+    result->magic = KILN_MAGIC_PROGRAM;
+    *program = result;
+    return KILN_OK;
+}
+
+/* Loads a cached blob; false (and no error left behind) when the backend
+ * refuses it, so the caller compiles instead. */
+static bool program_from_blob(kiln_context *context, const void *blob,
+                              size_t size, kiln_backend_program **backend)
+{
+    kiln_status status =
+        context->ops->program_load(context->backend, blob, size, backend);
+    if (status != KILN_OK) {
+        kiln_trace("cached binary refused (%s): %s", kiln_status_name(status),
+                   kiln_last_error());
+        kiln_error_clear();
+        return false;
+    }
+    return true;
+}
+
+static kiln_status program_build_source(kiln_context *context,
+                                        const kiln_backend_source *source,
+                                        kiln_program **program)
+{
+    kiln_cache_key key;
+    kiln_status status = kiln_cache_key_make(context, source, &key);
+    if (status != KILN_OK)
+        return status;
+
+    kiln_backend_program *backend = NULL;
+    kiln_program_origin origin = KILN_PROGRAM_COMPILED;
+    void *blob = NULL;
+    size_t blob_size = 0;
+    if (kiln_memory_cache_find(context, &key, &blob, &blob_size)) {
+        if (program_from_blob(context, blob, blob_size, &backend))
+            origin = KILN_PROGRAM_FROM_MEMORY_CACHE;
+        free(blob);
+    }
+    if (backend == NULL && kiln_disk_cache_find(&key, &blob, &blob_size)) {
+        if (program_from_blob(context, blob, blob_size, &backend)) {
+            origin = KILN_PROGRAM_FROM_DISK_CACHE;
+            kiln_memory_cache_store(context, &key, blob, blob_size);
+        }
+        free(blob);
+    }
+    char *log = NULL;
+    if (backend == NULL) {
+        kiln_trace("compiling %s (%zu bytes) on %s", source->name,
+                   source->length, context->ops->name);
+        status = context->ops->program_build(context->backend, source,
+                                             &backend, &log);
+        if (status != KILN_OK) {
+            /* The backend's message already carries the log. */
+            free(log);
+            kiln_cache_key_free(&key);
+            return status;
+        }
+        if (context->ops->program_serialize(context->backend, backend, &blob,
+                                            &blob_size) == KILN_OK) {
+            kiln_memory_cache_store(context, &key, blob, blob_size);
+            kiln_disk_cache_store(&key, blob, blob_size);
+            free(blob);
+        } else {
+            kiln_trace("program not cacheable: %s", kiln_last_error());
+        }
+    }
+    kiln_cache_key_free(&key);
+    kiln_error_clear();
+    return program_wrap(context, backend, source->language, origin, log,
+                        program);
+}
+
+static kiln_status program_build_common(kiln_context *context,
+                                        const char *text, size_t length,
+                                        const kiln_build_options *options,
+                                        kiln_program **program)
+{
+    static const kiln_build_options no_options;
+    if (options == NULL)
+        options = &no_options;
+    if (options->language != KILN_LANGUAGE_OPENCL_C &&
+        options->language != KILN_LANGUAGE_CUDA_C)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "unknown source language %d", (int)options->language);
+    if ((options->define_count > 0 && options->defines == NULL) ||
+        (options->include_dir_count > 0 && options->include_dirs == NULL))
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "a define or include-dir count without its array");
+    if (length == 0)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT, "the source is empty");
+    if (memchr(text, '\0', length) != NULL)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "the source contains a NUL byte before its end");
+
+    char *composed = NULL;
+    kiln_status status = compose_options(options, &composed);
+    if (status != KILN_OK)
+        return status;
+    char *option_storage;
+    const char **option_dirs;
+    size_t option_dir_count;
+    status = option_include_dirs(composed, &option_storage, &option_dirs,
+                                 &option_dir_count);
+    if (status != KILN_OK) {
+        free(composed);
+        return status;
+    }
+    size_t dir_count = options->include_dir_count + option_dir_count;
+    const char **dirs = calloc(dir_count ? dir_count : 1, sizeof *dirs);
+    if (dirs == NULL) {
+        free(option_dirs);
+        free(option_storage);
+        free(composed);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    for (size_t i = 0; i < options->include_dir_count; ++i)
+        dirs[i] = options->include_dirs[i];
+    for (size_t i = 0; i < option_dir_count; ++i)
+        dirs[options->include_dir_count + i] = option_dirs[i];
+
+    const char *name =
+        options->source_name ? options->source_name : default_source_name;
+    char *expanded = NULL;
+    size_t expanded_length = 0;
+    status = kiln_source_expand(text, length, name, dirs, dir_count, &expanded,
+                                &expanded_length);
+    if (status == KILN_OK) {
+        kiln_backend_source source = {
+            .language = options->language,
+            .text = expanded,
+            .length = expanded_length,
+            .options = composed,
+            .name = name,
+        };
+        status = program_build_source(context, &source, program);
+    }
+    free(expanded);
+    free(dirs);
+    free(option_dirs);
+    free(option_storage);
+    free(composed);
+    return status;
+}
+
+kiln_status kiln_program_build(kiln_context *context, const char *source,
+                               const char *options, kiln_program **program)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(source, "source");
+    KILN_CHECK_OUT(program, "program");
+    kiln_build_options build_options = {.options = options};
+    return program_build_common(context, source, strlen(source),
+                                &build_options, program);
+}
+
+kiln_status kiln_program_build_with(kiln_context *context, const char *source,
+                                    size_t length,
+                                    const kiln_build_options *options,
+                                    kiln_program **program)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(source, "source");
+    KILN_CHECK_OUT(program, "program");
+    if (length == 0)
+        length = strlen(source);
+    return program_build_common(context, source, length, options, program);
+}
+
+kiln_status kiln_program_build_file(kiln_context *context, const char *path,
+                                    const kiln_build_options *options,
+                                    kiln_program **program)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(path, "path");
+    KILN_CHECK_OUT(program, "program");
+    char *text;
+    size_t length;
+    kiln_status status = kiln_file_read(path, &text, &length);
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "kiln_program_build_file");
+    kiln_build_options with_name = {0};
+    if (options != NULL)
+        with_name = *options;
+    if (with_name.source_name == NULL)
+        with_name.source_name = path;
+    status = program_build_common(context, text, length, &with_name, program);
+    free(text);
+    return status;
+}
+
+kiln_status kiln_program_retain(kiln_program *program)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    atomic_fetch_add_explicit(&program->references, 1, memory_order_relaxed);
+    return KILN_OK;
+}
+
+void kiln_program_release_internal(kiln_program *program)
+{
+    if (!kiln_reference_drop(&program->references))
+        return;
+    kiln_context *context = program->context;
+    context->ops->program_destroy(context->backend, program->backend);
+    free(program->build_log);
+    program->magic = KILN_MAGIC_DEAD;
+    free(program);
+    kiln_context_release_internal(context);
+}
+
+kiln_status kiln_program_release(kiln_program *program)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    kiln_program_release_internal(program);
+    return KILN_OK;
+}
+
+kiln_status kiln_program_build_log(const kiln_program *program,
+                                   const char **log)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    KILN_CHECK_OUT(log, "log");
+    *log = program->build_log ? program->build_log : "";
+    return KILN_OK;
+}
+
+kiln_status kiln_program_origin_get(const kiln_program *program,
+                                    kiln_program_origin *origin)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    KILN_CHECK_OUT(origin, "origin");
+    *origin = program->origin;
+    return KILN_OK;
+}

@@ -1,0 +1,310 @@
+/*
+ * Program sources: #include "..." is inlined here, before any backend sees
+ * the text.  Both backends then compile one self-contained text (NVRTC has
+ * no file system access of its own), and the cache key, made from that
+ * text, changes whenever an included file does.
+ *
+ * An #include that is not found in the search path is left in place for
+ * the compiler to resolve or reject (it may sit in a branch of #if that is
+ * never taken).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_INCLUDE_DEPTH 32
+#define MAX_INCLUDE_FILE_BYTES (64u << 20)
+
+typedef struct expand_state {
+    const char *const *dirs;
+    size_t dir_count;
+    kiln_string output;
+    /* Files carrying #pragma once that were already inlined. */
+    char **once_paths;
+    size_t once_count;
+} expand_state;
+
+kiln_status kiln_file_read(const char *path, char **text, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return kiln_error(KILN_ERR_IO, "cannot open '%s': %s", path,
+                          strerror(errno));
+    kiln_string content = {0};
+    char chunk[65536];
+    size_t got;
+    kiln_status status = KILN_OK;
+    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0) {
+        if (content.length + got > MAX_INCLUDE_FILE_BYTES) {
+            status = kiln_error(KILN_ERR_IO, "'%s' is larger than %u MiB",
+                                path, MAX_INCLUDE_FILE_BYTES >> 20);
+            break;
+        }
+        if (!kiln_string_append(&content, chunk, got)) {
+            status = kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory reading '%s'", path);
+            break;
+        }
+    }
+    if (status == KILN_OK && ferror(file))
+        status = kiln_error(KILN_ERR_IO, "cannot read '%s': %s", path,
+                            strerror(errno));
+    fclose(file);
+    if (status != KILN_OK) {
+        kiln_string_free(&content);
+        return status;
+    }
+    if (content.data == NULL && !kiln_string_append(&content, "", 0))
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    *text = content.data;
+    *length = content.length;
+    return KILN_OK;
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 && S_ISREG(info.st_mode);
+}
+
+/* Parses an include directive on one line: true with the name's bounds
+ * and whether it was written with quotes. */
+static bool parse_include(const char *line, const char *end,
+                          const char **name, size_t *name_length, bool *quoted)
+{
+    const char *p = line;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        ++p;
+    if (p >= end || *p != '#')
+        return false;
+    ++p;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        ++p;
+    static const char keyword[] = "include";
+    if ((size_t)(end - p) < sizeof keyword - 1 ||
+        memcmp(p, keyword, sizeof keyword - 1) != 0)
+        return false;
+    p += sizeof keyword - 1;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        ++p;
+    if (p >= end || (*p != '"' && *p != '<'))
+        return false;
+    char close = *p == '"' ? '"' : '>';
+    *quoted = *p == '"';
+    const char *start = ++p;
+    while (p < end && *p != close)
+        ++p;
+    if (p >= end || p == start)
+        return false;
+    *name = start;
+    *name_length = (size_t)(p - start);
+    return true;
+}
+
+static bool has_pragma_once(const char *text, size_t length)
+{
+    const char *p = text;
+    const char *end = text + length;
+    while (p < end) {
+        const char *line_end = memchr(p, '\n', (size_t)(end - p));
+        if (line_end == NULL)
+            line_end = end;
+        const char *q = p;
+        while (q < line_end && (*q == ' ' || *q == '\t'))
+            ++q;
+        if (line_end - q >= 7 && *q == '#') {
+            ++q;
+            while (q < line_end && (*q == ' ' || *q == '\t'))
+                ++q;
+            if (line_end - q >= 11 && memcmp(q, "pragma", 6) == 0) {
+                q += 6;
+                while (q < line_end && (*q == ' ' || *q == '\t'))
+                    ++q;
+                if (line_end - q >= 4 && memcmp(q, "once", 4) == 0)
+                    return true;
+            }
+        }
+        p = line_end + 1;
+    }
+    return false;
+}
+
+/* The directory part of `path` ("" for a bare file name). */
+static void directory_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    size_t length = slash ? (size_t)(slash - path) : 0;
+    if (slash == path)
+        length = 1; /* "/x.cl" lives in "/" */
+    if (length >= size)
+        length = 0;
+    memcpy(dir, path, length);
+    dir[length] = '\0';
+}
+
+static bool resolve_include(const expand_state *state, const char *current_dir,
+                            const char *name, bool quoted, char *path,
+                            size_t size)
+{
+    if (name[0] == '/') {
+        snprintf(path, size, "%s", name);
+        return file_exists(path);
+    }
+    /* Quoted names look beside the including file first, as cpp does. */
+    if (quoted && current_dir != NULL && current_dir[0] != '\0') {
+        int written = snprintf(path, size, "%s/%s", current_dir, name);
+        if (written > 0 && (size_t)written < size && file_exists(path))
+            return true;
+    }
+    for (size_t i = 0; i < state->dir_count; ++i) {
+        if (state->dirs[i] == NULL || state->dirs[i][0] == '\0')
+            continue;
+        int written = snprintf(path, size, "%s/%s", state->dirs[i], name);
+        if (written > 0 && (size_t)written < size && file_exists(path))
+            return true;
+    }
+    return false;
+}
+
+static bool once_seen(const expand_state *state, const char *path)
+{
+    for (size_t i = 0; i < state->once_count; ++i)
+        if (strcmp(state->once_paths[i], path) == 0)
+            return true;
+    return false;
+}
+
+static kiln_status expand_text(expand_state *state, const char *text,
+                               size_t length, const char *name,
+                               const char *current_dir, int depth);
+
+static kiln_status expand_file(expand_state *state, const char *path,
+                               int depth)
+{
+    if (once_seen(state, path))
+        return KILN_OK;
+    char *text;
+    size_t length;
+    kiln_status status = kiln_file_read(path, &text, &length);
+    if (status != KILN_OK)
+        return status;
+    if (has_pragma_once(text, length)) {
+        char **grown = realloc(state->once_paths,
+                               (state->once_count + 1) * sizeof *grown);
+        char *copy = kiln_strdup(path);
+        if (grown == NULL || copy == NULL) {
+            free(copy);
+            if (grown != NULL)
+                state->once_paths = grown;
+            free(text);
+            return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                              "out of host memory");
+        }
+        state->once_paths = grown;
+        state->once_paths[state->once_count++] = copy;
+    }
+    char dir[4096];
+    directory_of(path, dir, sizeof dir);
+    status = expand_text(state, text, length, path, dir, depth);
+    free(text);
+    return status;
+}
+
+static kiln_status expand_text(expand_state *state, const char *text,
+                               size_t length, const char *name,
+                               const char *current_dir, int depth)
+{
+    if (depth > MAX_INCLUDE_DEPTH)
+        return kiln_error(KILN_ERR_BUILD,
+                          "%s: #include nested more than %d deep (a cycle?)",
+                          name, MAX_INCLUDE_DEPTH);
+    const char *p = text;
+    const char *end = text + length;
+    unsigned line_number = 1;
+    bool in_comment = false;
+    while (p < end) {
+        const char *line_end = memchr(p, '\n', (size_t)(end - p));
+        const char *next = line_end ? line_end + 1 : end;
+        if (line_end == NULL)
+            line_end = end;
+        const char *include_name;
+        size_t include_length;
+        bool quoted;
+        char path[4096];
+        char wanted[1024];
+        bool inlined = false;
+        if (!in_comment &&
+            parse_include(p, line_end, &include_name, &include_length,
+                          &quoted) &&
+            include_length < sizeof wanted) {
+            memcpy(wanted, include_name, include_length);
+            wanted[include_length] = '\0';
+            if (resolve_include(state, current_dir, wanted, quoted, path,
+                                sizeof path)) {
+                kiln_trace("inlining #include \"%s\" from %s", path, name);
+                if (!kiln_string_appendf(&state->output, "#line 1 \"%s\"\n",
+                                         path))
+                    return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                      "out of host memory");
+                kiln_status status = expand_file(state, path, depth + 1);
+                if (status != KILN_OK)
+                    return status;
+                if (!kiln_string_appendf(&state->output, "\n#line %u \"%s\"\n",
+                                         line_number + 1, name))
+                    return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                      "out of host memory");
+                inlined = true;
+            }
+        }
+        if (!inlined &&
+            !kiln_string_append(&state->output, p, (size_t)(next - p)))
+            return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                              "out of host memory");
+        /* Track block comments so a commented-out #include stays put. */
+        for (const char *q = p; q + 1 < line_end; ++q) {
+            if (!in_comment && q[0] == '/' && q[1] == '/')
+                break;
+            if (!in_comment && q[0] == '/' && q[1] == '*') {
+                in_comment = true;
+                ++q;
+            } else if (in_comment && q[0] == '*' && q[1] == '/') {
+                in_comment = false;
+                ++q;
+            }
+        }
+        p = next;
+        ++line_number;
+    }
+    return KILN_OK;
+}
+
+kiln_status kiln_source_expand(const char *source, size_t length,
+                               const char *source_name,
+                               const char *const *include_dirs,
+                               size_t include_dir_count, char **expanded,
+                               size_t *expanded_length)
+{
+    expand_state state = {.dirs = include_dirs, .dir_count = include_dir_count};
+    char dir[4096] = "";
+    if (source_name != NULL && source_name[0] != '<')
+        directory_of(source_name, dir, sizeof dir);
+    kiln_status status =
+        expand_text(&state, source, length,
+                    source_name ? source_name : "<kiln program>", dir, 0);
+    for (size_t i = 0; i < state.once_count; ++i)
+        free(state.once_paths[i]);
+    free(state.once_paths);
+    if (status != KILN_OK) {
+        kiln_string_free(&state.output);
+        return status;
+    }
+    if (state.output.data == NULL && !kiln_string_append(&state.output, "", 0))
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    *expanded = state.output.data;
+    *expanded_length = state.output.length;
+    return KILN_OK;
+}

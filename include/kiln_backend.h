@@ -1,0 +1,250 @@
+/*
+ * kiln_backend.h — the plugin ABI, for backend authors.
+ *
+ * A backend is a shared module (libtool -module) named kiln-<name>.so that
+ * exports one symbol, KILN_BACKEND_ENTRY_SYMBOL, a function returning a
+ * pointer to a constant kiln_backend_ops table.  The core checks the
+ * table's ABI major version and size before using it.
+ *
+ * Division of labour: the core checks every user argument once (handles,
+ * sizes, bounds, argument lists against kernel parameters, grid and block
+ * against device limits), owns object lifetimes, the memory pool and the
+ * kernel cache.  A backend trusts what it is handed and translates each op
+ * to its vendor API.  Backends never print and never call user code; they
+ * report failures by returning a status and describing it with
+ * host->error().
+ *
+ * Threads: every op may be called from several threads at once, also on
+ * the same object; a backend whose vendor API is not safe for that (an
+ * OpenCL kernel keeps its arguments: set + enqueue must be one locked step)
+ * locks inside the backend.
+ *
+ * Streams: wherever an op takes a kiln_backend_stream *, NULL means the
+ * backend context's default stream.  Ops whose `blocking` is non-zero
+ * return only when the work is done (and the host memory may be reused).
+ */
+#ifndef KILN_BACKEND_H
+#define KILN_BACKEND_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A different major version is refused; a newer minor may only append ops
+ * at the end of the table. */
+#define KILN_BACKEND_ABI_MAJOR 1
+#define KILN_BACKEND_ABI_MINOR 0
+#define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
+
+/* Each backend defines these structs privately. */
+typedef struct kiln_backend_context kiln_backend_context;
+typedef struct kiln_backend_memory kiln_backend_memory;
+typedef struct kiln_backend_stream kiln_backend_stream;
+typedef struct kiln_backend_event kiln_backend_event;
+typedef struct kiln_backend_program kiln_backend_program;
+typedef struct kiln_backend_kernel kiln_backend_kernel;
+
+#if defined(__GNUC__)
+#define KILN_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KILN_PRINTF_LIKE(f, a)
+#endif
+
+/* What the core offers a backend. */
+typedef struct kiln_host_api {
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    size_t struct_size;
+    /* Sets this thread's last error to the formatted message and returns
+     * `status`, so a backend can write `return host->error(...)`. */
+    kiln_status (*error)(kiln_status status, const char *format, ...)
+        KILN_PRINTF_LIKE(2, 3);
+    /* A line of KILN_LOG=debug tracing (dropped unless enabled). */
+    void (*trace)(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
+    /* The environment, read the way the core reads it (secure_getenv). */
+    const char *(*getenv)(const char *name);
+} kiln_host_api;
+
+/* A program's source as the core hands it over: #include "..." already
+ * inlined (with #line markers), defines folded into `options`. */
+typedef struct kiln_backend_source {
+    kiln_language language;
+    const char *text;
+    size_t length;
+    const char *options;     /* never NULL                                */
+    const char *name;        /* for messages: "<kiln program>" or a path  */
+} kiln_backend_source;
+
+/* What a backend knows of a kernel; storage owned by the backend kernel and
+ * valid until kernel_destroy. */
+typedef struct kiln_backend_kernel_info {
+    size_t param_count;
+    const kiln_param_info *params;
+    size_t max_threads_per_block;  /* for this kernel on its device        */
+    size_t required_block[3];      /* reqd_work_group_size; 0 0 0 if none  */
+    size_t static_local_memory;    /* bytes the kernel declares itself     */
+} kiln_backend_kernel_info;
+
+/* One checked launch argument. */
+typedef struct kiln_backend_arg {
+    kiln_arg_kind kind;            /* BUFFER, VALUE or LOCAL only          */
+    size_t size;                   /* VALUE: bytes; LOCAL: bytes requested */
+    const void *value;             /* VALUE                                */
+    kiln_backend_memory *memory;   /* BUFFER                               */
+} kiln_backend_arg;
+
+typedef struct kiln_backend_launch {
+    size_t grid[3];
+    size_t block[3];
+    size_t local_memory;           /* dynamic shared memory (CUDA C)       */
+    kiln_backend_stream *stream;
+    size_t arg_count;
+    const kiln_backend_arg *args;
+} kiln_backend_launch;
+
+typedef enum kiln_native_kind {
+    KILN_NATIVE_CONTEXT = 1,
+    KILN_NATIVE_DEVICE,
+    KILN_NATIVE_STREAM,
+    KILN_NATIVE_MEMORY,
+    KILN_NATIVE_EVENT,
+    KILN_NATIVE_KERNEL
+} kiln_native_kind;
+
+typedef struct kiln_backend_ops {
+    uint32_t abi_major;            /* KILN_BACKEND_ABI_MAJOR               */
+    uint32_t abi_minor;
+    size_t struct_size;            /* sizeof(kiln_backend_ops)             */
+    const char *name;              /* "cuda", "opencl"                     */
+
+    /* Once, before anything else.  Loads the vendor library and finds the
+     * devices; fails with KILN_ERR_BACKEND_UNAVAILABLE and the reason ("no
+     * CUDA driver: libcuda.so.1: cannot open shared object file") when it
+     * cannot be used.  Zero devices is a success with device_count 0. */
+    kiln_status (*initialize)(const kiln_host_api *host);
+    /* Backend and vendor versions, for kiln-info ("CUDA driver 13.0"). */
+    const char *(*version)(void);
+
+    kiln_status (*device_count)(int *count);
+    kiln_status (*device_info)(int index, kiln_device_info *info);
+
+    kiln_status (*context_create)(int device, kiln_backend_context **context);
+    void (*context_destroy)(kiln_backend_context *context);
+    kiln_status (*context_synchronize)(kiln_backend_context *context);
+    /* Everything that makes a compiled binary valid for this device:
+     * compiler and driver versions, architecture (OpenCL: platform, device
+     * name, driver version — never an index). Part of the cache key. */
+    kiln_status (*cache_identity)(kiln_backend_context *context, char *buffer,
+                                  size_t size);
+
+    kiln_status (*memory_alloc)(kiln_backend_context *context, size_t size,
+                                kiln_backend_memory **memory);
+    void (*memory_free)(kiln_backend_context *context,
+                        kiln_backend_memory *memory);
+    kiln_status (*memory_write)(kiln_backend_context *context,
+                                kiln_backend_stream *stream,
+                                kiln_backend_memory *memory, size_t offset,
+                                const void *host, size_t size, int blocking);
+    kiln_status (*memory_read)(kiln_backend_context *context,
+                               kiln_backend_stream *stream,
+                               kiln_backend_memory *memory, size_t offset,
+                               void *host, size_t size, int blocking);
+    kiln_status (*memory_copy)(kiln_backend_context *context,
+                               kiln_backend_stream *stream,
+                               kiln_backend_memory *destination,
+                               size_t destination_offset,
+                               kiln_backend_memory *source,
+                               size_t source_offset, size_t size,
+                               int blocking);
+    /* pattern_size is 1, 2, 4, 8 or 16; offset and size are multiples. */
+    kiln_status (*memory_fill)(kiln_backend_context *context,
+                               kiln_backend_stream *stream,
+                               kiln_backend_memory *memory, size_t offset,
+                               size_t size, const void *pattern,
+                               size_t pattern_size, int blocking);
+    kiln_status (*host_alloc)(kiln_backend_context *context, size_t size,
+                              void **host);
+    void (*host_free)(kiln_backend_context *context, void *host);
+
+    kiln_status (*stream_create)(kiln_backend_context *context,
+                                 kiln_backend_stream **stream);
+    void (*stream_destroy)(kiln_backend_context *context,
+                           kiln_backend_stream *stream);
+    kiln_status (*stream_synchronize)(kiln_backend_context *context,
+                                      kiln_backend_stream *stream);
+    kiln_status (*stream_wait_event)(kiln_backend_context *context,
+                                     kiln_backend_stream *stream,
+                                     kiln_backend_event *event);
+
+    kiln_status (*event_create)(kiln_backend_context *context,
+                                kiln_backend_event **event);
+    void (*event_destroy)(kiln_backend_context *context,
+                          kiln_backend_event *event);
+    kiln_status (*event_record)(kiln_backend_context *context,
+                                kiln_backend_event *event,
+                                kiln_backend_stream *stream);
+    kiln_status (*event_synchronize)(kiln_backend_context *context,
+                                     kiln_backend_event *event);
+    /* KILN_OK when complete, KILN_ERR_NOT_READY (without an error message)
+     * when not yet. */
+    kiln_status (*event_query)(kiln_backend_context *context,
+                               kiln_backend_event *event);
+    kiln_status (*event_elapsed)(kiln_backend_context *context,
+                                 kiln_backend_event *start,
+                                 kiln_backend_event *end,
+                                 float *milliseconds);
+
+    /* Compiles.  On KILN_ERR_BUILD / KILN_ERR_TRANSLATION, *log receives
+     * the compiler's log (malloc'ed; the core frees it) and the error
+     * message says what failed.  On success *log may hold warnings. */
+    kiln_status (*program_build)(kiln_backend_context *context,
+                                 const kiln_backend_source *source,
+                                 kiln_backend_program **program, char **log);
+    /* A self-contained blob (malloc'ed) from which program_load recreates
+     * the program on a device of the same cache_identity. */
+    kiln_status (*program_serialize)(kiln_backend_context *context,
+                                     kiln_backend_program *program,
+                                     void **data, size_t *size);
+    /* Must reject (any error status) a blob it did not write. */
+    kiln_status (*program_load)(kiln_backend_context *context,
+                                const void *data, size_t size,
+                                kiln_backend_program **program);
+    void (*program_destroy)(kiln_backend_context *context,
+                            kiln_backend_program *program);
+
+    /* KILN_ERR_KERNEL_NOT_FOUND when `name` is not a kernel of program. */
+    kiln_status (*kernel_create)(kiln_backend_context *context,
+                                 kiln_backend_program *program,
+                                 const char *name,
+                                 kiln_backend_kernel **kernel,
+                                 kiln_backend_kernel_info *info);
+    void (*kernel_destroy)(kiln_backend_context *context,
+                           kiln_backend_kernel *kernel);
+    /* Arguments, grid and block have been checked by the core against the
+     * kernel info and the device limits. */
+    kiln_status (*launch)(kiln_backend_context *context,
+                          kiln_backend_kernel *kernel,
+                          const kiln_backend_launch *launch);
+
+    /* Writes the native handle of `object` (of `kind`; NULL object: the
+     * context's own context/device/default stream) into `out`, which is
+     * `size` bytes: KILN_ERR_INVALID_ARGUMENT if that is not the handle's
+     * size. */
+    kiln_status (*native_handle)(kiln_backend_context *context,
+                                 kiln_native_kind kind, const void *object,
+                                 void *out, size_t size);
+} kiln_backend_ops;
+
+typedef const kiln_backend_ops *(*kiln_backend_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_BACKEND_H */

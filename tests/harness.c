@@ -1,0 +1,327 @@
+/*
+ * The test harness (see harness.h).
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct backend_fixture {
+    const char *name;
+    kiln_context *context; /* per test: created in setup */
+} backend_fixture;
+
+static const char *const backend_names[] = {"opencl", "cuda"};
+#define BACKEND_COUNT (sizeof backend_names / sizeof backend_names[0])
+
+static backend_fixture fixtures[BACKEND_COUNT];
+static uint64_t random_state;
+
+/* ---- random numbers: splitmix64 ------------------------------------------- */
+
+uint64_t test_random_u64(void)
+{
+    uint64_t z = (random_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+float test_random_float(float low, float high)
+{
+    double unit = (double)(test_random_u64() >> 11) / 9007199254740992.0;
+    return (float)(low + (high - low) * unit);
+}
+
+void test_random_floats(float *out, size_t count, float low, float high)
+{
+    for (size_t i = 0; i < count; ++i)
+        out[i] = test_random_float(low, high);
+}
+
+void test_random_doubles(double *out, size_t count, double low, double high)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double unit = (double)(test_random_u64() >> 11) / 9007199254740992.0;
+        out[i] = low + (high - low) * unit;
+    }
+}
+
+void test_random_ints(int32_t *out, size_t count, int32_t low, int32_t high)
+{
+    uint64_t span = (uint64_t)((int64_t)high - (int64_t)low) + 1;
+    for (size_t i = 0; i < count; ++i)
+        out[i] = (int32_t)((int64_t)low + (int64_t)(test_random_u64() % span));
+}
+
+void test_random_bytes(void *out, size_t count)
+{
+    unsigned char *bytes = out;
+    for (size_t i = 0; i < count; ++i)
+        bytes[i] = (unsigned char)(test_random_u64() >> 56);
+}
+
+static void seed_random(void)
+{
+    const char *text = getenv("KILN_TEST_SEED");
+    uint64_t seed = text ? strtoull(text, NULL, 0)
+                         : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    random_state = seed;
+    printf("# random seed %llu (set KILN_TEST_SEED to replay)\n",
+           (unsigned long long)seed);
+}
+
+/* ---- comparisons ------------------------------------------------------------ */
+
+void test_assert_floats_near(const float *actual, const float *expected,
+                             size_t count, double tolerance)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double scale = fabs((double)expected[i]) > 1 ? fabs(expected[i]) : 1;
+        if (!(fabs((double)actual[i] - (double)expected[i]) <=
+              tolerance * scale))
+            fail_msg("element %zu: got %.9g, expected %.9g (tolerance %g)", i,
+                     (double)actual[i], (double)expected[i], tolerance);
+    }
+}
+
+void test_assert_doubles_near(const double *actual, const double *expected,
+                              size_t count, double tolerance)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double scale = fabs(expected[i]) > 1 ? fabs(expected[i]) : 1;
+        if (!(fabs(actual[i] - expected[i]) <= tolerance * scale))
+            fail_msg("element %zu: got %.17g, expected %.17g (tolerance %g)",
+                     i, actual[i], expected[i], tolerance);
+    }
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+void *test_alloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (p == NULL)
+        fail_msg("out of host memory (%zu bytes)", size);
+    return p;
+}
+
+static kiln_program *build(kiln_context *context, const char *source,
+                           const char *options, kiln_language language)
+{
+    kiln_build_options build_options = {.language = language,
+                                        .options = options};
+    kiln_program *program = NULL;
+    kiln_status status =
+        kiln_program_build_with(context, source, 0, &build_options, &program);
+    if (status != KILN_OK)
+        fail_msg("build failed: %s: %s", kiln_status_name(status),
+                 kiln_last_error());
+    return program;
+}
+
+kiln_program *test_build(kiln_context *context, const char *source,
+                         const char *options)
+{
+    return build(context, source, options, KILN_LANGUAGE_OPENCL_C);
+}
+
+kiln_program *test_build_cuda(kiln_context *context, const char *source,
+                              const char *options)
+{
+    return build(context, source, options, KILN_LANGUAGE_CUDA_C);
+}
+
+kiln_kernel *test_kernel(kiln_program *program, const char *name)
+{
+    kiln_kernel *kernel = NULL;
+    TEST_OK(kiln_kernel_create(program, name, &kernel));
+    return kernel;
+}
+
+kiln_buffer *test_buffer(kiln_context *context, size_t size)
+{
+    kiln_buffer *buffer = NULL;
+    TEST_OK(kiln_buffer_create(context, size, &buffer));
+    return buffer;
+}
+
+kiln_buffer *test_buffer_from(kiln_context *context, const void *host,
+                              size_t size)
+{
+    kiln_buffer *buffer = NULL;
+    TEST_OK(kiln_buffer_create_from(context, host, size, &buffer));
+    return buffer;
+}
+
+kiln_launch_config test_config_1d(size_t n, size_t block)
+{
+    kiln_launch_config config = {
+        .grid = KILN_DIM1((n + block - 1) / block),
+        .block = KILN_DIM1(block),
+    };
+    return config;
+}
+
+const char *test_srcdir(void)
+{
+    const char *dir = getenv("KILN_TEST_SRCDIR");
+    return dir && dir[0] ? dir : ".";
+}
+
+const char *test_builddir(void)
+{
+    const char *dir = getenv("KILN_TEST_BUILDDIR");
+    return dir && dir[0] ? dir : ".";
+}
+
+const char *test_scratch_dir(void)
+{
+    static char path[4096];
+    if (path[0] == '\0') {
+        snprintf(path, sizeof path, "%s/tests/scratch", test_builddir());
+        mkdir(path, 0700);
+        size_t length = strlen(path);
+        snprintf(path + length, sizeof path - length, "/%ld", (long)getpid());
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
+            fail_msg("cannot create %s: %s", path, strerror(errno));
+    }
+    return path;
+}
+
+/* ---- fixtures ----------------------------------------------------------------- */
+
+static bool backend_selected(const char *name)
+{
+    const char *wanted = getenv("KILN_BACKEND");
+    return wanted == NULL || wanted[0] == '\0' || strcmp(wanted, name) == 0;
+}
+
+static bool backend_required(const char *name)
+{
+    const char *required = getenv("KILN_TEST_REQUIRE");
+    if (required == NULL)
+        return false;
+    size_t length = strlen(name);
+    for (const char *p = required; (p = strstr(p, name)) != NULL; p += length)
+        if ((p == required || p[-1] == ',' || p[-1] == ' ') &&
+            (p[length] == '\0' || p[length] == ',' || p[length] == ' '))
+            return true;
+    return false;
+}
+
+static int fixture_setup(void **state)
+{
+    backend_fixture *fixture = *state;
+    fixture->context = NULL;
+    if (!backend_selected(fixture->name))
+        return 0;
+    if (kiln_context_create(fixture->name, -1, &fixture->context) != KILN_OK)
+        fixture->context = NULL;
+    return 0;
+}
+
+static int fixture_teardown(void **state)
+{
+    backend_fixture *fixture = *state;
+    if (fixture->context != NULL)
+        kiln_context_release(fixture->context);
+    fixture->context = NULL;
+    return 0;
+}
+
+kiln_context *test_context(void **state)
+{
+    backend_fixture *fixture = *state;
+    if (fixture->context != NULL)
+        return fixture->context;
+    if (!backend_selected(fixture->name)) {
+        printf("# %s: not selected by KILN_BACKEND\n", fixture->name);
+        skip();
+    }
+    /* Find out why, for the log. */
+    kiln_context *context = NULL;
+    kiln_status status = kiln_context_create(fixture->name, -1, &context);
+    if (status == KILN_OK) {
+        fixture->context = context;
+        return context;
+    }
+    if (backend_required(fixture->name))
+        fail_msg("%s is required (KILN_TEST_REQUIRE) but unavailable: %s: %s",
+                 fixture->name, kiln_status_name(status), kiln_last_error());
+    char reason[400];
+    snprintf(reason, sizeof reason, "%s", kiln_last_error());
+    for (char *p = reason; *p; ++p)
+        if (*p == '\n')
+            *p = ' ';
+    printf("# %s unavailable: %s\n", fixture->name, reason);
+    skip();
+    return NULL;
+}
+
+const char *test_backend(void **state)
+{
+    const backend_fixture *fixture = *state;
+    return fixture->name;
+}
+
+static int harness_run(const char *suite, struct CMUnitTest *tests, size_t count)
+{
+    cmocka_set_message_output(CM_OUTPUT_TAP);
+    seed_random();
+    int failures = _cmocka_run_group_tests(suite, tests, count, NULL, NULL);
+    return failures == 0 ? 0 : 1;
+}
+
+int kiln_test_main(const char *suite, const kiln_test *tests, size_t count)
+{
+    size_t total = count * BACKEND_COUNT;
+    struct CMUnitTest *cases = calloc(total, sizeof *cases);
+    char **names = calloc(total, sizeof *names);
+    if (cases == NULL || names == NULL)
+        return 99;
+    size_t n = 0;
+    for (size_t b = 0; b < BACKEND_COUNT; ++b) {
+        fixtures[b].name = backend_names[b];
+        for (size_t t = 0; t < count; ++t, ++n) {
+            size_t length = strlen(backend_names[b]) + strlen(tests[t].name) + 3;
+            names[n] = malloc(length);
+            if (names[n] == NULL)
+                return 99;
+            snprintf(names[n], length, "%s: %s", backend_names[b],
+                     tests[t].name);
+            cases[n].name = names[n];
+            cases[n].test_func = tests[t].function;
+            cases[n].setup_func = fixture_setup;
+            cases[n].teardown_func = fixture_teardown;
+            cases[n].initial_state = &fixtures[b];
+        }
+    }
+    int result = harness_run(suite, cases, total);
+    for (size_t i = 0; i < total; ++i)
+        free(names[i]);
+    free(names);
+    free(cases);
+    return result;
+}
+
+int kiln_test_main_plain(const char *suite, const kiln_test *tests,
+                         size_t count)
+{
+    struct CMUnitTest *cases = calloc(count ? count : 1, sizeof *cases);
+    if (cases == NULL)
+        return 99;
+    for (size_t t = 0; t < count; ++t) {
+        cases[t].name = tests[t].name;
+        cases[t].test_func = tests[t].function;
+    }
+    int result = harness_run(suite, cases, count);
+    free(cases);
+    return result;
+}

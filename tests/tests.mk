@@ -1,0 +1,48 @@
+# The test suite: cmocka programs speaking TAP, each run on every backend
+# (tests/harness.c).  `make check` runs them; see README.md.
+EXTRA_DIST += tests/harness.h
+
+if HAVE_CMOCKA
+AM_CFLAGS += $(CMOCKA_CFLAGS)
+
+check_LTLIBRARIES += tests/libkilntest.la
+tests_libkilntest_la_SOURCES = tests/harness.c tests/harness.h
+
+# Test programs take this unless they say otherwise.
+LDADD = tests/libkilntest.la libkiln.la $(CMOCKA_LIBS) -lm
+
+KILN_TESTS = \
+	tests/test_loader
+
+check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
+TESTS += $(KILN_TESTS)
+
+# A program the loader tests run with a chosen environment: it creates a
+# context and prints the status and message.
+tests_kiln_probe_SOURCES = tests/kiln-probe.c
+tests_kiln_probe_LDADD = libkiln.la
+
+# Deliberately broken plugins for the loader tests.  -rpath makes libtool
+# build them shared although they are never installed.
+check_LTLIBRARIES += tests/plugins/abi/kiln-opencl.la \
+	tests/plugins/null/kiln-opencl.la \
+	tests/plugins/nosymbol/kiln-opencl.la \
+	tests/plugins/unavailable/kiln-opencl.la
+TEST_PLUGIN_LDFLAGS = -module -avoid-version -shared -no-undefined \
+	-rpath /nowhere
+tests_plugins_abi_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_abi_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_WRONG_ABI
+tests_plugins_abi_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_null_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_null_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_RETURNS_NULL
+tests_plugins_null_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_nosymbol_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_nosymbol_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NO_SYMBOL
+tests_plugins_nosymbol_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_unavailable_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_unavailable_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE
+tests_plugins_unavailable_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+else
+check-local:
+	@echo "cmocka was not found by configure: install libcmocka-dev to run the tests" >&2; exit 1
+endif
