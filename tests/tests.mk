@@ -14,6 +14,12 @@ LDADD = tests/libkilntest.la libkiln.la $(CMOCKA_LIBS) -lm
 KILN_TESTS = \
 	tests/test_loader
 
+# Each group of tests keeps its programs in its own fragment, adding to
+# KILN_TESTS (and to check_PROGRAMS for helper programs).
+include $(srcdir)/tests/api.mk
+include $(srcdir)/tests/conveniences.mk
+include $(srcdir)/tests/corpus.mk
+
 check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
 TESTS += $(KILN_TESTS)
 

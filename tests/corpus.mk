@@ -1,0 +1,1 @@
+# Tests are added here with KILN_TESTS += tests/test_NAME
