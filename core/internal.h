@@ -76,6 +76,14 @@ KILN_INTERNAL size_t kiln_backend_known_count(void);
 KILN_INTERNAL const char *kiln_backend_known_name(size_t index);
 /* Loads and describes slot `index`. */
 KILN_INTERNAL void kiln_backend_describe(size_t index, kiln_backend_info *info);
+/* The directories searched for backend `name`, in order. */
+typedef struct kiln_search_dir {
+    char path[4096];
+    const char *origin; /* "KILN_PLUGIN_PATH", "install dir", "build tree" */
+} kiln_search_dir;
+#define KILN_MAX_SEARCH_DIRS 34
+KILN_INTERNAL size_t kiln_plugin_search_dirs(const char *backend,
+                                             kiln_search_dir *dirs);
 /* The services the core offers every plugin. */
 KILN_INTERNAL const kiln_host_api *kiln_host_services(void);
 
@@ -299,6 +307,9 @@ KILN_INTERNAL void kiln_string_free(kiln_string *string);
 
 /* ---- launch.c ----------------------------------------------------------- */
 
+/* The prepared-launch type string: one character per argument. */
+KILN_INTERNAL kiln_status kiln_prepared_parse(const char *types, char *kinds,
+                                              size_t capacity, size_t *count);
 KILN_INTERNAL kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                               const kiln_launch_config *config,
                                               size_t arg_count,

@@ -442,6 +442,35 @@ typedef union prepared_value {
     double d;
 } prepared_value;
 
+/* Checks a type string and writes one type character per argument into
+ * `kinds` (spaces dropped).  Separate from the va_arg walk so the parser
+ * can be tested and fuzzed on its own. */
+kiln_status kiln_prepared_parse(const char *types, char *kinds, size_t capacity,
+                                size_t *count)
+{
+    static const char accepted[] = "PcChHiIlLzfdS<>=";
+    size_t n = 0;
+    for (size_t position = 0; types[position] != '\0'; ++position) {
+        char type = types[position];
+        if (type == ' ')
+            continue;
+        if (strchr(accepted, type) == NULL)
+            return kiln_error(
+                KILN_ERR_INVALID_ARGUMENT,
+                "type string '%.80s': position %zu: unknown type '%c' (use "
+                "P c C h H i I l L z f d S < > =)",
+                types, position + 1,
+                (type >= 32 && type < 127) ? type : '?');
+        if (n == capacity)
+            return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                              "type string '%.80s': more than %zu arguments",
+                              types, capacity);
+        kinds[n++] = type;
+    }
+    *count = n;
+    return KILN_OK;
+}
+
 kiln_status kiln_launch_prepared(kiln_kernel *kernel,
                                  const kiln_launch_config *config,
                                  const char *types, ...)
@@ -449,28 +478,23 @@ kiln_status kiln_launch_prepared(kiln_kernel *kernel,
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
     KILN_CHECK_OUT(types, "types");
+    char kinds[PREPARED_MAX_ARGS];
+    size_t count = 0;
+    kiln_status status =
+        kiln_prepared_parse(types, kinds, PREPARED_MAX_ARGS, &count);
+    if (status != KILN_OK)
+        return status;
     kiln_arg args[PREPARED_MAX_ARGS];
     prepared_value values[PREPARED_MAX_ARGS];
-    size_t count = 0;
     va_list list;
     va_start(list, types);
-    kiln_status status = KILN_OK;
-    for (size_t position = 0; types[position] != '\0'; ++position) {
-        char type = types[position];
-        if (type == ' ')
-            continue;
-        if (count == PREPARED_MAX_ARGS) {
-            status = kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                                "type string '%.80s': more than %d arguments",
-                                types, PREPARED_MAX_ARGS);
-            break;
-        }
-        kiln_arg *arg = &args[count];
-        prepared_value *value = &values[count];
+    for (size_t i = 0; i < count; ++i) {
+        kiln_arg *arg = &args[i];
+        prepared_value *value = &values[i];
         memset(arg, 0, sizeof *arg);
         arg->kind = KILN_ARG_KIND_VALUE;
         arg->value = value;
-        switch (type) {
+        switch (kinds[i]) {
         case 'P':
             arg->kind = KILN_ARG_KIND_BUFFER;
             arg->value = NULL;
@@ -525,32 +549,17 @@ kiln_status kiln_launch_prepared(kiln_kernel *kernel,
             arg->value = NULL;
             arg->size = va_arg(list, size_t);
             break;
-        case '<':
-        case '>':
-        case '=':
-            arg->kind = type == '<'   ? KILN_ARG_KIND_IN
-                        : type == '>' ? KILN_ARG_KIND_OUT
-                                      : KILN_ARG_KIND_INOUT;
+        default: /* '<' '>' '=' */
+            arg->kind = kinds[i] == '<'   ? KILN_ARG_KIND_IN
+                        : kinds[i] == '>' ? KILN_ARG_KIND_OUT
+                                          : KILN_ARG_KIND_INOUT;
             arg->value = NULL;
             arg->host = va_arg(list, void *);
             arg->size = va_arg(list, size_t);
             break;
-        default:
-            status = kiln_error(
-                KILN_ERR_INVALID_ARGUMENT,
-                "type string '%.80s': position %zu: unknown type '%c' (use "
-                "P c C h H i I l L z f d S < > =)",
-                types, position + 1,
-                (type >= 32 && type < 127) ? type : '?');
-            break;
         }
-        if (status != KILN_OK)
-            break;
-        ++count;
     }
     va_end(list);
-    if (status != KILN_OK)
-        return status;
     return kiln_launch_checked(kernel, config, count, args);
 }
 

@@ -90,12 +90,6 @@ const kiln_host_api *kiln_host_services(void)
 
 /* ---- the search path ----------------------------------------------------- */
 
-typedef struct search_dir {
-    char path[4096];
-    const char *origin; /* "KILN_PLUGIN_PATH", "install dir", "build tree" */
-} search_dir;
-
-#define MAX_SEARCH_DIRS 34
 
 /* The build tree's top directory when libkiln is the libtool-built library
  * in <top>/.libs/; "" otherwise. */
@@ -123,14 +117,19 @@ static void build_tree_top(char *top, size_t size)
 }
 
 /* Appends the colon-separated directories of `list`. */
-static size_t search_dirs_append(search_dir *dirs, size_t count,
+static size_t search_dirs_append(kiln_search_dir *dirs, size_t count,
                                  const char *list, const char *origin)
 {
     const char *start = list;
-    while (count < MAX_SEARCH_DIRS - 2) {
+    while (count < KILN_MAX_SEARCH_DIRS - 2) {
         const char *end = strchr(start, ':');
         size_t length = end ? (size_t)(end - start) : strlen(start);
-        if (length > 0 && length < sizeof dirs[count].path) {
+        /* Only absolute directories: a relative one would make the plugin
+         * depend on the current directory. */
+        if (length > 0 && start[0] != '/')
+            kiln_trace("%s: ignoring relative directory '%.*s'", origin,
+                       (int)length, start);
+        else if (length > 0 && length < sizeof dirs[count].path) {
             memcpy(dirs[count].path, start, length);
             dirs[count].path[length] = '\0';
             dirs[count].origin = origin;
@@ -143,7 +142,7 @@ static size_t search_dirs_append(search_dir *dirs, size_t count,
     return count;
 }
 
-static size_t search_dirs_collect(const char *backend, search_dir *dirs)
+size_t kiln_plugin_search_dirs(const char *backend, kiln_search_dir *dirs)
 {
     size_t count = 0;
     const char *plugin_path = kiln_env_plugin_path();
@@ -296,8 +295,8 @@ static void slot_load(kiln_backend_slot *slot)
         ltdl_ready = true;
     }
 
-    search_dir dirs[MAX_SEARCH_DIRS];
-    size_t dir_count = search_dirs_collect(slot->name, dirs);
+    kiln_search_dir dirs[KILN_MAX_SEARCH_DIRS];
+    size_t dir_count = kiln_plugin_search_dirs(slot->name, dirs);
     bool found = false;
     for (size_t i = 0; i < dir_count && !found; ++i) {
         kiln_trace("backend %s: looking in %s (%s)", slot->name, dirs[i].path,

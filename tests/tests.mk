@@ -52,3 +52,9 @@ else
 check-local:
 	@echo "cmocka was not found by configure: install libcmocka-dev to run the tests" >&2; exit 1
 endif
+
+# `make check-valgrind`: the whole suite under valgrind (tests/tap-run).
+check-valgrind:
+	$(MAKE) $(AM_MAKEFLAGS) check KILN_TEST_VALGRIND=1 KILN_TEST_TIMEOUT=1800
+.PHONY: check-valgrind
+EXTRA_DIST += tests/valgrind.supp tests/sanitizer.supp
