@@ -82,10 +82,9 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
     kiln_stream *stream = atomic_load(&buffer->last_stream);
     kiln_pool_return(context, buffer->memory, buffer->capacity, stream,
                      atomic_load(&buffer->used_async));
-    buffer->magic = KILN_MAGIC_DEAD;
     if (stream != NULL)
         kiln_stream_release_internal(stream);
-    free(buffer);
+    kiln_handle_bury(buffer);
     kiln_context_release_internal(context);
     kiln_error_clear();
     return KILN_OK;

@@ -117,8 +117,7 @@ static void context_destroy(kiln_context *context)
     pthread_mutex_unlock(&context->lock);
     context->ops->context_destroy(context->backend);
     pthread_mutex_destroy(&context->lock);
-    context->magic = KILN_MAGIC_DEAD;
-    free(context);
+    kiln_handle_bury(context);
 }
 
 void kiln_context_release_internal(kiln_context *context)

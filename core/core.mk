@@ -9,6 +9,7 @@ libkiln_la_SOURCES = \
 	core/device.c \
 	core/env.c \
 	core/error.c \
+	core/handle.c \
 	core/hash.c \
 	core/kernel.c \
 	core/launch.c \

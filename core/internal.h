@@ -179,6 +179,13 @@ struct kiln_kernel {
     char *name;
 };
 
+/* Ends a handle's life: marks it dead and frees it later.  Released
+ * handles wait in a bounded queue before their memory goes back to malloc,
+ * so a handle used again soon after its release is read safely (also under
+ * AddressSanitizer and valgrind) and refused as dead.  The object must start
+ * with its uint32_t magic word. */
+KILN_INTERNAL void kiln_handle_bury(void *object);
+
 /* Validates a handle of the given type; sets the error on failure. */
 #define KILN_CHECK_HANDLE(object, type_magic, what)                           \
     do {                                                                      \

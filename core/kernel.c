@@ -64,8 +64,7 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
         kiln_context *context = program->context;
         context->ops->kernel_destroy(context->backend, kernel->backend);
         free(kernel->name);
-        kernel->magic = KILN_MAGIC_DEAD;
-        free(kernel);
+        kiln_handle_bury(kernel);
         kiln_program_release_internal(program);
     }
     return KILN_OK;

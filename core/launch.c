@@ -597,10 +597,9 @@ kiln_status kiln_args_release(kiln_args *args)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    args->magic = KILN_MAGIC_DEAD;
     free(args->entries);
     free(args->values);
-    free(args);
+    kiln_handle_bury(args);
     return KILN_OK;
 }
 

@@ -331,8 +331,7 @@ void kiln_program_release_internal(kiln_program *program)
     kiln_context *context = program->context;
     context->ops->program_destroy(context->backend, program->backend);
     free(program->build_log);
-    program->magic = KILN_MAGIC_DEAD;
-    free(program);
+    kiln_handle_bury(program);
     kiln_context_release_internal(context);
 }
 

@@ -29,8 +29,7 @@ void kiln_stream_release_internal(kiln_stream *stream)
         return;
     kiln_context *context = stream->context;
     context->ops->stream_destroy(context->backend, stream->backend);
-    stream->magic = KILN_MAGIC_DEAD;
-    free(stream);
+    kiln_handle_bury(stream);
     kiln_context_release_internal(context);
 }
 
@@ -179,8 +178,7 @@ kiln_status kiln_event_release(kiln_event *event)
     if (kiln_reference_drop(&event->references)) {
         kiln_context *context = event->context;
         context->ops->event_destroy(context->backend, event->backend);
-        event->magic = KILN_MAGIC_DEAD;
-        free(event);
+        kiln_handle_bury(event);
         kiln_context_release_internal(context);
     }
     return KILN_OK;
