@@ -1,0 +1,144 @@
+/*
+ * Kernels: a cl_kernel by name, with what the core needs to check a launch
+ * (the parameters, the work-group limits of this kernel on its device).
+ */
+#include "opencl_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "no kernel 'x' in program; kernels: a, b": the likely typo is in view.
+ * The names come from the driver, which also knows kernels whose
+ * signature could not be read.  (Not CL_PROGRAM_KERNEL_NAMES: NVIDIA's
+ * OpenCL crashes on it for a program without kernels, and PoCL answers it
+ * without writing anything.) */
+static kiln_status kernel_not_found(const kiln_backend_program *program,
+                                    const char *name)
+{
+    cl_uint count = 0;
+    cl_kernel *kernels = NULL;
+    if (clCreateKernelsInProgram(program->program, 0, NULL, &count) !=
+            CL_SUCCESS ||
+        count == 0 || (kernels = calloc(count, sizeof *kernels)) == NULL ||
+        clCreateKernelsInProgram(program->program, count, kernels, &count) !=
+            CL_SUCCESS)
+        count = 0;
+    char *list = NULL;
+    size_t used = 0;
+    for (cl_uint i = 0; i < count; ++i) {
+        char *kernel_name = opencl_kernel_name(kernels[i]);
+        size_t length = kernel_name ? strlen(kernel_name) : 0;
+        char *grown = length ? realloc(list, used + length + 3) : NULL;
+        if (grown != NULL) {
+            list = grown;
+            used += (size_t)sprintf(list + used, "%s%s", used ? ", " : "",
+                                    kernel_name);
+        }
+        free(kernel_name);
+        clReleaseKernel(kernels[i]);
+    }
+    free(kernels);
+    kiln_status status = opencl_host->error(
+        KILN_ERR_KERNEL_NOT_FOUND,
+        "no kernel '%s' in program; kernels: %s (clCreateKernel: "
+        "CL_INVALID_KERNEL_NAME)",
+        name, list != NULL ? list : "none");
+    free(list);
+    return status;
+}
+
+static kiln_status kernel_limits(kiln_backend_context *context,
+                                 kiln_backend_kernel *kernel,
+                                 kiln_backend_kernel_info *info)
+{
+    cl_device_id device = context->device->device;
+    size_t group = 0, required[3] = {0, 0, 0};
+    cl_ulong local = 0;
+    cl_int error = clGetKernelWorkGroupInfo(kernel->kernel, device,
+                                            CL_KERNEL_WORK_GROUP_SIZE,
+                                            sizeof group, &group, NULL);
+    if (error != CL_SUCCESS)
+        return opencl_fail(
+            error, KILN_ERR_BACKEND,
+            "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    error = clGetKernelWorkGroupInfo(kernel->kernel, device,
+                                     CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                     sizeof required, required, NULL);
+    if (error != CL_SUCCESS)
+        return opencl_fail(
+            error, KILN_ERR_BACKEND,
+            "clGetKernelWorkGroupInfo(CL_KERNEL_COMPILE_WORK_GROUP_SIZE)");
+    error = clGetKernelWorkGroupInfo(kernel->kernel, device,
+                                     CL_KERNEL_LOCAL_MEM_SIZE, sizeof local,
+                                     &local, NULL);
+    if (error != CL_SUCCESS)
+        return opencl_fail(
+            error, KILN_ERR_BACKEND,
+            "clGetKernelWorkGroupInfo(CL_KERNEL_LOCAL_MEM_SIZE)");
+    info->max_threads_per_block = group;
+    /* "0 0 0 if none", as the spec answers without the attribute. */
+    if (required[0] == 0 || required[1] == 0 || required[2] == 0)
+        required[0] = required[1] = required[2] = 0;
+    memcpy(info->required_block, required, sizeof required);
+    /* Queried before any argument is set: only what the kernel declares. */
+    info->static_local_memory = (size_t)local;
+    return KILN_OK;
+}
+
+kiln_status opencl_kernel_create(kiln_backend_context *context,
+                                 kiln_backend_program *program,
+                                 const char *name, kiln_backend_kernel **kernel,
+                                 kiln_backend_kernel_info *info)
+{
+    cl_int error = CL_SUCCESS;
+    cl_kernel handle = clCreateKernel(program->program, name, &error);
+    if (handle == NULL || error != CL_SUCCESS) {
+        if (error == CL_INVALID_KERNEL_NAME)
+            return kernel_not_found(program, name);
+        return opencl_fail(error, KILN_ERR_BACKEND, "clCreateKernel('%s')",
+                           name);
+    }
+    kiln_backend_kernel *result = calloc(1, sizeof *result);
+    if (result == NULL || pthread_mutex_init(&result->lock, NULL) != 0) {
+        free(result);
+        clReleaseKernel(handle);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    result->kernel = handle;
+    const opencl_signature *known = NULL;
+    for (size_t i = 0; i < program->kernel_count && known == NULL; ++i)
+        if (strcmp(program->kernels[i].name, name) == 0)
+            known = &program->kernels[i];
+    /* A kernel the program's list lacks would be a driver oddity; its own
+     * argument info is the next best source. */
+    kiln_status status =
+        known != NULL
+            ? opencl_signature_copy(known, &result->signature)
+            : opencl_signature_query(handle, context->device->address_bits,
+                                     &result->signature);
+    if (status == KILN_OK)
+        status = kernel_limits(context, result, info);
+    if (status != KILN_OK) {
+        opencl_signature_free(&result->signature);
+        pthread_mutex_destroy(&result->lock);
+        clReleaseKernel(handle);
+        free(result);
+        return status;
+    }
+    info->param_count = result->signature.param_count;
+    info->params = result->signature.params;
+    *kernel = result;
+    return KILN_OK;
+}
+
+void opencl_kernel_destroy(kiln_backend_context *context,
+                           kiln_backend_kernel *kernel)
+{
+    (void)context;
+    clReleaseKernel(kernel->kernel);
+    opencl_signature_free(&kernel->signature);
+    pthread_mutex_destroy(&kernel->lock);
+    free(kernel);
+}

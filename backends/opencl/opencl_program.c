@@ -1,0 +1,333 @@
+/*
+ * Programs: OpenCL C built by the driver, serialized to a blob for the
+ * core's kernel cache, and loaded back from one.
+ */
+#include "opencl_private.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The build log of `program` (malloc'ed), or NULL when it says nothing:
+ * drivers often leave a lone newline after a clean build. */
+static char *program_log(cl_program program, cl_device_id device)
+{
+    size_t size = 0;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                              &size) != CL_SUCCESS ||
+        size == 0)
+        return NULL;
+    char *log = calloc(size + 1, 1);
+    if (log == NULL)
+        return NULL;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size,
+                              log, NULL) != CL_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    log[size] = '\0';
+    size_t length = strlen(log);
+    while (length > 0 && isspace((unsigned char)log[length - 1]))
+        log[--length] = '\0';
+    if (length == 0) {
+        free(log);
+        return NULL;
+    }
+    return log;
+}
+
+/* Whether the build log of `program` contains `text`. */
+static int log_mentions(cl_program program, cl_device_id device,
+                        const char *text)
+{
+    char *log = program_log(program, device);
+    int found = log != NULL && strstr(log, text) != NULL;
+    free(log);
+    return found;
+}
+
+/* Reports a failed clBuildProgram; *log gets the compiler's log. */
+static kiln_status build_failure(cl_int error, cl_program program,
+                                 cl_device_id device, const char *options,
+                                 char **log)
+{
+    *log = program_log(program, device);
+    const char *text = *log ? *log : "(the compiler left no log)";
+    switch (error) {
+    case CL_BUILD_PROGRAM_FAILURE:
+        return opencl_host->error(
+            KILN_ERR_BUILD, "clBuildProgram: CL_BUILD_PROGRAM_FAILURE\n%s",
+            text);
+    case CL_INVALID_BUILD_OPTIONS:
+        return opencl_host->error(KILN_ERR_BUILD,
+                                  "clBuildProgram: CL_INVALID_BUILD_OPTIONS: "
+                                  "the OpenCL compiler rejects the options "
+                                  "'%s'\n%s",
+                                  options, text);
+    case CL_COMPILER_NOT_AVAILABLE:
+        return opencl_host->error(KILN_ERR_UNSUPPORTED,
+                                  "clBuildProgram: CL_COMPILER_NOT_AVAILABLE: "
+                                  "this device has no OpenCL C compiler");
+    case CL_INVALID_BINARY:
+        return opencl_host->error(KILN_ERR_BUILD,
+                                  "clBuildProgram: CL_INVALID_BINARY: the "
+                                  "binary is not for this device\n%s",
+                                  text);
+    default:
+        return opencl_fail(error, KILN_ERR_BACKEND, "clBuildProgram");
+    }
+}
+
+static void program_free(kiln_backend_program *program)
+{
+    for (size_t i = 0; i < program->kernel_count; ++i)
+        opencl_signature_free(&program->kernels[i]);
+    free(program->kernels);
+    if (program->program != NULL)
+        clReleaseProgram(program->program);
+    free(program);
+}
+
+/* Reads every kernel's signature while the driver still has the argument
+ * info of the source build. */
+static kiln_status program_signatures(kiln_backend_context *context,
+                                      kiln_backend_program *program)
+{
+    cl_uint count = 0;
+    cl_int error = clCreateKernelsInProgram(program->program, 0, NULL, &count);
+    if (error != CL_SUCCESS)
+        return opencl_fail(error, KILN_ERR_BACKEND, "clCreateKernelsInProgram");
+    cl_kernel *kernels = calloc(count ? count : 1, sizeof *kernels);
+    program->kernels = calloc(count ? count : 1, sizeof *program->kernels);
+    if (kernels == NULL || program->kernels == NULL) {
+        free(kernels);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    if (count > 0) {
+        error = clCreateKernelsInProgram(program->program, count, kernels,
+                                         &count);
+        if (error != CL_SUCCESS) {
+            free(kernels);
+            return opencl_fail(error, KILN_ERR_BACKEND,
+                               "clCreateKernelsInProgram");
+        }
+    }
+    kiln_status status = KILN_OK;
+    for (cl_uint i = 0; i < count; ++i) {
+        if (status == KILN_OK) {
+            opencl_signature *signature =
+                &program->kernels[program->kernel_count];
+            status = opencl_signature_query(
+                kernels[i], context->device->address_bits, signature);
+            if (status == KILN_OK) {
+                program->kernel_count++;
+            } else if (status == KILN_ERR_UNSUPPORTED) {
+                /* Left out of the list: kernel_create asks the driver
+                 * again and gives the reason then. */
+                char *name = opencl_kernel_name(kernels[i]);
+                opencl_host->trace("opencl: kernel '%s' has no argument "
+                                   "info",
+                                   name ? name : "?");
+                free(name);
+                status = KILN_OK;
+            }
+        }
+        clReleaseKernel(kernels[i]);
+    }
+    free(kernels);
+    return status;
+}
+
+kiln_status opencl_program_build(kiln_backend_context *context,
+                                 const kiln_backend_source *source,
+                                 kiln_backend_program **program, char **log)
+{
+    *log = NULL;
+    if (source->language != KILN_LANGUAGE_OPENCL_C)
+        return opencl_host->error(KILN_ERR_UNSUPPORTED,
+                                  "opencl: CUDA C needs the cuda backend; the "
+                                  "opencl backend builds OpenCL C only");
+    kiln_backend_program *result = calloc(1, sizeof *result);
+    static const char arg_info[] = " -cl-kernel-arg-info";
+    size_t options_length = strlen(source->options);
+    char *options = malloc(options_length + sizeof arg_info);
+    if (result == NULL || options == NULL) {
+        free(result);
+        free(options);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    /* Kernel argument info is what lets the core check launches. */
+    memcpy(options, source->options, options_length);
+    memcpy(options + options_length, arg_info, sizeof arg_info);
+
+    cl_int error = CL_SUCCESS;
+    const char *text = source->text;
+    size_t length = source->length;
+    result->program =
+        clCreateProgramWithSource(context->context, 1, &text, &length, &error);
+    kiln_status status = KILN_OK;
+    if (result->program == NULL || error != CL_SUCCESS) {
+        status = opencl_fail(error, KILN_ERR_BACKEND,
+                             "clCreateProgramWithSource(%s)", source->name);
+    } else {
+        cl_device_id device = context->device->device;
+        error = clBuildProgram(result->program, 1, &device, options, NULL,
+                               NULL);
+        if (error == CL_BUILD_PROGRAM_FAILURE &&
+            log_mentions(result->program, device, "ptxas")) {
+            /* NVIDIA's OpenCL (driver 580, CUDA 13) emits PTX that its own
+             * ptxas rejects for any kernel without parameters when built
+             * with -cl-kernel-arg-info.  A source error never gets as far
+             * as ptxas, so the program is built once more without the
+             * option; its kernels with parameters then have no argument
+             * info, which kernel_create reports. */
+            cl_int again = clBuildProgram(result->program, 1, &device,
+                                          source->options, NULL, NULL);
+            opencl_host->trace("opencl: build with -cl-kernel-arg-info "
+                               "failed in ptxas; without it: %s",
+                               opencl_error_name(again));
+            if (again == CL_SUCCESS)
+                error = CL_SUCCESS;
+        }
+        if (error != CL_SUCCESS)
+            status = build_failure(error, result->program, device,
+                                   source->options, log);
+        else
+            *log = program_log(result->program, device);
+    }
+    free(options);
+    if (status == KILN_OK)
+        status = program_signatures(context, result);
+    if (status != KILN_OK) {
+        /* A failed build keeps its log for the core; anything later is
+         * not the compiler's fault and needs none. */
+        if (status != KILN_ERR_BUILD) {
+            free(*log);
+            *log = NULL;
+        }
+        program_free(result);
+        return status;
+    }
+    *program = result;
+    return KILN_OK;
+}
+
+kiln_status opencl_program_serialize(kiln_backend_context *context,
+                                     kiln_backend_program *program,
+                                     void **data, size_t *size)
+{
+    cl_uint count = 0;
+    cl_int error = clGetProgramInfo(program->program, CL_PROGRAM_NUM_DEVICES,
+                                    sizeof count, &count, NULL);
+    if (error != CL_SUCCESS)
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)");
+    cl_device_id *devices = calloc(count ? count : 1, sizeof *devices);
+    size_t *sizes = calloc(count ? count : 1, sizeof *sizes);
+    unsigned char **binaries = calloc(count ? count : 1, sizeof *binaries);
+    kiln_status status = KILN_OK;
+    if (devices == NULL || sizes == NULL || binaries == NULL)
+        status = opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                    "opencl: out of host memory");
+    if (status == KILN_OK &&
+        (error = clGetProgramInfo(program->program, CL_PROGRAM_DEVICES,
+                                  count * sizeof *devices, devices, NULL)) !=
+            CL_SUCCESS)
+        status = opencl_fail(error, KILN_ERR_BACKEND,
+                             "clGetProgramInfo(CL_PROGRAM_DEVICES)");
+    if (status == KILN_OK &&
+        (error = clGetProgramInfo(program->program, CL_PROGRAM_BINARY_SIZES,
+                                  count * sizeof *sizes, sizes, NULL)) !=
+            CL_SUCCESS)
+        status = opencl_fail(error, KILN_ERR_BACKEND,
+                             "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
+    cl_uint index = 0;
+    while (status == KILN_OK && index < count &&
+           devices[index] != context->device->device)
+        ++index;
+    if (status == KILN_OK && (index == count || sizes[index] == 0))
+        status = opencl_host->error(KILN_ERR_UNSUPPORTED,
+                                    "opencl: the driver gives no binary of "
+                                    "this program for %s",
+                                    context->device->info.name);
+    /* Entries left NULL are skipped by the driver: only ours is copied. */
+    if (status == KILN_OK && (binaries[index] = malloc(sizes[index])) == NULL)
+        status = opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                    "opencl: out of host memory for a "
+                                    "%zu-byte binary",
+                                    sizes[index]);
+    if (status == KILN_OK &&
+        (error = clGetProgramInfo(program->program, CL_PROGRAM_BINARIES,
+                                  count * sizeof *binaries, binaries, NULL)) !=
+            CL_SUCCESS)
+        status = opencl_fail(error, KILN_ERR_BACKEND,
+                             "clGetProgramInfo(CL_PROGRAM_BINARIES)");
+    if (status == KILN_OK)
+        status = opencl_blob_write(binaries[index], sizes[index],
+                                   program->kernels, program->kernel_count,
+                                   data, size);
+    if (binaries != NULL)
+        for (cl_uint i = 0; i < count; ++i)
+            free(binaries[i]);
+    free(binaries);
+    free(sizes);
+    free(devices);
+    return status;
+}
+
+kiln_status opencl_program_load(kiln_backend_context *context,
+                                const void *data, size_t size,
+                                kiln_backend_program **program)
+{
+    const unsigned char *binary = NULL;
+    size_t binary_size = 0;
+    opencl_signature *kernels = NULL;
+    size_t kernel_count = 0;
+    kiln_status status = opencl_blob_read(data, size, &binary, &binary_size,
+                                          &kernels, &kernel_count);
+    if (status != KILN_OK)
+        return status;
+    kiln_backend_program *result = calloc(1, sizeof *result);
+    if (result == NULL) {
+        for (size_t i = 0; i < kernel_count; ++i)
+            opencl_signature_free(&kernels[i]);
+        free(kernels);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    result->kernels = kernels;
+    result->kernel_count = kernel_count;
+
+    cl_device_id device = context->device->device;
+    cl_int binary_status = CL_SUCCESS, error = CL_SUCCESS;
+    result->program =
+        clCreateProgramWithBinary(context->context, 1, &device, &binary_size,
+                                  &binary, &binary_status, &error);
+    if (result->program == NULL || error != CL_SUCCESS ||
+        binary_status != CL_SUCCESS) {
+        program_free(result);
+        return opencl_fail(error != CL_SUCCESS ? error : binary_status,
+                           KILN_ERR_INVALID_ARGUMENT,
+                           "clCreateProgramWithBinary(%zu bytes)",
+                           binary_size);
+    }
+    error = clBuildProgram(result->program, 1, &device, "", NULL, NULL);
+    if (error != CL_SUCCESS) {
+        char *log = NULL;
+        status = build_failure(error, result->program, device, "", &log);
+        free(log);
+        program_free(result);
+        return status;
+    }
+    *program = result;
+    return KILN_OK;
+}
+
+void opencl_program_destroy(kiln_backend_context *context,
+                            kiln_backend_program *program)
+{
+    (void)context;
+    program_free(program);
+}

@@ -1,0 +1,263 @@
+/*
+ * Kernel signatures: each parameter's kind, size, name and type, read with
+ * clGetKernelArgInfo (the program is built with -cl-kernel-arg-info), so
+ * that the core can check a launch's arguments before anything is queued.
+ */
+#include "opencl_private.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sizes of OpenCL C types --------------------------------------------- */
+
+typedef struct opencl_scalar {
+    const char *name;
+    size_t size;        /* 0: the size of the device's pointers             */
+} opencl_scalar;
+
+/* Scalar types a kernel parameter may have, with OpenCL's sizes (which do
+ * not depend on the host: long is 8 bytes everywhere). */
+static const opencl_scalar opencl_scalars[] = {
+    {"char", 1},      {"uchar", 1},     {"bool", 1},      {"short", 2},
+    {"ushort", 2},    {"half", 2},      {"int", 4},       {"uint", 4},
+    {"float", 4},     {"long", 8},      {"ulong", 8},     {"double", 8},
+    {"size_t", 0},    {"ptrdiff_t", 0}, {"intptr_t", 0},  {"uintptr_t", 0},
+};
+
+/* The spec has drivers write unsigned types as uchar, ushort, ...; some
+ * keep the long spelling, with or without its space. */
+static const char *const opencl_unsigned_spellings[][2] = {
+    {"unsigned char", "uchar"},  {"unsignedchar", "uchar"},
+    {"unsigned short", "ushort"}, {"unsignedshort", "ushort"},
+    {"unsigned int", "uint"},    {"unsignedint", "uint"},
+    {"unsigned long", "ulong"},  {"unsignedlong", "ulong"},
+    {"unsigned", "uint"},
+};
+
+static int starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+size_t opencl_type_size(const char *type, cl_uint address_bits)
+{
+    size_t pointer = address_bits / 8;
+    size_t length = strlen(type);
+    if (length > 0 && type[length - 1] == '*')
+        return pointer;
+    /* Qualifiers come separately (CL_KERNEL_ARG_TYPE_QUALIFIER), but a
+     * driver that leaves one in the name must not make the size unknown. */
+    for (;;) {
+        if (starts_with(type, "const "))
+            type += 6;
+        else if (starts_with(type, "volatile "))
+            type += 9;
+        else
+            break;
+    }
+    char base[32];
+    size_t count = sizeof opencl_unsigned_spellings /
+                   sizeof opencl_unsigned_spellings[0];
+    for (size_t i = 0; i < count; ++i)
+        if (strcmp(type, opencl_unsigned_spellings[i][0]) == 0) {
+            type = opencl_unsigned_spellings[i][1];
+            break;
+        }
+    /* "float4" = "float" and 4 lanes; a 3-vector is laid out as 4. */
+    size_t letters = strcspn(type, "0123456789");
+    if (letters == 0 || letters >= sizeof base)
+        return 0;
+    memcpy(base, type, letters);
+    base[letters] = '\0';
+    size_t lanes = 1;
+    const char *digits = type + letters;
+    if (*digits != '\0') {
+        if (strcmp(digits, "2") == 0)
+            lanes = 2;
+        else if (strcmp(digits, "3") == 0 || strcmp(digits, "4") == 0)
+            lanes = 4;
+        else if (strcmp(digits, "8") == 0)
+            lanes = 8;
+        else if (strcmp(digits, "16") == 0)
+            lanes = 16;
+        else
+            return 0;
+    }
+    count = sizeof opencl_scalars / sizeof opencl_scalars[0];
+    for (size_t i = 0; i < count; ++i)
+        if (strcmp(base, opencl_scalars[i].name) == 0) {
+            size_t size = opencl_scalars[i].size ? opencl_scalars[i].size
+                                                 : pointer;
+            /* size_t4 is no type; neither is bool2. */
+            if (lanes > 1 && (opencl_scalars[i].size == 0 ||
+                              strcmp(base, "bool") == 0))
+                return 0;
+            return size * lanes;
+        }
+    return 0;
+}
+
+/* ---- signatures ---------------------------------------------------------- */
+
+void opencl_signature_free(opencl_signature *signature)
+{
+    for (size_t i = 0; i < signature->param_count; ++i) {
+        free((char *)(uintptr_t)signature->params[i].name);
+        free((char *)(uintptr_t)signature->params[i].type_name);
+    }
+    free(signature->params);
+    free(signature->name);
+    signature->params = NULL;
+    signature->name = NULL;
+    signature->param_count = 0;
+}
+
+static char *text_copy(const char *text)
+{
+    size_t length = strlen(text);
+    char *copy = malloc(length + 1);
+    if (copy != NULL)
+        memcpy(copy, text, length + 1);
+    return copy;
+}
+
+kiln_status opencl_signature_copy(const opencl_signature *source,
+                                  opencl_signature *copy)
+{
+    memset(copy, 0, sizeof *copy);
+    copy->name = text_copy(source->name);
+    copy->params = calloc(source->param_count ? source->param_count : 1,
+                          sizeof *copy->params);
+    if (copy->name == NULL || copy->params == NULL) {
+        opencl_signature_free(copy);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    for (size_t i = 0; i < source->param_count; ++i) {
+        kiln_param_info *param = &copy->params[i];
+        *param = source->params[i];
+        param->name = text_copy(source->params[i].name);
+        param->type_name = text_copy(source->params[i].type_name);
+        copy->param_count = i + 1;
+        if (param->name == NULL || param->type_name == NULL) {
+            opencl_signature_free(copy);
+            return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                      "opencl: out of host memory");
+        }
+    }
+    return KILN_OK;
+}
+
+/* A malloc'ed kernel or argument info string; *error set on failure. */
+static char *kernel_text(cl_kernel kernel, cl_int index, cl_uint param,
+                         cl_int *error)
+{
+    size_t size = 0;
+    *error = index < 0
+                 ? clGetKernelInfo(kernel, param, 0, NULL, &size)
+                 : clGetKernelArgInfo(kernel, (cl_uint)index, param, 0, NULL,
+                                      &size);
+    if (*error != CL_SUCCESS)
+        return NULL;
+    char *text = calloc(size + 1, 1);
+    if (text == NULL) {
+        *error = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    *error = index < 0 ? clGetKernelInfo(kernel, param, size, text, NULL)
+                       : clGetKernelArgInfo(kernel, (cl_uint)index, param,
+                                            size, text, NULL);
+    if (*error != CL_SUCCESS) {
+        free(text);
+        return NULL;
+    }
+    text[size] = '\0';
+    return text;
+}
+
+char *opencl_kernel_name(cl_kernel kernel)
+{
+    cl_int error = CL_SUCCESS;
+    return kernel_text(kernel, -1, CL_KERNEL_FUNCTION_NAME, &error);
+}
+
+kiln_status opencl_signature_query(cl_kernel kernel, cl_uint address_bits,
+                                   opencl_signature *signature)
+{
+    memset(signature, 0, sizeof *signature);
+    cl_int error = CL_SUCCESS;
+    signature->name = kernel_text(kernel, -1, CL_KERNEL_FUNCTION_NAME, &error);
+    if (signature->name == NULL)
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clGetKernelInfo(CL_KERNEL_FUNCTION_NAME)");
+    cl_uint count = 0;
+    error = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof count, &count,
+                            NULL);
+    if (error != CL_SUCCESS) {
+        opencl_signature_free(signature);
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
+    }
+    signature->params = calloc(count ? count : 1, sizeof *signature->params);
+    if (signature->params == NULL) {
+        opencl_signature_free(signature);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    for (cl_uint i = 0; i < count; ++i) {
+        kiln_param_info *param = &signature->params[i];
+        signature->param_count = i + 1;
+        cl_kernel_arg_address_qualifier address = 0;
+        error = clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
+                                   sizeof address, &address, NULL);
+        char *type = NULL, *name = NULL;
+        if (error == CL_SUCCESS)
+            type = kernel_text(kernel, (cl_int)i, CL_KERNEL_ARG_TYPE_NAME,
+                               &error);
+        if (error == CL_SUCCESS)
+            name = kernel_text(kernel, (cl_int)i, CL_KERNEL_ARG_NAME, &error);
+        param->type_name = type;
+        param->name = name;
+        if (error == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
+            kiln_status status = opencl_host->error(
+                KILN_ERR_UNSUPPORTED,
+                "kernel '%s': the driver gives no argument info "
+                "(clGetKernelArgInfo: CL_KERNEL_ARG_INFO_NOT_AVAILABLE), so "
+                "launches of it cannot be checked.  NVIDIA's OpenCL fails to "
+                "build a program with -cl-kernel-arg-info when one of its "
+                "kernels has no parameters, and Kiln built this one without "
+                "it: give that kernel a parameter, or build it in a program "
+                "of its own",
+                signature->name);
+            opencl_signature_free(signature);
+            return status;
+        }
+        if (error != CL_SUCCESS) {
+            kiln_status status = opencl_fail(
+                error, KILN_ERR_BACKEND,
+                "clGetKernelArgInfo(kernel '%s', argument %u)",
+                signature->name, (unsigned)i);
+            opencl_signature_free(signature);
+            return status;
+        }
+        /* An image is a __global object too; passing it a buffer fails at
+         * clSetKernelArg with a named error, as it should. */
+        switch (address) {
+        case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+        case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+            param->kind = KILN_PARAM_BUFFER;
+            param->size = address_bits / 8;
+            break;
+        case CL_KERNEL_ARG_ADDRESS_LOCAL:
+            param->kind = KILN_PARAM_LOCAL;
+            param->size = address_bits / 8;
+            break;
+        default:
+            param->kind = KILN_PARAM_VALUE;
+            param->size = opencl_type_size(type, address_bits);
+            break;
+        }
+    }
+    return KILN_OK;
+}
