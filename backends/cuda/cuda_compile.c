@@ -1,0 +1,541 @@
+/*
+ * NVRTC: choosing the target, mapping build options, compiling.
+ *
+ * This file calls NVRTC and the OpenCL C translator but never the CUDA
+ * driver, so that compilation can be exercised on machines without a GPU.
+ */
+#include "cuda_compile.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nvrtc.h>
+
+/* ---- target --------------------------------------------------------------- */
+
+void cuda_nvrtc_version(int *major, int *minor)
+{
+    if (nvrtcVersion(major, minor) != NVRTC_SUCCESS) {
+        *major = 0;
+        *minor = 0;
+    }
+}
+
+void cuda_target_choose(int major, int minor, cuda_target *target)
+{
+    int device_sm = major * 10 + minor;
+    target->device_sm = device_sm;
+    target->compile_sm = 0;
+    target->is_ptx = 0;
+
+    int count = 0;
+    if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) {
+        /* NVRTC cannot say: try the exact architecture and let NVRTC's own
+         * error name the problem if it does not know it. */
+        target->compile_sm = device_sm;
+        return;
+    }
+    int *archs = malloc((size_t)count * sizeof *archs);
+    if (archs == NULL || nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS) {
+        free(archs);
+        target->compile_sm = device_sm;
+        return;
+    }
+    int best = 0;
+    for (int i = 0; i < count; ++i) {
+        if (archs[i] == device_sm) {
+            best = device_sm;
+            break;
+        }
+        if (archs[i] < device_sm && archs[i] > best)
+            best = archs[i];
+    }
+    free(archs);
+    target->compile_sm = best;
+    /* A device newer than this NVRTC: PTX of an older virtual architecture
+     * runs on it once the driver has JIT-compiled it (a CUBIN would not). */
+    target->is_ptx = best != 0 && best != device_sm;
+}
+
+void cuda_target_name(const cuda_target *target, char *buffer, size_t size)
+{
+    if (target->compile_sm == 0)
+        snprintf(buffer, size, "none");
+    else
+        snprintf(buffer, size, "%s_%d", target->is_ptx ? "compute" : "sm",
+                 target->compile_sm);
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+/*
+ * OpenCL build options have no meaning to NVRTC (which rejects what it does
+ * not know, -cl-std included), so each is mapped to what gives the same
+ * semantics, or dropped when CUDA already behaves that way or cannot be
+ * told.  Options not in this table and not -cl-* reach NVRTC as they are,
+ * so NVRTC options (--maxrregcount=32, -lineinfo, --extra-device-
+ * vectorization, ...) work, and a misspelt option fails the build with
+ * NVRTC's "unrecognized option" message.
+ */
+typedef struct cuda_option_rule {
+    const char *option;
+    int is_prefix;        /* matches every option starting with `option` */
+    const char *nvrtc[2]; /* replacements; none: dropped                 */
+} cuda_option_rule;
+
+static const cuda_option_rule cuda_option_rules[] = {
+    /* Fast math: approximate division, square root and transcendentals,
+     * denormals flushed, contraction: NVRTC's --use_fast_math. */
+    {"-cl-fast-relaxed-math", 0, {"--use_fast_math", NULL}},
+    {"-cl-unsafe-math-optimizations", 0, {"--use_fast_math", NULL}},
+    /* a*b+c may be contracted: NVRTC's default, made explicit. */
+    {"-cl-mad-enable", 0, {"--fmad=true", NULL}},
+    /* NVRTC cannot turn optimisation off without -G (debug code, several
+     * times slower).  What disabling optimisation changes in a result is
+     * contraction into FMA, so that is what is turned off. */
+    {"-cl-opt-disable", 0, {"--fmad=false", NULL}},
+    {"-cl-denorms-are-zero", 0, {"--ftz=true", NULL}},
+    /* NVRTC's defaults, made explicit. */
+    {"-cl-fp32-correctly-rounded-divide-sqrt", 0,
+     {"--prec-div=true", "--prec-sqrt=true"}},
+    /* Permissions to the optimiser that NVRTC has no switch for: without
+     * them the results are the exact IEEE ones, which OpenCL allows. */
+    {"-cl-finite-math-only", 0, {NULL, NULL}},
+    {"-cl-no-signed-zeros", 0, {NULL, NULL}},
+    {"-cl-strict-aliasing", 0, {NULL, NULL}},
+    /* Double constants stay double: results can only be more precise than
+     * with the option (NVRTC has no equivalent). */
+    {"-cl-single-precision-constant", 0, {NULL, NULL}},
+    /* The dialect is the translator's business. */
+    {"-cl-std=", 1, {NULL, NULL}},
+    /* Parameter names and types always come from the translation. */
+    {"-cl-kernel-arg-info", 0, {NULL, NULL}},
+    /* CUDA grids are always whole blocks. */
+    {"-cl-uniform-work-group-size", 0, {NULL, NULL}},
+    {"-cl-no-subgroup-ifp", 0, {NULL, NULL}},
+    /* NVRTC optimises fully by default and has no -O levels. */
+    {"-O", 0, {NULL, NULL}},
+    {"-O0", 0, {NULL, NULL}},
+    {"-O1", 0, {NULL, NULL}},
+    {"-O2", 0, {NULL, NULL}},
+    {"-O3", 0, {NULL, NULL}},
+    {"-Os", 0, {NULL, NULL}},
+    /* Source-level debug info without -G's unoptimised code. */
+    {"-g", 0, {"-lineinfo", NULL}},
+    {"-w", 0, {"-w", NULL}},
+    /* Any other OpenCL option: nothing NVRTC could do with it. */
+    {"-cl-", 1, {NULL, NULL}},
+};
+
+/* Options every translated OpenCL C program needs: helper functions
+ * without qualifiers are device functions, and the prelude is C++17. */
+static const char *const cuda_clc_nvrtc_options[] = {
+    "-default-device",
+    "-std=c++17",
+};
+
+typedef struct cuda_option_list {
+    char **items;
+    size_t count;
+    size_t capacity;
+} cuda_option_list;
+
+static int cuda_option_list_add(cuda_option_list *list, const char *prefix,
+                                const char *text, size_t length)
+{
+    if (list->count + 2 > list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 16;
+        char **grown = realloc(list->items, capacity * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    size_t prefix_length = strlen(prefix);
+    char *item = malloc(prefix_length + length + 1);
+    if (item == NULL)
+        return -1;
+    memcpy(item, prefix, prefix_length);
+    memcpy(item + prefix_length, text, length);
+    item[prefix_length + length] = '\0';
+    list->items[list->count++] = item;
+    list->items[list->count] = NULL;
+    return 0;
+}
+
+void cuda_options_free(char **nvrtc_options, size_t count)
+{
+    if (nvrtc_options == NULL)
+        return;
+    for (size_t i = 0; i < count; ++i)
+        free(nvrtc_options[i]);
+    free(nvrtc_options);
+}
+
+/* Splits the next word off `*cursor` the way a POSIX shell would without
+ * expansions: white space separates words, '...' and "..." group, and a
+ * backslash escapes the next character (in "..." only \" and \\).  The
+ * word is written unquoted into `word` (at least as long as the input).
+ * Returns 1 with a word, 0 at the end, -1 on an unterminated quote. */
+static int cuda_option_next_word(const char **cursor, char *word,
+                                 size_t *length)
+{
+    const char *p = *cursor;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        ++p;
+    if (*p == '\0') {
+        *cursor = p;
+        return 0;
+    }
+    size_t n = 0;
+    char quote = '\0';
+    for (; *p != '\0'; ++p) {
+        char c = *p;
+        if (quote == '\0' &&
+            (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+            break;
+        if (quote == '\0' && (c == '\'' || c == '"')) {
+            quote = c;
+        } else if (quote != '\0' && c == quote) {
+            quote = '\0';
+        } else if (c == '\\' && quote != '\'' && p[1] != '\0' &&
+                   (quote == '\0' || p[1] == '"' || p[1] == '\\')) {
+            word[n++] = *++p;
+        } else {
+            word[n++] = c;
+        }
+    }
+    *cursor = p;
+    word[n] = '\0';
+    *length = n;
+    return quote == '\0' ? 1 : -1;
+}
+
+static const cuda_option_rule *cuda_option_rule_find(const char *word)
+{
+    size_t count = sizeof cuda_option_rules / sizeof cuda_option_rules[0];
+    for (size_t i = 0; i < count; ++i) {
+        const cuda_option_rule *rule = &cuda_option_rules[i];
+        if (rule->is_prefix ? strncmp(word, rule->option,
+                                      strlen(rule->option)) == 0
+                            : strcmp(word, rule->option) == 0)
+            return rule;
+    }
+    return NULL;
+}
+
+kiln_status cuda_options_map(const kiln_host_api *host,
+                             kiln_language language, const char *options,
+                             const cuda_target *target, char ***nvrtc_options,
+                             size_t *count, int *werror)
+{
+    cuda_option_list list = {0};
+    char *word = NULL;
+    int failed = 0;
+    kiln_status status = KILN_OK;
+    *werror = 0;
+
+    char architecture[32];
+    snprintf(architecture, sizeof architecture, "--gpu-architecture=");
+    cuda_target_name(target, architecture + strlen(architecture),
+                     sizeof architecture - strlen(architecture));
+    failed |= cuda_option_list_add(&list, "", architecture,
+                                   strlen(architecture));
+    if (language == KILN_LANGUAGE_OPENCL_C) {
+        size_t n = sizeof cuda_clc_nvrtc_options /
+                   sizeof cuda_clc_nvrtc_options[0];
+        for (size_t i = 0; i < n; ++i)
+            failed |= cuda_option_list_add(&list, "", cuda_clc_nvrtc_options[i],
+                                           strlen(cuda_clc_nvrtc_options[i]));
+    }
+
+    const char *cursor = options ? options : "";
+    word = malloc(strlen(cursor) + 1);
+    if (word == NULL)
+        failed = 1;
+    while (!failed && status == KILN_OK) {
+        size_t length = 0;
+        int got = cuda_option_next_word(&cursor, word, &length);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            status = host->error(KILN_ERR_INVALID_ARGUMENT,
+                                 "build options: unterminated quote in '%s'",
+                                 options);
+            break;
+        }
+        /* -D, -U and -I take their value in the same word or the next. */
+        if ((word[0] == '-') &&
+            (word[1] == 'D' || word[1] == 'U' || word[1] == 'I')) {
+            char flag[3] = {'-', word[1], '\0'};
+            const char *value = word + 2;
+            size_t value_length = length - 2;
+            if (value_length == 0) {
+                got = cuda_option_next_word(&cursor, word, &value_length);
+                if (got <= 0) {
+                    status = host->error(KILN_ERR_INVALID_ARGUMENT,
+                                         "build options: %s needs a value",
+                                         flag);
+                    break;
+                }
+                value = word;
+            }
+            /* The translator has already applied -D and -U to OpenCL C
+             * (its preprocessor runs before the translation), and the core
+             * has already inlined the includes: NVRTC must not see user
+             * macros again, where they could clash with the prelude's
+             * identifiers. */
+            if (language == KILN_LANGUAGE_CUDA_C)
+                failed |= cuda_option_list_add(&list, flag, value,
+                                               value_length);
+            continue;
+        }
+        if (strcmp(word, "-Werror") == 0) {
+            /* NVRTC has no -Werror: warnings are checked in its log. */
+            *werror = 1;
+            continue;
+        }
+        const cuda_option_rule *rule = cuda_option_rule_find(word);
+        if (rule == NULL) {
+            failed |= cuda_option_list_add(&list, "", word, length);
+            continue;
+        }
+        if (rule->nvrtc[0] == NULL && host != NULL && host->trace != NULL)
+            host->trace("cuda: build option %s has no NVRTC equivalent and is "
+                        "dropped",
+                        word);
+        for (int i = 0; i < 2 && rule->nvrtc[i] != NULL; ++i)
+            failed |= cuda_option_list_add(&list, "", rule->nvrtc[i],
+                                           strlen(rule->nvrtc[i]));
+    }
+    free(word);
+    if (failed && status == KILN_OK)
+        status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                             "out of host memory mapping build options");
+    if (status != KILN_OK) {
+        cuda_options_free(list.items, list.count);
+        return status;
+    }
+    *nvrtc_options = list.items;
+    *count = list.count;
+    return KILN_OK;
+}
+
+/* ---- compiling -------------------------------------------------------------------- */
+
+/* NVRTC's log without trailing white space; NULL when empty. */
+static char *cuda_nvrtc_log(nvrtcProgram program)
+{
+    size_t size = 0;
+    if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1)
+        return NULL;
+    char *log = malloc(size);
+    if (log == NULL)
+        return NULL;
+    if (nvrtcGetProgramLog(program, log) != NVRTC_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    log[size - 1] = '\0';
+    size_t length = strlen(log);
+    while (length > 0 && (log[length - 1] == '\n' || log[length - 1] == ' ' ||
+                          log[length - 1] == '\r' || log[length - 1] == '\t'))
+        log[--length] = '\0';
+    if (length == 0) {
+        free(log);
+        return NULL;
+    }
+    return log;
+}
+
+static char *cuda_text_copy(const char *text, size_t length)
+{
+    char *copy = malloc(length + 1);
+    if (copy != NULL) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+/* NVRTC's warnings read "name(12): warning #177-D: ...". */
+static int cuda_log_has_warning(const char *log)
+{
+    return log != NULL && strstr(log, ": warning") != NULL;
+}
+
+static kiln_status cuda_nvrtc_image(const kiln_host_api *host,
+                                    nvrtcProgram program,
+                                    const cuda_target *target,
+                                    cuda_binary *binary)
+{
+    size_t size = 0;
+    nvrtcResult result = target->is_ptx ? nvrtcGetPTXSize(program, &size)
+                                        : nvrtcGetCUBINSize(program, &size);
+    if (result != NVRTC_SUCCESS || size == 0)
+        return host->error(KILN_ERR_BACKEND, "%s: %s",
+                           target->is_ptx ? "nvrtcGetPTXSize"
+                                          : "nvrtcGetCUBINSize",
+                           result != NVRTC_SUCCESS
+                               ? nvrtcGetErrorString(result)
+                               : "NVRTC produced an empty image");
+    binary->image = malloc(size);
+    if (binary->image == NULL)
+        return host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                           "out of host memory (a %zu-byte image)", size);
+    result = target->is_ptx ? nvrtcGetPTX(program, (char *)binary->image)
+                            : nvrtcGetCUBIN(program, (char *)binary->image);
+    if (result != NVRTC_SUCCESS)
+        return host->error(KILN_ERR_BACKEND, "%s: %s",
+                           target->is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN",
+                           nvrtcGetErrorString(result));
+    binary->image_size = size;
+    if (target->is_ptx)
+        binary->image[size - 1] = '\0';
+    return KILN_OK;
+}
+
+kiln_status cuda_binary_compile(const kiln_host_api *host,
+                                const cuda_target *target,
+                                const kiln_backend_source *source,
+                                cuda_binary *binary, char **log)
+{
+    memset(binary, 0, sizeof *binary);
+    *log = NULL;
+    int nvrtc_major = 0, nvrtc_minor = 0;
+    cuda_nvrtc_version(&nvrtc_major, &nvrtc_minor);
+    if (target->compile_sm == 0)
+        return host->error(KILN_ERR_UNSUPPORTED,
+                           "NVRTC %d.%d cannot compile for sm_%d: every "
+                           "architecture it knows is newer than this device",
+                           nvrtc_major, nvrtc_minor, target->device_sm);
+
+    char **options = NULL;
+    size_t option_count = 0;
+    int werror = 0;
+    kiln_status status =
+        cuda_options_map(host, source->language, source->options, target,
+                         &options, &option_count, &werror);
+    if (status != KILN_OK)
+        return status;
+    if (option_count > INT_MAX) {
+        cuda_options_free(options, option_count);
+        return host->error(KILN_ERR_INVALID_ARGUMENT, "too many build options");
+    }
+
+    clc_translation translation;
+    memset(&translation, 0, sizeof translation);
+    char *text = NULL;
+    const char *headers[1] = {NULL};
+    const char *header_names[1] = {NULL};
+    int header_count = 0;
+    if (source->language == KILN_LANGUAGE_OPENCL_C) {
+        int translated = clc_translate(source->text, source->length,
+                                       source->name, source->options,
+                                       &translation);
+        if (translated == -2) {
+            status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                 "out of host memory translating '%s'",
+                                 source->name);
+        } else if (translated != 0 || translation.source == NULL) {
+            const char *why = translation.error ? translation.error
+                                                : "the translator gave no "
+                                                  "reason";
+            *log = cuda_text_copy(why, strlen(why));
+            status = host->error(KILN_ERR_TRANSLATION,
+                                 "cannot translate '%s' from OpenCL C for the "
+                                 "CUDA backend: %s",
+                                 source->name, why);
+        } else {
+            text = translation.source;
+            headers[0] = clc_prelude_source();
+            header_names[0] = CLC_PRELUDE_HEADER_NAME;
+            header_count = 1;
+        }
+    } else {
+        /* NVRTC wants a NUL-terminated text; the core gives a length. */
+        text = cuda_text_copy(source->text, source->length);
+        if (text == NULL)
+            status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                 "out of host memory");
+    }
+
+    nvrtcProgram program = NULL;
+    char *nvrtc_log = NULL;
+    char target_name[32];
+    cuda_target_name(target, target_name, sizeof target_name);
+    if (status == KILN_OK) {
+        nvrtcResult result =
+            nvrtcCreateProgram(&program, text, source->name, header_count,
+                               headers, header_names);
+        if (result != NVRTC_SUCCESS) {
+            program = NULL;
+            status = host->error(result == NVRTC_ERROR_OUT_OF_MEMORY
+                                     ? KILN_ERR_OUT_OF_HOST_MEMORY
+                                     : KILN_ERR_BACKEND,
+                                 "nvrtcCreateProgram: %s",
+                                 nvrtcGetErrorString(result));
+        }
+    }
+    if (status == KILN_OK) {
+        nvrtcResult result = nvrtcCompileProgram(
+            program, (int)option_count, (const char *const *)options);
+        nvrtc_log = cuda_nvrtc_log(program);
+        if (result == NVRTC_ERROR_COMPILATION ||
+            result == NVRTC_ERROR_INVALID_OPTION) {
+            status = host->error(
+                KILN_ERR_BUILD, "NVRTC %d.%d could not compile '%s' for %s:\n%s",
+                nvrtc_major, nvrtc_minor, source->name, target_name,
+                nvrtc_log ? nvrtc_log : nvrtcGetErrorString(result));
+        } else if (result != NVRTC_SUCCESS) {
+            status = host->error(result == NVRTC_ERROR_OUT_OF_MEMORY
+                                     ? KILN_ERR_OUT_OF_HOST_MEMORY
+                                     : KILN_ERR_BACKEND,
+                                 "nvrtcCompileProgram('%s'): %s%s%s",
+                                 source->name, nvrtcGetErrorString(result),
+                                 nvrtc_log ? "\n" : "",
+                                 nvrtc_log ? nvrtc_log : "");
+        } else if (werror && cuda_log_has_warning(nvrtc_log)) {
+            status = host->error(KILN_ERR_BUILD,
+                                 "NVRTC %d.%d compiled '%s' for %s with "
+                                 "warnings, which -Werror makes errors:\n%s",
+                                 nvrtc_major, nvrtc_minor, source->name,
+                                 target_name, nvrtc_log);
+        }
+    }
+    if (status == KILN_OK)
+        status = cuda_nvrtc_image(host, program, target, binary);
+    if (status == KILN_OK) {
+        binary->language = source->language;
+        binary->is_ptx = target->is_ptx;
+        binary->sm = target->compile_sm;
+        if (source->language == KILN_LANGUAGE_OPENCL_C) {
+            binary->kernels = cuda_signatures_copy(translation.kernels,
+                                                   translation.kernel_count);
+            if (binary->kernels == NULL)
+                status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                     "out of host memory");
+            else
+                binary->kernel_count = translation.kernel_count;
+        }
+    }
+
+    if (nvrtc_log != NULL) {
+        if (*log == NULL)
+            *log = nvrtc_log;
+        else
+            free(nvrtc_log);
+    }
+    if (program != NULL)
+        nvrtcDestroyProgram(&program);
+    if (source->language == KILN_LANGUAGE_OPENCL_C)
+        clc_translation_free(&translation);
+    else
+        free(text);
+    cuda_options_free(options, option_count);
+    if (status != KILN_OK)
+        cuda_binary_free(binary);
+    return status;
+}

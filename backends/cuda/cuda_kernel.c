@@ -1,0 +1,371 @@
+/*
+ * Kernels: finding a kernel by its C name, and what it takes.
+ *
+ * OpenCL C kernels are extern "C" after translation: their name is their
+ * symbol, and their parameters come from the translated signature (the
+ * driver cannot tell a __local offset from an int).  The driver's own
+ * parameter list (cuFuncGetParamInfo) is checked against it, so that a
+ * disagreement between the translator and this backend is an error at
+ * kernel creation, never a launch with arguments of the wrong size.
+ *
+ * Native CUDA C kernels are found by their C name whether or not they are
+ * extern "C".  The name is first looked up as a symbol (extern "C", or a
+ * mangled name given as is); failing that, the module's kernels are
+ * enumerated (cuModuleEnumerateFunctions, cuFuncGetName) and the one whose
+ * Itanium-mangled name is that C name at global scope — _Z<length><name>,
+ * or _ZL... for a static kernel, followed by its parameter types — is
+ * taken.  This works for any loaded module, a cached one included, without
+ * scanning the source for __global__ functions (which macros, templates
+ * and #if defeat).  Overloads or several template instantiations of one
+ * name are ambiguous: the error lists their mangled names, which can then
+ * be asked for directly.  Kernels inside a namespace must be asked for by
+ * their mangled name.  Parameters are the driver's: count and sizes only.
+ */
+#include "cuda_private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Far beyond the 32 KiB of parameter space; stops a misbehaving driver. */
+#define CUDA_MAX_PARAMS 32768
+
+/* The driver's parameter sizes: cuFuncGetParamInfo answers
+ * CUDA_ERROR_INVALID_VALUE for the first index past the last parameter. */
+static kiln_status cuda_kernel_param_sizes(kiln_backend_context *context,
+                                           CUfunction function,
+                                           const char *name, size_t **sizes,
+                                           size_t *count)
+{
+    size_t capacity = 8, n = 0;
+    size_t *list = malloc(capacity * sizeof *list);
+    if (list == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    for (;;) {
+        size_t offset = 0, size = 0;
+        CUresult result = cuFuncGetParamInfo(function, n, &offset, &size);
+        if (result == CUDA_ERROR_INVALID_VALUE || n == CUDA_MAX_PARAMS)
+            break;
+        if (result != CUDA_SUCCESS) {
+            free(list);
+            return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                             "cuFuncGetParamInfo('%s', %zu)", name, n);
+        }
+        if (n == capacity) {
+            size_t *grown = realloc(list, 2 * capacity * sizeof *grown);
+            if (grown == NULL) {
+                free(list);
+                return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                        "out of host memory");
+            }
+            list = grown;
+            capacity *= 2;
+        }
+        list[n++] = size;
+    }
+    *sizes = list;
+    *count = n;
+    return KILN_OK;
+}
+
+/* Whether `symbol` is the Itanium mangling of a function `name` at global
+ * scope: "_Z" ["L"] <decimal length> <name> <parameter types>. */
+static int cuda_mangled_name_matches(const char *symbol, const char *name)
+{
+    if (strncmp(symbol, "_Z", 2) != 0)
+        return 0;
+    const char *p = symbol + 2;
+    if (*p == 'L')
+        ++p;
+    if (*p < '1' || *p > '9')
+        return 0;
+    size_t length = 0;
+    while (*p >= '0' && *p <= '9') {
+        length = length * 10 + (size_t)(*p - '0');
+        if (length > 4096)
+            return 0;
+        ++p;
+    }
+    return length == strlen(name) && strncmp(p, name, length) == 0 &&
+           p[length] != '\0';
+}
+
+/* Appends `text` to a bounded, comma-separated list for messages. */
+static void cuda_name_list_add(char *list, size_t size, const char *text)
+{
+    size_t used = strlen(list);
+    if (used + 8 >= size)
+        return;
+    snprintf(list + used, size - used, "%s%s", used ? ", " : "", text);
+    if (strlen(list) + 5 >= size)
+        snprintf(list + size - 5, 5, "...");
+}
+
+static kiln_status cuda_kernel_find_mangled(kiln_backend_context *context,
+                                            CUmodule module, const char *name,
+                                            CUfunction *function)
+{
+    unsigned int count = 0;
+    CUresult result = cuModuleGetFunctionCount(&count, module);
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "cuModuleGetFunctionCount");
+    CUfunction *functions = calloc(count ? count : 1, sizeof *functions);
+    if (functions == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    result = cuModuleEnumerateFunctions(functions, count, module);
+    if (result != CUDA_SUCCESS) {
+        free(functions);
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "cuModuleEnumerateFunctions");
+    }
+    char all[1024] = "";
+    char matching[1024] = "";
+    const char *match = NULL;
+    size_t matches = 0;
+    for (unsigned int i = 0; i < count; ++i) {
+        const char *symbol = NULL;
+        if (cuFuncGetName(&symbol, functions[i]) != CUDA_SUCCESS ||
+            symbol == NULL)
+            continue;
+        cuda_name_list_add(all, sizeof all, symbol);
+        if (cuda_mangled_name_matches(symbol, name)) {
+            cuda_name_list_add(matching, sizeof matching, symbol);
+            match = symbol;
+            ++matches;
+        }
+    }
+    kiln_status status;
+    if (matches == 1) {
+        /* By name again: the handle the driver gives for lookups, fully
+         * loaded, rather than an enumerated (possibly lazy) one. */
+        result = cuModuleGetFunction(function, module, match);
+        status = result == CUDA_SUCCESS
+                     ? KILN_OK
+                     : cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                                 "cuModuleGetFunction('%s')", match);
+    } else if (matches > 1) {
+        status = cuda_host->error(
+            KILN_ERR_KERNEL_NOT_FOUND,
+            "'%s' names %zu kernels of this program (%s): declare the one "
+            "you want extern \"C\", or ask for it by its mangled name",
+            name, matches, matching);
+    } else {
+        status = cuda_host->error(KILN_ERR_KERNEL_NOT_FOUND,
+                                  "no kernel '%s' in this program; its "
+                                  "kernels are: %s",
+                                  name, all[0] ? all : "(none)");
+    }
+    free(functions);
+    return status;
+}
+
+static const clc_kernel_signature *
+cuda_signature_find(const cuda_binary *binary, const char *name)
+{
+    for (size_t i = 0; i < binary->kernel_count; ++i)
+        if (strcmp(binary->kernels[i].name, name) == 0)
+            return &binary->kernels[i];
+    return NULL;
+}
+
+static kiln_status cuda_kernel_not_found(const cuda_binary *binary,
+                                         const char *name)
+{
+    char all[1024] = "";
+    for (size_t i = 0; i < binary->kernel_count; ++i)
+        cuda_name_list_add(all, sizeof all, binary->kernels[i].name);
+    return cuda_host->error(KILN_ERR_KERNEL_NOT_FOUND,
+                            "no __kernel '%s' in this program; its kernels "
+                            "are: %s",
+                            name, all[0] ? all : "(none)");
+}
+
+/* The driver's size a translated parameter must have. */
+static size_t cuda_translated_size(const clc_param *param)
+{
+    switch (param->kind) {
+    case CLC_PARAM_GLOBAL:
+    case CLC_PARAM_CONSTANT:
+        return sizeof(CUdeviceptr);
+    case CLC_PARAM_LOCAL:
+        return sizeof(unsigned int); /* the slice's offset */
+    case CLC_PARAM_VALUE:
+        break;
+    }
+    return param->size;
+}
+
+/* Fills the kernel's parameter list from the signature (OpenCL C) or the
+ * driver's sizes (CUDA C). */
+static kiln_status cuda_kernel_params(kiln_backend_kernel *kernel,
+                                      const char *name,
+                                      const clc_kernel_signature *signature,
+                                      const size_t *sizes, size_t count)
+{
+    /* 0 when the driver listed none (a driver that cannot tell says 0):
+     * then there is nothing to check against. */
+    size_t driver_count = count;
+    if (signature != NULL) {
+        if (count != 0 && count != signature->param_count)
+            return cuda_host->error(
+                KILN_ERR_BACKEND,
+                "kernel '%s': the translation has %zu parameters but the "
+                "OpenCL C signature %zu (translator and backend disagree)",
+                name, count, signature->param_count);
+        count = signature->param_count;
+        kernel->signature = calloc(count ? count : 1,
+                                   sizeof *kernel->signature);
+        if (kernel->signature == NULL)
+            return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                    "out of host memory");
+        if (count > 0)
+            memcpy(kernel->signature, signature->params,
+                   count * sizeof *kernel->signature);
+    }
+    kernel->params = calloc(count ? count : 1, sizeof *kernel->params);
+    if (kernel->params == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    kernel->param_count = count;
+    for (size_t i = 0; i < count; ++i) {
+        kiln_param_info *info = &kernel->params[i];
+        if (signature == NULL) {
+            info->kind = KILN_PARAM_POINTER_OR_VALUE;
+            info->size = sizes[i];
+            info->name = "";
+            info->type_name = "";
+            continue;
+        }
+        const clc_param *param = &kernel->signature[i];
+        size_t driver_size = driver_count != 0 ? sizes[i] : 0;
+        size_t expected = cuda_translated_size(param);
+        if (driver_size != 0 && expected != 0 && driver_size != expected)
+            return cuda_host->error(
+                KILN_ERR_BACKEND,
+                "kernel '%s': parameter %zu (%s %s) takes %zu bytes after "
+                "translation, %zu expected (translator and backend disagree)",
+                name, i, param->type_name, param->name, driver_size, expected);
+        info->name = param->name;
+        info->type_name = param->type_name;
+        switch (param->kind) {
+        case CLC_PARAM_GLOBAL:
+        case CLC_PARAM_CONSTANT:
+            info->kind = KILN_PARAM_BUFFER;
+            info->size = sizeof(CUdeviceptr);
+            break;
+        case CLC_PARAM_LOCAL:
+            /* The launch takes a size of local memory, not a value. */
+            info->kind = KILN_PARAM_LOCAL;
+            info->size = 0;
+            break;
+        case CLC_PARAM_VALUE:
+        default:
+            info->kind = KILN_PARAM_VALUE;
+            /* A struct or typedef the translator cannot size: the driver's
+             * size of the translated parameter is the one that counts. */
+            info->size = param->size != 0 ? param->size : driver_size;
+            break;
+        }
+    }
+    return KILN_OK;
+}
+
+static int cuda_function_attribute(CUfunction function,
+                                   CUfunction_attribute attribute,
+                                   CUresult *failed)
+{
+    int value = 0;
+    CUresult result = cuFuncGetAttribute(&value, attribute, function);
+    if (result != CUDA_SUCCESS && *failed == CUDA_SUCCESS)
+        *failed = result;
+    return value;
+}
+
+void cuda_kernel_destroy(kiln_backend_context *context,
+                         kiln_backend_kernel *kernel)
+{
+    (void)context;
+    free(kernel->params);
+    free(kernel->signature);
+    free(kernel);
+}
+
+kiln_status cuda_kernel_create(kiln_backend_context *context,
+                               kiln_backend_program *program, const char *name,
+                               kiln_backend_kernel **kernel,
+                               kiln_backend_kernel_info *info)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    const cuda_binary *binary = &program->binary;
+    const clc_kernel_signature *signature = NULL;
+    CUfunction function = NULL;
+    if (binary->language == KILN_LANGUAGE_OPENCL_C) {
+        signature = cuda_signature_find(binary, name);
+        if (signature == NULL)
+            return cuda_kernel_not_found(binary, name);
+        CUresult result = cuModuleGetFunction(&function, program->module, name);
+        if (result != CUDA_SUCCESS)
+            return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                             "cuModuleGetFunction('%s') of a translated "
+                             "__kernel",
+                             name);
+    } else {
+        CUresult result = cuModuleGetFunction(&function, program->module, name);
+        if (result == CUDA_ERROR_NOT_FOUND)
+            status = cuda_kernel_find_mangled(context, program->module, name,
+                                              &function);
+        else if (result != CUDA_SUCCESS)
+            status = cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                               "cuModuleGetFunction('%s')", name);
+        if (status != KILN_OK)
+            return status;
+    }
+
+    size_t *sizes = NULL;
+    size_t count = 0;
+    status = cuda_kernel_param_sizes(context, function, name, &sizes, &count);
+    if (status != KILN_OK)
+        return status;
+    kiln_backend_kernel *result = calloc(1, sizeof *result);
+    if (result == NULL) {
+        free(sizes);
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    }
+    result->function = function;
+    result->opencl = signature != NULL;
+    status = cuda_kernel_params(result, name, signature, sizes, count);
+    free(sizes);
+
+    CUresult failed = CUDA_SUCCESS;
+    int max_threads = cuda_function_attribute(
+        function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &failed);
+    int static_shared = cuda_function_attribute(
+        function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &failed);
+    int dynamic_limit = cuda_function_attribute(
+        function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, &failed);
+    if (status == KILN_OK && failed != CUDA_SUCCESS)
+        status = cuda_fail(context->device, failed, KILN_ERR_BACKEND,
+                           "cuFuncGetAttribute('%s')", name);
+    if (status != KILN_OK) {
+        cuda_kernel_destroy(context, result);
+        return status;
+    }
+    atomic_init(&result->dynamic_shared_limit, (size_t)dynamic_limit);
+
+    memset(info, 0, sizeof *info);
+    info->param_count = result->param_count;
+    info->params = result->params;
+    info->max_threads_per_block = (size_t)max_threads;
+    info->static_local_memory = (size_t)static_shared;
+    if (signature != NULL)
+        for (int i = 0; i < 3; ++i)
+            info->required_block[i] = signature->reqd_work_group[i];
+    *kernel = result;
+    return KILN_OK;
+}

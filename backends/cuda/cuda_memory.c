@@ -1,0 +1,224 @@
+/*
+ * Device memory, transfers, fills and page-locked host memory.
+ *
+ * Blocking transfers on the default stream use the driver's synchronous
+ * copies, which are ordered after all work already queued on the legacy
+ * default stream (and so, through its implicit synchronisation, after work
+ * on Kiln's blocking streams) and return once the host memory may be
+ * reused.  Blocking transfers on a Kiln stream are the asynchronous copy
+ * followed by a wait for that stream.  Device-to-device copies and memsets
+ * are asynchronous even in their "synchronous" driver forms, so blocking
+ * ones always wait for their stream.
+ */
+#include "cuda_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+kiln_status cuda_memory_alloc(kiln_backend_context *context, size_t size,
+                              kiln_backend_memory **memory)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    kiln_backend_memory *result = malloc(sizeof *result);
+    if (result == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    CUresult failed = cuMemAlloc(&result->pointer, size);
+    if (failed != CUDA_SUCCESS) {
+        free(result);
+        return cuda_fail(context->device, failed, KILN_ERR_BACKEND,
+                         "cuMemAlloc(%zu bytes)", size);
+    }
+    result->size = size;
+    *memory = result;
+    return KILN_OK;
+}
+
+void cuda_memory_free(kiln_backend_context *context,
+                      kiln_backend_memory *memory)
+{
+    /* Frees must go on after a fault too: errors change nothing here. */
+    (void)cuda_context_bind(context);
+    (void)cuMemFree(memory->pointer);
+    free(memory);
+}
+
+/* Waits for `stream` when the op is blocking and the copy was queued. */
+static CUresult cuda_memory_finish(CUresult result, CUstream stream,
+                                   int blocking, const char **call)
+{
+    if (result != CUDA_SUCCESS || !blocking)
+        return result;
+    *call = "cuStreamSynchronize";
+    return cuStreamSynchronize(stream);
+}
+
+kiln_status cuda_memory_write(kiln_backend_context *context,
+                              kiln_backend_stream *stream,
+                              kiln_backend_memory *memory, size_t offset,
+                              const void *host, size_t size, int blocking)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    CUdeviceptr destination = memory->pointer + offset;
+    CUresult result;
+    const char *call;
+    if (blocking && stream == NULL) {
+        call = "cuMemcpyHtoD";
+        result = cuMemcpyHtoD(destination, host, size);
+    } else {
+        CUstream queue = cuda_stream_of(stream);
+        call = "cuMemcpyHtoDAsync";
+        result = cuda_memory_finish(
+            cuMemcpyHtoDAsync(destination, host, size, queue), queue, blocking,
+            &call);
+    }
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "%s(%zu bytes at offset %zu)", call, size, offset);
+    return KILN_OK;
+}
+
+kiln_status cuda_memory_read(kiln_backend_context *context,
+                             kiln_backend_stream *stream,
+                             kiln_backend_memory *memory, size_t offset,
+                             void *host, size_t size, int blocking)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    CUdeviceptr source = memory->pointer + offset;
+    CUresult result;
+    const char *call;
+    if (blocking && stream == NULL) {
+        call = "cuMemcpyDtoH";
+        result = cuMemcpyDtoH(host, source, size);
+    } else {
+        CUstream queue = cuda_stream_of(stream);
+        call = "cuMemcpyDtoHAsync";
+        result = cuda_memory_finish(
+            cuMemcpyDtoHAsync(host, source, size, queue), queue, blocking,
+            &call);
+    }
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "%s(%zu bytes at offset %zu)", call, size, offset);
+    return KILN_OK;
+}
+
+kiln_status cuda_memory_copy(kiln_backend_context *context,
+                             kiln_backend_stream *stream,
+                             kiln_backend_memory *destination,
+                             size_t destination_offset,
+                             kiln_backend_memory *source,
+                             size_t source_offset, size_t size, int blocking)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    CUstream queue = cuda_stream_of(stream);
+    const char *call = "cuMemcpyDtoDAsync";
+    CUresult result = cuda_memory_finish(
+        cuMemcpyDtoDAsync(destination->pointer + destination_offset,
+                          source->pointer + source_offset, size, queue),
+        queue, blocking, &call);
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "%s(%zu bytes)", call, size);
+    return KILN_OK;
+}
+
+/*
+ * Fills.  A pattern made of two equal halves is the half repeated, so it
+ * is first reduced to its shortest period (a zero double is a zero byte):
+ * 1, 2 and 4 bytes are one cuMemsetD8/D16/D32.  What remains of 8- and
+ * 16-byte patterns (complex numbers, double2) is written one 32-bit word
+ * of the pattern at a time: cuMemsetD2D32 treats the range as rows of one
+ * word with a pitch of the pattern's size, so 2 or 4 memsets cover it with
+ * no kernel of our own to compile or load.
+ */
+static CUresult cuda_fill_queue(CUdeviceptr destination, size_t size,
+                                const unsigned char *pattern,
+                                size_t pattern_size, CUstream queue)
+{
+    while (pattern_size > 1 &&
+           memcmp(pattern, pattern + pattern_size / 2, pattern_size / 2) == 0)
+        pattern_size /= 2;
+    switch (pattern_size) {
+    case 1:
+        return cuMemsetD8Async(destination, pattern[0], size, queue);
+    case 2: {
+        unsigned short value;
+        memcpy(&value, pattern, sizeof value);
+        return cuMemsetD16Async(destination, value, size / 2, queue);
+    }
+    case 4: {
+        unsigned int value;
+        memcpy(&value, pattern, sizeof value);
+        return cuMemsetD32Async(destination, value, size / 4, queue);
+    }
+    default: {
+        size_t rows = size / pattern_size;
+        for (size_t word = 0; word < pattern_size / 4; ++word) {
+            unsigned int value;
+            memcpy(&value, pattern + 4 * word, sizeof value);
+            CUresult result = cuMemsetD2D32Async(destination + 4 * word,
+                                                 pattern_size, value, 1, rows,
+                                                 queue);
+            if (result != CUDA_SUCCESS)
+                return result;
+        }
+        return CUDA_SUCCESS;
+    }
+    }
+}
+
+kiln_status cuda_memory_fill(kiln_backend_context *context,
+                             kiln_backend_stream *stream,
+                             kiln_backend_memory *memory, size_t offset,
+                             size_t size, const void *pattern,
+                             size_t pattern_size, int blocking)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    CUstream queue = cuda_stream_of(stream);
+    const char *call = "cuMemsetD*Async";
+    CUresult result =
+        cuda_memory_finish(cuda_fill_queue(memory->pointer + offset, size,
+                                           pattern, pattern_size, queue),
+                           queue, blocking, &call);
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "%s(%zu bytes, %zu-byte pattern)", call, size,
+                         pattern_size);
+    return KILN_OK;
+}
+
+kiln_status cuda_host_alloc(kiln_backend_context *context, size_t size,
+                            void **host)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    /* Portable: pinned for every context, as a process-wide buffer. */
+    CUresult result = cuMemHostAlloc(host, size, CU_MEMHOSTALLOC_PORTABLE);
+    if (result == CUDA_ERROR_OUT_OF_MEMORY)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "cuMemHostAlloc(%zu bytes): %s: %s", size,
+                                cuda_result_name(result),
+                                cuda_result_text(result));
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "cuMemHostAlloc(%zu bytes)", size);
+    return KILN_OK;
+}
+
+void cuda_host_free(kiln_backend_context *context, void *host)
+{
+    (void)cuda_context_bind(context);
+    (void)cuMemFreeHost(host);
+}

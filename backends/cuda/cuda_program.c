@@ -1,0 +1,124 @@
+/*
+ * Programs: compiled with NVRTC (cuda_compile.c), loaded as a CUDA module,
+ * and kept as an image so that the core can cache them.
+ */
+#include "cuda_private.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room for the driver's JIT diagnostics when PTX does not load. */
+#define CUDA_JIT_LOG_BYTES 8192
+
+/* Loads `binary` into the context and takes it over (it is left empty).
+ * A module that will not load is KILN_ERR_BUILD: the image was refused
+ * for this device. */
+static kiln_status cuda_program_instantiate(kiln_backend_context *context,
+                                           cuda_binary *binary,
+                                           kiln_backend_program **program)
+{
+    kiln_backend_program *result = calloc(1, sizeof *result);
+    char *jit_log = binary->is_ptx ? calloc(1, CUDA_JIT_LOG_BYTES) : NULL;
+    if (result == NULL || (binary->is_ptx && jit_log == NULL)) {
+        free(result);
+        free(jit_log);
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    }
+    CUresult loaded;
+    if (binary->is_ptx) {
+        CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                                  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *values[] = {jit_log, (void *)(uintptr_t)CUDA_JIT_LOG_BYTES};
+        loaded = cuModuleLoadDataEx(&result->module, binary->image, 2, options,
+                                    values);
+    } else {
+        loaded = cuModuleLoadData(&result->module, binary->image);
+    }
+    if (loaded != CUDA_SUCCESS) {
+        kiln_status status;
+        if (loaded == CUDA_ERROR_OUT_OF_MEMORY ||
+            cuda_result_is_sticky(loaded))
+            status = cuda_fail(context->device, loaded, KILN_ERR_BUILD,
+                               "cuModuleLoadData");
+        else
+            status = cuda_fail(
+                context->device, loaded, KILN_ERR_BUILD,
+                "cuModuleLoadData%s(%s for %s_%d%s%s)",
+                binary->is_ptx ? "Ex" : "", binary->is_ptx ? "PTX" : "CUBIN",
+                binary->is_ptx ? "compute" : "sm", binary->sm,
+                jit_log != NULL && jit_log[0] ? ": " : "",
+                jit_log != NULL ? jit_log : "");
+        free(jit_log);
+        free(result);
+        return status;
+    }
+    free(jit_log);
+    result->binary = *binary;
+    memset(binary, 0, sizeof *binary);
+    *program = result;
+    return KILN_OK;
+}
+
+kiln_status cuda_program_build(kiln_backend_context *context,
+                               const kiln_backend_source *source,
+                               kiln_backend_program **program, char **log)
+{
+    *log = NULL;
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    cuda_binary binary;
+    status = cuda_binary_compile(cuda_host, &context->target, source, &binary,
+                                 log);
+    if (status != KILN_OK)
+        return status;
+    status = cuda_program_instantiate(context, &binary, program);
+    cuda_binary_free(&binary);
+    return status;
+}
+
+kiln_status cuda_program_serialize(kiln_backend_context *context,
+                                   kiln_backend_program *program, void **data,
+                                   size_t *size)
+{
+    (void)context;
+    return cuda_binary_serialize(cuda_host, &program->binary, data, size);
+}
+
+kiln_status cuda_program_load(kiln_backend_context *context, const void *data,
+                              size_t size, kiln_backend_program **program)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    cuda_binary binary;
+    status = cuda_binary_parse(cuda_host, data, size, &binary);
+    if (status != KILN_OK)
+        return status;
+    /* The cache identity should already keep other targets' blobs away. */
+    if (binary.sm != context->target.compile_sm ||
+        binary.is_ptx != context->target.is_ptx) {
+        char target[32];
+        cuda_target_name(&context->target, target, sizeof target);
+        status = cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
+                                  "CUDA program blob for %s_%d; this device "
+                                  "needs %s",
+                                  binary.is_ptx ? "compute" : "sm", binary.sm,
+                                  target);
+    } else {
+        status = cuda_program_instantiate(context, &binary, program);
+    }
+    cuda_binary_free(&binary);
+    return status;
+}
+
+void cuda_program_destroy(kiln_backend_context *context,
+                          kiln_backend_program *program)
+{
+    (void)cuda_context_bind(context);
+    (void)cuModuleUnload(program->module);
+    cuda_binary_free(&program->binary);
+    free(program);
+}
