@@ -1,1 +1,35 @@
-# placeholder
+# The tutorial programs (PyCUDA's, Numba's and CuPy's first examples, in C).
+# Each checks its result against the CPU and exits non-zero on a mismatch
+# or a Kiln error; examples/run-all runs them all.  Built by `make`, not
+# installed: they are there to be read and copied.
+KILN_EXAMPLES = \
+	examples/doublify \
+	examples/multiply_them \
+	examples/vector_add \
+	examples/matrix_add \
+	examples/shared_memory \
+	examples/sum_of_squares
+noinst_PROGRAMS += $(KILN_EXAMPLES)
+noinst_HEADERS += examples/example.h
+
+examples_doublify_SOURCES = examples/doublify.c
+examples_doublify_LDADD = libkiln.la -lm
+examples_multiply_them_SOURCES = examples/multiply_them.c
+examples_multiply_them_LDADD = libkiln.la -lm
+examples_vector_add_SOURCES = examples/vector_add.c
+examples_vector_add_LDADD = libkiln.la -lm
+examples_matrix_add_SOURCES = examples/matrix_add.c
+examples_matrix_add_LDADD = libkiln.la -lm
+examples_shared_memory_SOURCES = examples/shared_memory.c
+examples_shared_memory_LDADD = libkiln.la -lm
+examples_sum_of_squares_SOURCES = examples/sum_of_squares.c
+examples_sum_of_squares_LDADD = libkiln.la -lm
+
+EXTRA_DIST += examples/run-all
+
+# `make check-examples`: build everything (the examples need the backend
+# plugins too) and run every example on the default backend, or on
+# KILN_BACKEND's, with the kernel caches of `make check`.
+check-examples: all
+	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/examples/run-all -q examples
+.PHONY: check-examples
