@@ -40,6 +40,7 @@ kiln_status kiln_buffer_create(kiln_context *context, size_t size,
     atomic_init(&result->references, 1);
     atomic_init(&result->last_stream, NULL);
     atomic_init(&result->used_async, false);
+    atomic_init(&result->used_on_several_streams, false);
     result->magic = KILN_MAGIC_BUFFER;
     *buffer = result;
     return KILN_OK;
@@ -80,8 +81,12 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
         return KILN_OK;
     kiln_context *context = buffer->context;
     kiln_stream *stream = atomic_load(&buffer->last_stream);
+    kiln_pending_work pending =
+        atomic_load(&buffer->used_on_several_streams) ? KILN_PENDING_SEVERAL_STREAMS
+        : atomic_load(&buffer->used_async)            ? KILN_PENDING_ONE_STREAM
+                                                      : KILN_PENDING_NONE;
     kiln_pool_return(context, buffer->memory, buffer->capacity, stream,
-                     atomic_load(&buffer->used_async));
+                     pending);
     if (stream != NULL)
         kiln_stream_release_internal(stream);
     kiln_handle_bury(buffer);

@@ -143,6 +143,9 @@ struct kiln_buffer {
      * block is reused only after that work is done. */
     _Atomic(struct kiln_stream *) last_stream;
     atomic_bool used_async;
+    /* Used asynchronously on more than one stream: one event cannot tell
+     * when all of that work is done, so the block is not pooled. */
+    atomic_bool used_on_several_streams;
 };
 
 struct kiln_stream {
@@ -223,13 +226,18 @@ KILN_INTERNAL kiln_status kiln_pool_allocate(kiln_context *context,
                                              size_t size,
                                              kiln_backend_memory **memory,
                                              size_t *capacity);
-/* Returns a block; `stream` is the last stream that used it (may be NULL:
- * the default stream) and `used_async` whether any asynchronous work may
- * still be reading or writing it. */
+/* What asynchronous work may still touch a block being returned. */
+typedef enum kiln_pending_work {
+    KILN_PENDING_NONE,           /* nothing: reusable at once            */
+    KILN_PENDING_ONE_STREAM,     /* work on `stream` (NULL: the default) */
+    KILN_PENDING_SEVERAL_STREAMS /* work on streams not tracked: freed   */
+} kiln_pending_work;
+/* Returns a block to the pool (or to the driver, whose free is safe with
+ * work in flight, when the pool is off or the pending work untracked). */
 KILN_INTERNAL void kiln_pool_return(kiln_context *context,
                                     kiln_backend_memory *memory,
                                     size_t capacity, kiln_stream *stream,
-                                    bool used_async);
+                                    kiln_pending_work pending);
 /* Frees every cached block (context lock held by the caller). */
 KILN_INTERNAL void kiln_pool_trim_locked(kiln_context *context);
 

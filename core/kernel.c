@@ -118,6 +118,14 @@ kiln_status kiln_kernel_max_block_size(const kiln_kernel *kernel,
     if (kernel->info.max_threads_per_block != 0 &&
         (limit == 0 || kernel->info.max_threads_per_block < limit))
         limit = kernel->info.max_threads_per_block;
+    /* reqd_work_group_size allows exactly one block shape (backends such
+     * as OpenCL report the device's limit for such kernels). */
+    const size_t *required = kernel->info.required_block;
+    if (required[0] != 0) {
+        size_t fixed = required[0] * required[1] * required[2];
+        if (limit == 0 || fixed < limit)
+            limit = fixed;
+    }
     *threads = limit;
     return KILN_OK;
 }

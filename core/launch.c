@@ -283,7 +283,7 @@ static void release_staging(kiln_context *context, size_t arg_count,
     for (size_t i = 0; i < arg_count; ++i)
         if (arg_is_host(args[i].kind) && staged[i].memory != NULL)
             kiln_pool_return(context, staged[i].memory, staged[i].capacity,
-                             stream, true);
+                             stream, KILN_PENDING_ONE_STREAM);
 }
 
 kiln_status kiln_launch_checked(kiln_kernel *kernel,

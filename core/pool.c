@@ -134,15 +134,17 @@ kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
 }
 
 void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
-                      size_t capacity, kiln_stream *stream, bool used_async)
+                      size_t capacity, kiln_stream *stream,
+                      kiln_pending_work pending)
 {
     pthread_mutex_lock(&context->lock);
     context->pool.stats.bytes_in_use -= capacity;
-    bool pooled = context->pool.enabled;
+    bool pooled = context->pool.enabled &&
+                  pending != KILN_PENDING_SEVERAL_STREAMS;
     pthread_mutex_unlock(&context->lock);
 
     kiln_pool_block *block = pooled ? calloc(1, sizeof *block) : NULL;
-    if (block != NULL && used_async) {
+    if (block != NULL && pending == KILN_PENDING_ONE_STREAM) {
         kiln_backend_stream *backend_stream = stream ? stream->backend : NULL;
         if (context->ops->event_create(context->backend, &block->ready) !=
             KILN_OK) {

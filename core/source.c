@@ -26,6 +26,9 @@ typedef struct expand_state {
     /* Files carrying #pragma once that were already inlined. */
     char **once_paths;
     size_t once_count;
+    /* The files being expanded, outermost first: a cycle returns to one. */
+    const char *stack[MAX_INCLUDE_DEPTH + 1];
+    size_t stack_depth;
 } expand_state;
 
 kiln_status kiln_file_read(const char *path, char **text, size_t *length)
@@ -133,6 +136,88 @@ static bool has_pragma_once(const char *text, size_t length)
     return false;
 }
 
+/* The next line that is not blank or only a comment, from *cursor; false
+ * at the end.  Good enough for the head of a header, which is all the
+ * include-guard check reads. */
+static bool next_code_line(const char **cursor, const char *end,
+                           const char **line, const char **line_end)
+{
+    bool in_comment = false;
+    while (*cursor < end) {
+        const char *start = *cursor;
+        const char *stop = memchr(start, '\n', (size_t)(end - start));
+        if (stop == NULL)
+            stop = end;
+        *cursor = stop < end ? stop + 1 : end;
+        const char *p = start;
+        for (;;) {
+            while (p < stop && (*p == ' ' || *p == '\t' || *p == '\r'))
+                ++p;
+            if (in_comment) {
+                while (p + 1 < stop && !(p[0] == '*' && p[1] == '/'))
+                    ++p;
+                if (p + 1 >= stop)
+                    break;
+                p += 2;
+                in_comment = false;
+                continue;
+            }
+            if (p + 1 < stop && p[0] == '/' && p[1] == '*') {
+                in_comment = true;
+                p += 2;
+                continue;
+            }
+            break;
+        }
+        if (in_comment || p >= stop || (p + 1 < stop && p[0] == '/' && p[1] == '/'))
+            continue;
+        *line = p;
+        *line_end = stop;
+        return true;
+    }
+    return false;
+}
+
+/* Reads "#<keyword> NAME" on one line; writes NAME. */
+static bool directive_name(const char *p, const char *end, const char *keyword,
+                           char *name, size_t size)
+{
+    if (p >= end || *p != '#')
+        return false;
+    ++p;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        ++p;
+    size_t keyword_length = strlen(keyword);
+    if ((size_t)(end - p) <= keyword_length ||
+        memcmp(p, keyword, keyword_length) != 0 ||
+        (p[keyword_length] != ' ' && p[keyword_length] != '\t'))
+        return false;
+    p += keyword_length;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        ++p;
+    size_t n = 0;
+    while (p < end && n + 1 < size &&
+           ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+            (*p >= '0' && *p <= '9') || *p == '_'))
+        name[n++] = *p++;
+    name[n] = '\0';
+    return n > 0;
+}
+
+/* True when the file opens with the guard idiom "#ifndef X" + "#define X",
+ * so including it again while it is being expanded adds nothing. */
+static bool has_include_guard(const char *text, size_t length)
+{
+    const char *cursor = text, *end = text + length, *line, *line_end;
+    char guard[128], defined[128];
+    return next_code_line(&cursor, end, &line, &line_end) &&
+           directive_name(line, line_end, "ifndef", guard, sizeof guard) &&
+           next_code_line(&cursor, end, &line, &line_end) &&
+           directive_name(line, line_end, "define", defined,
+                          sizeof defined) &&
+           strcmp(guard, defined) == 0;
+}
+
 /* The directory part of `path` ("" for a bare file name). */
 static void directory_of(const char *path, char *dir, size_t size)
 {
@@ -170,6 +255,19 @@ static bool resolve_include(const expand_state *state, const char *current_dir,
     return false;
 }
 
+/* Appends `#line N "name"`, the name escaped as a C string. */
+static bool append_line_marker(kiln_string *output, unsigned line,
+                               const char *name)
+{
+    bool ok = kiln_string_appendf(output, "#line %u \"", line);
+    for (const char *p = name; ok && *p != '\0'; ++p) {
+        if (*p == '"' || *p == '\\')
+            ok = kiln_string_append(output, "\\", 1);
+        ok = ok && kiln_string_append(output, p, 1);
+    }
+    return ok && kiln_string_append(output, "\"\n", 2);
+}
+
 static bool once_seen(const expand_state *state, const char *path)
 {
     for (size_t i = 0; i < state->once_count; ++i)
@@ -192,6 +290,24 @@ static kiln_status expand_file(expand_state *state, const char *path,
     kiln_status status = kiln_file_read(path, &text, &length);
     if (status != KILN_OK)
         return status;
+    for (size_t i = 0; i < state->stack_depth; ++i) {
+        if (strcmp(state->stack[i], path) != 0)
+            continue;
+        /* Back at a file that is still being expanded: legal only when its
+         * guard makes the inner inclusion empty. */
+        bool guarded = has_include_guard(text, length);
+        free(text);
+        if (guarded)
+            return KILN_OK;
+        kiln_string cycle = {0};
+        for (size_t j = i; j < state->stack_depth; ++j)
+            kiln_string_appendf(&cycle, "%s -> ", state->stack[j]);
+        status = kiln_error(KILN_ERR_BUILD,
+                            "#include cycle without an include guard: %s%s",
+                            cycle.data ? cycle.data : "", path);
+        kiln_string_free(&cycle);
+        return status;
+    }
     if (has_pragma_once(text, length)) {
         char **grown = realloc(state->once_paths,
                                (state->once_count + 1) * sizeof *grown);
@@ -209,7 +325,13 @@ static kiln_status expand_file(expand_state *state, const char *path,
     }
     char dir[4096];
     directory_of(path, dir, sizeof dir);
+    bool pushed =
+        state->stack_depth < sizeof state->stack / sizeof state->stack[0];
+    if (pushed)
+        state->stack[state->stack_depth++] = path;
     status = expand_text(state, text, length, path, dir, depth);
+    if (pushed)
+        state->stack_depth--;
     free(text);
     return status;
 }
@@ -246,15 +368,15 @@ static kiln_status expand_text(expand_state *state, const char *text,
             if (resolve_include(state, current_dir, wanted, quoted, path,
                                 sizeof path)) {
                 kiln_trace("inlining #include \"%s\" from %s", path, name);
-                if (!kiln_string_appendf(&state->output, "#line 1 \"%s\"\n",
-                                         path))
+                if (!append_line_marker(&state->output, 1, path))
                     return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                       "out of host memory");
                 kiln_status status = expand_file(state, path, depth + 1);
                 if (status != KILN_OK)
                     return status;
-                if (!kiln_string_appendf(&state->output, "\n#line %u \"%s\"\n",
-                                         line_number + 1, name))
+                if (!kiln_string_append(&state->output, "\n", 1) ||
+                    !append_line_marker(&state->output, line_number + 1,
+                                        name))
                     return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                       "out of host memory");
                 inlined = true;

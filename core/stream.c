@@ -35,10 +35,14 @@ void kiln_stream_release_internal(kiln_stream *stream)
 
 void kiln_buffer_note_async_use(kiln_buffer *buffer, kiln_stream *stream)
 {
-    atomic_store_explicit(&buffer->used_async, true, memory_order_relaxed);
+    bool used_before = atomic_exchange_explicit(&buffer->used_async, true,
+                                                memory_order_relaxed);
     if (atomic_load_explicit(&buffer->last_stream, memory_order_relaxed) ==
         stream)
         return;
+    if (used_before)
+        atomic_store_explicit(&buffer->used_on_several_streams, true,
+                              memory_order_relaxed);
     if (stream != NULL)
         atomic_fetch_add_explicit(&stream->references, 1,
                                   memory_order_relaxed);

@@ -1,1 +1,13 @@
-# Tests are added here with KILN_TESTS += tests/test_NAME
+# The kernel cache and the PyCUDA-grade conveniences: prepared launches and
+# argument lists, host In/Out arguments, timed launches, programs from files
+# with includes and defines, the device memory pool.  Each program runs its
+# tests on every backend (tests/harness.c) except test_cache_files, which
+# checks the cache directory without any backend.
+KILN_TESTS += \
+	tests/test_cache \
+	tests/test_cache_files \
+	tests/test_prepared \
+	tests/test_host_args \
+	tests/test_timing \
+	tests/test_program_files \
+	tests/test_pool

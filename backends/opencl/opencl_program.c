@@ -139,6 +139,30 @@ static kiln_status program_signatures(kiln_backend_context *context,
     return status;
 }
 
+/* `#line 1 "name"` with the name escaped as a C string literal; "" when
+ * it does not fit. */
+static void opencl_line_marker(const char *name, char *out, size_t size)
+{
+    size_t n = 0;
+    const char prefix[] = "#line 1 \"";
+    if (size < sizeof prefix + 3)
+        return;
+    memcpy(out, prefix, sizeof prefix - 1);
+    n = sizeof prefix - 1;
+    for (const char *p = name; *p != '\0'; ++p) {
+        if (n + 4 >= size) {
+            out[0] = '\0';
+            return;
+        }
+        if (*p == '"' || *p == '\\')
+            out[n++] = '\\';
+        out[n++] = *p;
+    }
+    out[n++] = '"';
+    out[n++] = '\n';
+    out[n] = '\0';
+}
+
 kiln_status opencl_program_build(kiln_backend_context *context,
                                  const kiln_backend_source *source,
                                  kiln_backend_program **program, char **log)
@@ -162,11 +186,16 @@ kiln_status opencl_program_build(kiln_backend_context *context,
     memcpy(options, source->options, options_length);
     memcpy(options + options_length, arg_info, sizeof arg_info);
 
+    /* A #line in front makes the compiler's messages name the user's file
+     * instead of the driver's temporary one. */
+    char line_marker[600] = "";
+    if (source->name[0] != '<')
+        opencl_line_marker(source->name, line_marker, sizeof line_marker);
     cl_int error = CL_SUCCESS;
-    const char *text = source->text;
-    size_t length = source->length;
-    result->program =
-        clCreateProgramWithSource(context->context, 1, &text, &length, &error);
+    const char *texts[2] = {line_marker, source->text};
+    size_t lengths[2] = {strlen(line_marker), source->length};
+    result->program = clCreateProgramWithSource(context->context, 2, texts,
+                                                lengths, &error);
     kiln_status status = KILN_OK;
     if (result->program == NULL || error != CL_SUCCESS) {
         status = opencl_fail(error, KILN_ERR_BACKEND,
