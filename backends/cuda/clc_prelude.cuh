@@ -56,6 +56,11 @@ typedef int kl_event_t;
 
 /* ---- traits ------------------------------------------------------------- */
 
+/* trait values: static members of these few classes only (an enum constant
+ * would meet the operator templates, and with -default-device every static
+ * constexpr member of a class becomes a __device__ variable) */
+template <bool B> struct kl_bool_c { static constexpr bool value = B; };
+template <int N> struct kl_int_c { static constexpr int value = N; };
 template <bool B, class T = void> struct kl_enable_if {};
 template <class T> struct kl_enable_if<true, T> { typedef T type; };
 template <bool B, class T = void>
@@ -64,8 +69,8 @@ template <bool B, class T, class F> struct kl_cond { typedef T type; };
 template <class T, class F> struct kl_cond<false, T, F> { typedef F type; };
 template <bool B, class T, class F>
 using kl_cond_t = typename kl_cond<B, T, F>::type;
-template <class A, class B> struct kl_is_same { static constexpr bool value = false; };
-template <class A> struct kl_is_same<A, A> { static constexpr bool value = true; };
+template <class A, class B> struct kl_is_same : kl_bool_c<false> {};
+template <class A> struct kl_is_same<A, A> : kl_bool_c<true> {};
 template <class T> struct kl_remove_cv { typedef T type; };
 template <class T> struct kl_remove_cv<const T> { typedef T type; };
 template <class T> struct kl_remove_cv<volatile T> { typedef T type; };
@@ -80,9 +85,9 @@ template <class T> struct kl_id { typedef T type; };
 template <class T> using kl_id_t = typename kl_id<T>::type;
 template <class T> T &&kl_declval();
 
-template <class T> struct kl_is_int_ { static constexpr bool value = false; };
+template <class T> struct kl_is_int_ : kl_bool_c<false> {};
 #define KL_INT_TYPE(T) \
-    template <> struct kl_is_int_<T> { static constexpr bool value = true; };
+    template <> struct kl_is_int_<T> : kl_bool_c<true> {};
 KL_INT_TYPE(bool) KL_INT_TYPE(char) KL_INT_TYPE(signed char)
 KL_INT_TYPE(unsigned char) KL_INT_TYPE(short) KL_INT_TYPE(unsigned short)
 KL_INT_TYPE(int) KL_INT_TYPE(unsigned int) KL_INT_TYPE(long)
@@ -90,20 +95,11 @@ KL_INT_TYPE(unsigned long) KL_INT_TYPE(long long)
 KL_INT_TYPE(unsigned long long)
 #undef KL_INT_TYPE
 template <class T> struct kl_is_int : kl_is_int_<kl_decay_t<T>> {};
-template <class T> struct kl_is_fp {
-    static constexpr bool value = kl_is_same<kl_decay_t<T>, float>::value ||
-                                  kl_is_same<kl_decay_t<T>, double>::value;
-};
-template <class T> struct kl_is_arith {
-    static constexpr bool value = kl_is_int<T>::value || kl_is_fp<T>::value;
-};
+template <class T> struct kl_is_fp : kl_bool_c<(kl_is_same<kl_decay_t<T>, float>::value || kl_is_same<kl_decay_t<T>, double>::value)> {};
+template <class T> struct kl_is_arith : kl_bool_c<(kl_is_int<T>::value || kl_is_fp<T>::value)> {};
 /* what may be splat into a vector: arithmetic types and enumerations */
-template <class T> struct kl_is_scalar {
-    static constexpr bool value = kl_is_arith<T>::value || __is_enum(kl_decay_t<T>);
-};
-template <class T> struct kl_is_signed {
-    static constexpr bool value = kl_is_arith<T>::value && (kl_decay_t<T>)(-1) < (kl_decay_t<T>)0;
-};
+template <class T> struct kl_is_scalar : kl_bool_c<(kl_is_arith<T>::value || __is_enum(kl_decay_t<T>))> {};
+template <class T> struct kl_is_signed : kl_bool_c<(kl_is_arith<T>::value && (kl_decay_t<T>)(-1) < (kl_decay_t<T>)0)> {};
 
 /* integer types by size: OpenCL's long is 64 bits, like CUDA's long (LP64) */
 template <int S> struct kl_int_of;
@@ -151,15 +147,101 @@ template <class T> struct kl_vec<T, 1> { typedef T type; };
 template <int N, int... C, class V> KL_FN decltype(auto) kl_swz_lv(V &v);
 template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v);
 
+/* Operators: hidden friends and members of each vector type, so that an
+ * expression only looks at the operators of the types in it (found by ADL,
+ * also through a proxy, whose template argument is the vector type).  The
+ * vector-vector forms are non-templates, so proxies and scalars convert;
+ * vector-scalar forms are templates on the scalar, which is splat. */
+template <class T> struct kl_shc { T v; }; /* a shift count (see kl_shift_count) */
+template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
+
+#define KL_E2(F, X) F(x, X), F(y, X)
+#define KL_E3(F, X) F(x, X), F(y, X), F(z, X)
+#define KL_E4(F, X) KL_E3(F, X), F(w, X)
+#define KL_E8(F, X) KL_E4(F, X), F(s4, X), F(s5, X), F(s6, X), F(s7, X)
+#define KL_E16(F, X)                                                          \
+    KL_E8(F, X), F(s8, X), F(s9, X), F(sa, X), F(sb, X), F(sc, X), F(sd, X),  \
+        F(se, X), F(sf, X)
+#define KL_BIN_(m, OP) a.m OP b.m
+#define KL_CMP_(m, OP) -(a.m OP b.m)
+#define KL_UN_(m, OP) OP a.m
+#define KL_NOT_(m, OP) -(OP a.m)
+#define KL_INC_(m, OP) a.m OP 1
+/* shifts: the count masked to the element width; left shifts unsigned */
+#define KL_SHL_(m, T) (T)((kl_unsigned_t<T>)a.m << (b.m & (sizeof(T) * 8 - 1)))
+#define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
+#define KL_MK(V, N, F, X) V(kl_mk_tag{}, KL_E##N(F, X))
+
+/* vector op scalar: the element type as the parameter (a standard conversion
+ * beats the user-defined one to V, so v * 2 and proxy + 1.0f pick these) */
+#define KL_VSCALAR(V, T, R, OP)                                               \
+    friend KL_CFN R operator OP(const V &a, T b) { return a OP V(b); }        \
+    friend KL_CFN R operator OP(T a, const V &b) { return V(a) OP b; }
+#define KL_VOP(V, T, N, OP)                                                    \
+    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
+        return KL_MK(V, N, KL_BIN_, OP);                                      \
+    }                                                                         \
+    KL_VSCALAR(V, T, V, OP)                                                      \
+    KL_CFN V &operator OP##=(const V &b) {                                    \
+        V &a = *this;                                                         \
+        return a = KL_MK(V, N, KL_BIN_, OP);                                  \
+    }
+#define KL_VCMP(V, T, N, C, OP)                                                \
+    friend KL_CFN C operator OP(const V &a, const V &b) {                     \
+        return KL_MK(C, N, KL_CMP_, OP);                                      \
+    }                                                                         \
+    KL_VSCALAR(V, T, C, OP)
+#define KL_VSH(V, T, N, OP, F)                                                \
+    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
+        return KL_MK(V, N, F, T);                                             \
+    }                                                                         \
+    KL_VSCALAR(V, T, V, OP)                                                      \
+    KL_CFN V &operator OP##=(const V &b) {                                    \
+        V &a = *this;                                                         \
+        return a = KL_MK(V, N, F, T);                                         \
+    }                                                                         \
+    template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
+        return a OP kl_shc_vec<V>(c);                                         \
+    }                                                                         \
+    template <class U> KL_CFN V &operator OP##=(kl_shc<U> c) {                \
+        return *this OP##= kl_shc_vec<V>(c);                                  \
+    }
+/* every type: C is the comparison result (-1/0 in the element-sized signed
+ * integer vector) */
+#define KL_OPS_F(V, T, N, C)                                                  \
+    KL_VOP(V, T, N, +) KL_VOP(V, T, N, -) KL_VOP(V, T, N, *) KL_VOP(V, T, N, /)           \
+    KL_VCMP(V, T, N, C, ==) KL_VCMP(V, T, N, C, !=) KL_VCMP(V, T, N, C, <)             \
+    KL_VCMP(V, T, N, C, >) KL_VCMP(V, T, N, C, <=) KL_VCMP(V, T, N, C, >=)             \
+    KL_VCMP(V, T, N, C, &&) KL_VCMP(V, T, N, C, ||)                                 \
+    friend KL_CFN V operator-(const V &a) { return KL_MK(V, N, KL_UN_, -); }  \
+    friend KL_CFN V operator+(const V &a) { return a; }                       \
+    friend KL_CFN C operator!(const V &a) { return KL_MK(C, N, KL_NOT_, !); } \
+    KL_CFN V &operator++() {                                                  \
+        V &a = *this;                                                         \
+        return a = KL_MK(V, N, KL_INC_, +);                                   \
+    }                                                                         \
+    KL_CFN V &operator--() {                                                  \
+        V &a = *this;                                                         \
+        return a = KL_MK(V, N, KL_INC_, -);                                   \
+    }                                                                         \
+    KL_CFN V operator++(int) { V t = *this; ++*this; return t; }              \
+    KL_CFN V operator--(int) { V t = *this; --*this; return t; }
+/* integer types add % & | ^ ~ and the shifts */
+#define KL_OPS_I(V, T, N, C)                                                  \
+    KL_OPS_F(V, T, N, C)                                                      \
+    KL_VOP(V, T, N, %) KL_VOP(V, T, N, &) KL_VOP(V, T, N, |) KL_VOP(V, T, N, ^)           \
+    KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)                 \
+    friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); }
+
 #define KL_REP2(e) e, e
 #define KL_REP3(e) e, e, e
 #define KL_REP4(e) e, e, e, e
 #define KL_REP8(e) KL_REP4(e), KL_REP4(e)
 #define KL_REP16(e) KL_REP8(e), KL_REP8(e)
 
-#define KL_VHEAD(NAME, T, N)                                                  \
+#define KL_VHEAD(NAME, T, N, CMP, K)                                            \
     typedef T kl_elem_type;                                                   \
-    static constexpr int kl_width_value = N;                                  \
+    enum { kl_width_value = N };                                  \
     NAME() = default;                                                         \
     template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
     KL_CFN NAME(S s) : NAME(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
@@ -171,36 +253,37 @@ template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v);
     }                                                                         \
     template <int... C> KL_CFN auto kl_swc() && {                             \
         return kl_swz_rv<N, C...>(*this);                                     \
-    }
+    }                                                                         \
+    KL_OPS_##K(NAME, T, N, CMP)
 
-#define KL_VS2(NAME, T)                                                       \
+#define KL_VS2(NAME, T, CMP, K)                                                       \
     struct alignas(2 * sizeof(T)) NAME {                                      \
         T x, y;                                                               \
         KL_CFN NAME(kl_mk_tag, T a, T b) : x(a), y(b) {}                      \
-        KL_VHEAD(NAME, T, 2)                                                  \
+        KL_VHEAD(NAME, T, 2, CMP, K)                                                  \
     };
-#define KL_VS3(NAME, T)                                                       \
+#define KL_VS3(NAME, T, CMP, K)                                                       \
     struct alignas(4 * sizeof(T)) NAME {                                      \
         T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */            \
         KL_CFN NAME(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}      \
-        KL_VHEAD(NAME, T, 3)                                                  \
+        KL_VHEAD(NAME, T, 3, CMP, K)                                                  \
     };
-#define KL_VS4(NAME, T)                                                       \
+#define KL_VS4(NAME, T, CMP, K)                                                       \
     struct alignas(4 * sizeof(T)) NAME {                                      \
         T x, y, z, w;                                                         \
         KL_CFN NAME(kl_mk_tag, T a, T b, T c, T d)                            \
             : x(a), y(b), z(c), w(d) {}                                       \
-        KL_VHEAD(NAME, T, 4)                                                  \
+        KL_VHEAD(NAME, T, 4, CMP, K)                                                  \
     };
-#define KL_VS8(NAME, T)                                                       \
+#define KL_VS8(NAME, T, CMP, K)                                                       \
     struct alignas(8 * sizeof(T)) NAME {                                      \
         T x, y, z, w, s4, s5, s6, s7;                                         \
         KL_CFN NAME(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6,      \
                     T a7)                                                     \
             : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}   \
-        KL_VHEAD(NAME, T, 8)                                                  \
+        KL_VHEAD(NAME, T, 8, CMP, K)                                                  \
     };
-#define KL_VS16(NAME, T)                                                      \
+#define KL_VS16(NAME, T, CMP, K)                                                      \
     struct alignas(16 * sizeof(T)) NAME {                                     \
         T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;         \
         KL_CFN NAME(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6,      \
@@ -208,42 +291,45 @@ template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v);
             : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),     \
               s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae),         \
               sf(af) {}                                                       \
-        KL_VHEAD(NAME, T, 16)                                                 \
+        KL_VHEAD(NAME, T, 16, CMP, K)                                                 \
     };
-#define KL_VS(NAME, T, N)                                                     \
-    KL_VS##N(NAME, T) template <> struct kl_vec<T, N> { typedef NAME type; };
+#define KL_VS(NAME, T, N, CMP, K)                                               \
+    KL_VS##N(NAME, T, CMP, K) template <> struct kl_vec<T, N> { typedef NAME type; };
 
-/* every vector type: M(name, element type, width) */
-#define KL_FOR_N(M, S, T)                                                     \
-    M(kl_##S##2, T, 2) M(kl_##S##3, T, 3) M(kl_##S##4, T, 4)                  \
-    M(kl_##S##8, T, 8) M(kl_##S##16, T, 16)
-/* OpenCL's char is signed whatever the host's char is */
+/* every vector type: M(name, element type, width, comparison type, I|F) */
+#define KL_FOR_N(M, S, T, C, K)                                               \
+    M(kl_##S##2, T, 2, kl_##C##2, K) M(kl_##S##3, T, 3, kl_##C##3, K)         \
+    M(kl_##S##4, T, 4, kl_##C##4, K) M(kl_##S##8, T, 8, kl_##C##8, K)         \
+    M(kl_##S##16, T, 16, kl_##C##16, K)
+/* OpenCL's char is signed whatever the host's char is; the signed types come
+ * first, as comparison results of the unsigned and floating ones */
 #define KL_FOR_INT_VECS(M)                                                    \
-    KL_FOR_N(M, char, signed char) KL_FOR_N(M, uchar, unsigned char)          \
-    KL_FOR_N(M, short, short) KL_FOR_N(M, ushort, unsigned short)             \
-    KL_FOR_N(M, int, int) KL_FOR_N(M, uint, unsigned int)                     \
-    KL_FOR_N(M, long, long) KL_FOR_N(M, ulong, unsigned long)
-#define KL_FOR_FP_VECS(M) KL_FOR_N(M, float, float) KL_FOR_N(M, double, double)
+    KL_FOR_N(M, char, signed char, char, I)                                   \
+    KL_FOR_N(M, uchar, unsigned char, char, I)                                \
+    KL_FOR_N(M, short, short, short, I)                                       \
+    KL_FOR_N(M, ushort, unsigned short, short, I)                             \
+    KL_FOR_N(M, int, int, int, I) KL_FOR_N(M, uint, unsigned int, int, I)     \
+    KL_FOR_N(M, long, long, long, I)                                          \
+    KL_FOR_N(M, ulong, unsigned long, long, I)
+#define KL_FOR_FP_VECS(M)                                                     \
+    KL_FOR_N(M, float, float, int, F) KL_FOR_N(M, double, double, long, F)
 
 KL_FOR_INT_VECS(KL_VS)
 KL_FOR_FP_VECS(KL_VS)
 template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
 
-template <class T, class = void> struct kl_is_vec_ {
-    static constexpr bool value = false;
-    static constexpr int width = 1;
+template <class T, class = void> struct kl_is_vec_ : kl_bool_c<false> {
+    typedef kl_int_c<1> width;
     typedef T elem;
 };
-template <class T> struct kl_is_vec_<T, decltype((void)T::kl_width_value)> {
-    static constexpr bool value = true;
-    static constexpr int width = T::kl_width_value;
+template <class T>
+struct kl_is_vec_<T, decltype((void)T::kl_width_value)> : kl_bool_c<true> {
+    typedef kl_int_c<(int)T::kl_width_value> width;
     typedef typename T::kl_elem_type elem;
 };
 template <class T> struct kl_is_vec : kl_is_vec_<kl_decay_t<T>> {};
 /* width of a vector type (scalars: 1) and its element type */
-template <class V> struct kl_width {
-    static constexpr int value = kl_is_vec_<kl_decay_t<V>>::width;
-};
+template <class V> struct kl_width : kl_is_vec_<kl_decay_t<V>>::width {};
 template <class V> using kl_elem_t = typename kl_is_vec_<kl_decay_t<V>>::elem;
 /* the comparison result type: signed integers of the element's size */
 template <class V>
@@ -311,28 +397,31 @@ template <int N, int... C> struct kl_swz {
         }
         return L;
     }
-    static constexpr kl_ilist L = compute();
-    static_assert(L.n == 1 || L.n == 2 || L.n == 3 || L.n == 4 || L.n == 8 ||
-                      L.n == 16,
-                  "invalid swizzle: a component out of range, or a width "
-                  "that is no vector width");
+    static constexpr kl_ilist L() {
+        constexpr kl_ilist r = compute();
+        static_assert(r.n == 1 || r.n == 2 || r.n == 3 || r.n == 4 || r.n == 8 ||
+                          r.n == 16,
+                      "invalid swizzle: a component out of range, or a width "
+                      "that is no vector width");
+        return r;
+    }
 };
 /* a chain applied to a proxy's own list I... (padding maps to index 3) */
 template <class S, int... I> struct kl_swz_comp {
     static constexpr kl_ilist compute() {
         const int idx[] = {I..., 3};
-        kl_ilist L = S::L;
+        kl_ilist L = S::L();
         for (int j = 0; j < L.n; ++j)
             L.v[j] = L.v[j] < (int)sizeof...(I) ? idx[L.v[j]] : 3;
         return L;
     }
-    static constexpr kl_ilist L = compute();
+    static constexpr kl_ilist L() { return compute(); }
 };
 
-/* the proxy for a multi-component swizzle of a non-const lvalue */
-template <class V, int... I> struct kl_swp {
+/* the proxy for a multi-component swizzle of a non-const lvalue; R, its
+ * vector type, is a template argument so that ADL finds R's operators */
+template <class V, class R, int... I> struct kl_swp {
     typedef kl_elem_t<V> E;
-    typedef typename kl_vec<E, (int)sizeof...(I)>::type R;
     V &v;
     KL_FN operator R() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
     KL_FN R kl_value() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
@@ -356,122 +445,48 @@ template <class V, int... I> struct kl_swp {
     template <int... C> KL_FN decltype(auto) kl_swc() const;
 };
 template <class V, class S, int... J>
-KL_FN kl_swp<V, S::L.v[J]...> kl_swz_proxy(V &v, kl_iseq<J...>) { return {v}; }
-template <class V, int... I>
+KL_FN kl_swp<V, typename kl_vec<kl_elem_t<V>, (int)sizeof...(J)>::type, S::L().v[J]...> kl_swz_proxy(V &v, kl_iseq<J...>) { return {v}; }
+template <class V, class R, int... I>
 template <int... C>
-KL_FN decltype(auto) kl_swp<V, I...>::kl_swc() const {
+KL_FN decltype(auto) kl_swp<V, R, I...>::kl_swc() const {
     typedef kl_swz_comp<kl_swz<(int)sizeof...(I), C...>, I...> S;
-    if constexpr (S::L.n == 1)
-        return kl_get<S::L.v[0]>(v);
+    if constexpr (S::L().n == 1)
+        return kl_get<S::L().v[0]>(v);
     else
-        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L.n>{});
+        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L().n>{});
 }
 template <int N, int... C, class V> KL_FN decltype(auto) kl_swz_lv(V &v) {
     typedef kl_swz<N, C...> S;
-    if constexpr (S::L.n == 1)
-        return kl_get<S::L.v[0]>(v);
+    if constexpr (S::L().n == 1)
+        return kl_get<S::L().v[0]>(v);
     else
-        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L.n>{});
+        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L().n>{});
 }
 template <class S, class V, int... J>
 KL_CFN auto kl_swz_value(const V &v, kl_iseq<J...>) {
     typedef typename kl_vec<kl_elem_t<V>, (int)sizeof...(J)>::type R;
-    return R(kl_mk_tag{}, kl_get<S::L.v[J]>(v)...);
+    return R(kl_mk_tag{}, kl_get<S::L().v[J]>(v)...);
 }
 template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v) {
     typedef kl_swz<N, C...> S;
-    if constexpr (S::L.n == 1)
-        return kl_elem_t<V>(kl_get<S::L.v[0]>(v));
+    if constexpr (S::L().n == 1)
+        return kl_elem_t<V>(kl_get<S::L().v[0]>(v));
     else
-        return kl_swz_value<S>(v, kl_iseq_for<S::L.n>{});
+        return kl_swz_value<S>(v, kl_iseq_for<S::L().n>{});
 }
 
 /* proxies read as their vector; everything else passes through */
-template <class T> struct kl_is_proxy { static constexpr bool value = false; };
-template <class V, int... I> struct kl_is_proxy<kl_swp<V, I...>> {
-    static constexpr bool value = true;
-};
+template <class T> struct kl_is_proxy : kl_bool_c<false> {};
+template <class V, class R, int... I> struct kl_is_proxy<kl_swp<V, R, I...>> : kl_bool_c<true> {};
 template <class A> KL_CFN const A &kl_val(const A &a) { return a; }
-template <class V, int... I>
-KL_FN typename kl_swp<V, I...>::R kl_val(const kl_swp<V, I...> &p) {
+template <class V, class R, int... I>
+KL_FN R kl_val(const kl_swp<V, R, I...> &p) {
     return p.kl_value();
 }
 template <class A> using kl_val_t = kl_decay_t<decltype(kl_val(kl_declval<const A &>()))>;
-template <class A> struct kl_is_vecish {
-    static constexpr bool value = kl_is_vec<A>::value || kl_is_proxy<kl_decay_t<A>>::value;
-};
-template <class... A> struct kl_any_vec {
-    static constexpr bool value = (false || ... || kl_is_vecish<A>::value);
-};
+template <class A> struct kl_is_vecish : kl_bool_c<(kl_is_vec<A>::value || kl_is_proxy<kl_decay_t<A>>::value)> {};
+template <class... A> struct kl_any_vec : kl_bool_c<((false || ... || kl_is_vecish<A>::value))> {};
 
-/* ---- operators ------------------------------------------------------------- */
-
-#define KL_E2(F, X) F(x, X), F(y, X)
-#define KL_E3(F, X) F(x, X), F(y, X), F(z, X)
-#define KL_E4(F, X) KL_E3(F, X), F(w, X)
-#define KL_E8(F, X) KL_E4(F, X), F(s4, X), F(s5, X), F(s6, X), F(s7, X)
-#define KL_E16(F, X)                                                          \
-    KL_E8(F, X), F(s8, X), F(s9, X), F(sa, X), F(sb, X), F(sc, X), F(sd, X),  \
-        F(se, X), F(sf, X)
-#define KL_BIN_(m, OP) a.m OP b.m
-#define KL_CMP_(m, OP) -(a.m OP b.m)
-#define KL_UN_(m, OP) OP a.m
-#define KL_NOT_(m, OP) -(OP a.m)
-/* shifts: the count masked to the element width; left shifts unsigned */
-#define KL_SHL_(m, T) (T)((kl_unsigned_t<T>)a.m << (b.m & (sizeof(T) * 8 - 1)))
-#define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
-
-#define KL_SCALAR_T template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>
-/* vector op vector, and vector op scalar both ways (the scalar is splat) */
-#define KL_VOP(V, N, OP)                                                      \
-    KL_CFN V operator OP(const V &a, const V &b) {                            \
-        return V(kl_mk_tag{}, KL_E##N(KL_BIN_, OP));                          \
-    }                                                                         \
-    KL_SCALAR_T KL_CFN V operator OP(const V &a, S b) { return a OP V(b); }   \
-    KL_SCALAR_T KL_CFN V operator OP(S a, const V &b) { return V(a) OP b; }
-#define KL_VCMP(V, N, OP)                                                     \
-    KL_CFN kl_cmp_vt<V> operator OP(const V &a, const V &b) {                 \
-        return kl_cmp_vt<V>(kl_mk_tag{}, KL_E##N(KL_CMP_, OP));               \
-    }                                                                         \
-    KL_SCALAR_T KL_CFN kl_cmp_vt<V> operator OP(const V &a, S b) {            \
-        return a OP V(b);                                                     \
-    }                                                                         \
-    KL_SCALAR_T KL_CFN kl_cmp_vt<V> operator OP(S a, const V &b) {            \
-        return V(a) OP b;                                                     \
-    }
-#define KL_VSH(V, T, N, OP, F)                                                \
-    KL_CFN V operator OP(const V &a, const V &b) {                            \
-        return V(kl_mk_tag{}, KL_E##N(F, T));                                 \
-    }                                                                         \
-    KL_SCALAR_T KL_CFN V operator OP(const V &a, S b) { return a OP V(b); }   \
-    KL_SCALAR_T KL_CFN V operator OP(S a, const V &b) { return V(a) OP b; }
-#define KL_VCA(V, OP)                                                         \
-    KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }
-
-#define KL_OPS_ALL(V, T, N)                                                   \
-    KL_VOP(V, N, +) KL_VOP(V, N, -) KL_VOP(V, N, *) KL_VOP(V, N, /)           \
-    KL_VCMP(V, N, ==) KL_VCMP(V, N, !=) KL_VCMP(V, N, <) KL_VCMP(V, N, >)     \
-    KL_VCMP(V, N, <=) KL_VCMP(V, N, >=) KL_VCMP(V, N, &&) KL_VCMP(V, N, ||)   \
-    KL_CFN V operator-(const V &a) { return V(kl_mk_tag{}, KL_E##N(KL_UN_, -)); } \
-    KL_CFN V operator+(const V &a) { return a; }                              \
-    KL_CFN kl_cmp_vt<V> operator!(const V &a) {                               \
-        return kl_cmp_vt<V>(kl_mk_tag{}, KL_E##N(KL_NOT_, !));                \
-    }                                                                         \
-    KL_VCA(V, +) KL_VCA(V, -) KL_VCA(V, *) KL_VCA(V, /)                       \
-    KL_CFN V &operator++(V &a) { return a += V(1); }                          \
-    KL_CFN V &operator--(V &a) { return a -= V(1); }                          \
-    KL_CFN V operator++(V &a, int) { V t = a; a += V(1); return t; }          \
-    KL_CFN V operator--(V &a, int) { V t = a; a -= V(1); return t; }
-#define KL_OPS_INT(V, T, N)                                                   \
-    KL_VOP(V, N, %) KL_VOP(V, N, &) KL_VOP(V, N, |) KL_VOP(V, N, ^)           \
-    KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)                 \
-    KL_CFN V operator~(const V &a) { return V(kl_mk_tag{}, KL_E##N(KL_UN_, ~)); } \
-    KL_VCA(V, %) KL_VCA(V, &) KL_VCA(V, |) KL_VCA(V, ^) KL_VCA(V, <<)         \
-    KL_VCA(V, >>)
-
-KL_FOR_INT_VECS(KL_OPS_ALL)
-KL_FOR_INT_VECS(KL_OPS_INT)
-KL_FOR_FP_VECS(KL_OPS_ALL)
 
 /* ---- vector literals ---------------------------------------------------- */
 
@@ -692,7 +707,6 @@ template <class T, class S> KL_CFN T kl_as(const S &x) {
 
 /* ---- shifts with a non-literal count ---------------------------------------- */
 
-template <class T> struct kl_shc { T v; };
 template <class T> KL_CFN kl_shc<kl_val_t<T>> kl_shift_count(T x) {
     return kl_shc<kl_val_t<T>>{kl_val(x)};
 }
@@ -721,20 +735,6 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
     else
         return V(c.v);
 }
-#define KL_VSHC(V, T_, N)                                                     \
-    template <class T> KL_CFN V operator<<(const V &a, kl_shc<T> c) {        \
-        return a << kl_shc_vec<V>(c);                                         \
-    }                                                                         \
-    template <class T> KL_CFN V operator>>(const V &a, kl_shc<T> c) {        \
-        return a >> kl_shc_vec<V>(c);                                         \
-    }                                                                         \
-    template <class T> KL_CFN V &operator<<=(V &a, kl_shc<T> c) {            \
-        return a = a << kl_shc_vec<V>(c);                                     \
-    }                                                                         \
-    template <class T> KL_CFN V &operator>>=(V &a, kl_shc<T> c) {            \
-        return a = a >> kl_shc_vec<V>(c);                                     \
-    }
-KL_FOR_INT_VECS(KL_VSHC)
 
 /* ---- vector loads and stores ------------------------------------------------ */
 
@@ -849,9 +849,9 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
 
 /* ---- math ------------------------------------------------------------------ */
 
-constexpr float __kiln_huge_valf = __builtin_bit_cast(float, 0x7f800000u);
-constexpr double __kiln_huge_val = __builtin_bit_cast(double, 0x7ff0000000000000ull);
-constexpr float __kiln_nanf = __builtin_bit_cast(float, 0x7fc00000u);
+static constexpr float __kiln_huge_valf = __builtin_bit_cast(float, 0x7f800000u);
+static constexpr double __kiln_huge_val = __builtin_bit_cast(double, 0x7ff0000000000000ull);
+static constexpr float __kiln_nanf = __builtin_bit_cast(float, 0x7fc00000u);
 #define KL_PI_F 3.14159265358979323846f
 #define KL_PI 3.14159265358979323846
 
