@@ -1,0 +1,1836 @@
+/*
+ * OpenCL C -> CUDA C++ translation (see clc_translate.h).
+ *
+ * The pass works on the preprocessed token stream.  It does not build a
+ * syntax tree: OpenCL C is C99 plus a few constructs that are recognisable
+ * from their tokens (qualifiers, vector type names, vector literals,
+ * swizzles, built-in names), and the prelude (clc_prelude.cuh) gives the
+ * rest its OpenCL meaning through C++ overloading.  Where C++ cannot be made
+ * to do it (a vector condition in ?:, OpenCL's masked shift counts) the pass
+ * finds the operands by operator precedence and wraps them in prelude calls.
+ *
+ * Every change is recorded as an edit on a token (replace it, or insert text
+ * before or after it); the output is written once at the end, with #line
+ * directives that keep NVRTC's diagnostics on the user's lines.
+ */
+#include "clc_translate.h"
+
+#include "clc_lexer.h"
+#include "clc_preprocess.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- edits --------------------------------------------------------------- */
+
+typedef struct tr_insert {
+    size_t token;
+    size_t span_begin, span_end; /* the construct it belongs to: orders   */
+    size_t sequence;             /* inserts that share a token            */
+    int after;                   /* 0: before the token, 1: after it      */
+    const char *text;
+} tr_insert;
+
+typedef struct tr_kernel {
+    clc_kernel_signature signature;
+    size_t body_open; /* token index of the body's '{', or SIZE_MAX */
+} tr_kernel;
+
+typedef struct tr_state {
+    clc_arena *arena;
+    clc_interner *interner;
+    clc_failure *failure;
+    clc_token *tokens;
+    size_t count;           /* without the EOF token */
+    const char **file_names;
+    size_t file_count;
+
+    const char **replace;   /* per token: NULL keeps it, "" deletes it */
+    size_t *match;          /* per bracket token: its partner, else SIZE_MAX */
+    tr_insert *inserts;
+    size_t insert_count, insert_capacity;
+
+    uint8_t *ident_flags;   /* per interned id: TR_IDENT_*              */
+    size_t ident_flag_count;
+
+    tr_kernel *kernels;
+    size_t kernel_count, kernel_capacity;
+    int uses_printf;
+    int uses_double;
+} tr_state;
+
+enum {
+    TR_IDENT_BUILTIN = 1,     /* an OpenCL built-in function: kl_ prefix   */
+    TR_IDENT_VECTOR_NAME = 2, /* declared with a vector type somewhere     */
+    TR_IDENT_MEMBER = 4,      /* a struct/union member name                */
+    TR_IDENT_UNSUPPORTED = 8, /* images, pipes, device-side enqueue        */
+    TR_IDENT_ADDRESS_CAST = 16 /* to_global/to_local/to_private           */
+};
+
+static CLC_NORETURN void tr_fail(tr_state *st, size_t at, const char *format,
+                                 ...) CLC_PRINTF(3, 4);
+
+static void tr_fail(tr_state *st, size_t at, const char *format, ...)
+{
+    char message[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    const clc_token *t = &st->tokens[at < st->count ? at : st->count];
+    clc_fail(st->failure, t->file, t->line, "%s", message);
+}
+
+static void tr_insert_add(tr_state *st, size_t token, int after,
+                          size_t span_begin, size_t span_end,
+                          const char *text)
+{
+    if (st->insert_count == st->insert_capacity) {
+        size_t capacity = st->insert_capacity ? st->insert_capacity * 2 : 256;
+        tr_insert *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
+        if (st->insert_count)
+            memcpy(grown, st->inserts, st->insert_count * sizeof *grown);
+        st->inserts = grown;
+        st->insert_capacity = capacity;
+    }
+    tr_insert *insert = &st->inserts[st->insert_count];
+    insert->token = token;
+    insert->after = after;
+    insert->span_begin = span_begin;
+    insert->span_end = span_end;
+    insert->sequence = st->insert_count++;
+    insert->text = text;
+}
+
+/* Wraps tokens [begin, end] in `open` ... `close`. */
+static void tr_wrap(tr_state *st, size_t begin, size_t end, const char *open,
+                    const char *close)
+{
+    tr_insert_add(st, begin, 0, begin, end, open);
+    tr_insert_add(st, end, 1, begin, end, close);
+}
+
+static char *tr_printf(tr_state *st, const char *format, ...) CLC_PRINTF(2, 3);
+static char *tr_printf(tr_state *st, const char *format, ...)
+{
+    clc_buffer buffer;
+    clc_buffer_init(&buffer, st->arena);
+    va_list args;
+    va_start(args, format);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, format, args);
+    va_end(args);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < sizeof small) {
+        clc_buffer_append(&buffer, small, (size_t)n);
+    } else {
+        char *big = clc_arena_alloc(st->arena, (size_t)n + 1);
+        va_start(args, format);
+        vsnprintf(big, (size_t)n + 1, format, args);
+        va_end(args);
+        clc_buffer_append(&buffer, big, (size_t)n);
+    }
+    return (char *)clc_buffer_text(&buffer);
+}
+
+/* ---- token helpers -------------------------------------------------------- */
+
+static int tr_is_punct(const tr_state *st, size_t i, clc_punct punct)
+{
+    return i < st->count && st->tokens[i].kind == CLC_TOK_PUNCT &&
+           st->tokens[i].punct == punct;
+}
+
+static int tr_is_word(const tr_state *st, size_t i, clc_word word)
+{
+    return i < st->count && st->tokens[i].kind == CLC_TOK_IDENT &&
+           st->tokens[i].ident == (int32_t)word;
+}
+
+static int tr_is_ident(const tr_state *st, size_t i)
+{
+    return i < st->count && st->tokens[i].kind == CLC_TOK_IDENT;
+}
+
+static const clc_ident *tr_ident(const tr_state *st, size_t i)
+{
+    return clc_ident_get(st->interner, st->tokens[i].ident);
+}
+
+static int tr_ident_is(const tr_state *st, size_t i, const char *name)
+{
+    if (!tr_is_ident(st, i))
+        return 0;
+    const clc_ident *ident = tr_ident(st, i);
+    size_t n = strlen(name);
+    return ident->length == n && memcmp(ident->name, name, n) == 0;
+}
+
+static int tr_flags(const tr_state *st, size_t i)
+{
+    if (!tr_is_ident(st, i))
+        return 0;
+    size_t id = (size_t)st->tokens[i].ident;
+    return id < st->ident_flag_count ? st->ident_flags[id] : 0;
+}
+
+static void tr_flag_set(tr_state *st, int32_t id, int flag)
+{
+    if (id < 0)
+        return;
+    if ((size_t)id >= st->ident_flag_count) {
+        size_t count = st->ident_flag_count ? st->ident_flag_count : 1024;
+        while (count <= (size_t)id)
+            count *= 2;
+        uint8_t *grown = clc_arena_alloc(st->arena, count);
+        if (st->ident_flag_count)
+            memcpy(grown, st->ident_flags, st->ident_flag_count);
+        st->ident_flags = grown;
+        st->ident_flag_count = count;
+    }
+    st->ident_flags[id] |= (uint8_t)flag;
+}
+
+static int tr_is_address_space(const tr_state *st, size_t i, int *space)
+{
+    if (!tr_is_ident(st, i))
+        return 0;
+    switch (st->tokens[i].ident) {
+    case W___global: case W_global:
+        *space = CLC_PARAM_GLOBAL;
+        return 1;
+    case W___constant: case W_constant:
+        *space = CLC_PARAM_CONSTANT;
+        return 1;
+    case W___local: case W_local:
+        *space = CLC_PARAM_LOCAL;
+        return 1;
+    case W___private: case W_private: case W___generic:
+        *space = 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int tr_is_access_qualifier(const tr_state *st, size_t i)
+{
+    if (!tr_is_ident(st, i))
+        return 0;
+    switch (st->tokens[i].ident) {
+    case W___read_only: case W_read_only: case W___write_only:
+    case W_write_only: case W___read_write: case W_read_write:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int tr_is_kernel_word(const tr_state *st, size_t i)
+{
+    return tr_is_word(st, i, W___kernel) || tr_is_word(st, i, W_kernel);
+}
+
+/* Words that may stand in a declaration's type before its declarator. */
+static int tr_is_type_word(const tr_state *st, size_t i)
+{
+    if (!tr_is_ident(st, i))
+        return 0;
+    if (tr_ident(st, i)->info.width != 0)
+        return 1;
+    switch (st->tokens[i].ident) {
+    case W_char: case W_short: case W_int: case W_long: case W_float:
+    case W_double: case W_void: case W_signed: case W_unsigned: case W_bool:
+    case W_half: case W_uchar: case W_ushort: case W_uint: case W_ulong:
+    case W_size_t: case W_ptrdiff_t: case W_intptr_t: case W_uintptr_t:
+    case W_const: case W_volatile: case W_restrict: case W___restrict:
+    case W___restrict__: case W_struct: case W_union: case W_enum:
+    case W__Bool: case W_static: case W_inline: case W_extern:
+    case W___const: case W_event_t:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- brackets --------------------------------------------------------------- */
+
+static void tr_match_brackets(tr_state *st)
+{
+    st->match = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *st->match);
+    size_t *stack = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *stack);
+    size_t depth = 0;
+    for (size_t i = 0; i < st->count; ++i) {
+        st->match[i] = SIZE_MAX;
+        const clc_token *t = &st->tokens[i];
+        if (t->kind != CLC_TOK_PUNCT)
+            continue;
+        clc_punct open = P_NONE;
+        switch (t->punct) {
+        case P_LPAREN: case P_LBRACKET: case P_LBRACE:
+            stack[depth++] = i;
+            continue;
+        case P_RPAREN: open = P_LPAREN; break;
+        case P_RBRACKET: open = P_LBRACKET; break;
+        case P_RBRACE: open = P_LBRACE; break;
+        default: continue;
+        }
+        if (depth == 0 || st->tokens[stack[depth - 1]].punct != (uint8_t)open)
+            tr_fail(st, i, "unbalanced '%s'", clc_punct_spelling(t->punct));
+        size_t partner = stack[--depth];
+        st->match[i] = partner;
+        st->match[partner] = i;
+    }
+    if (depth != 0)
+        tr_fail(st, stack[depth - 1], "unbalanced '%s'",
+                clc_punct_spelling(st->tokens[stack[depth - 1]].punct));
+}
+
+static int tr_is_open(const tr_state *st, size_t i)
+{
+    return tr_is_punct(st, i, P_LPAREN) || tr_is_punct(st, i, P_LBRACKET) ||
+           tr_is_punct(st, i, P_LBRACE);
+}
+
+static int tr_is_close(const tr_state *st, size_t i)
+{
+    return tr_is_punct(st, i, P_RPAREN) || tr_is_punct(st, i, P_RBRACKET) ||
+           tr_is_punct(st, i, P_RBRACE);
+}
+
+/* ---- built-in names ----------------------------------------------------------- */
+
+/* OpenCL C 1.2 built-in functions the prelude defines as kl_<name>. */
+static const char *const tr_builtins[] = {
+    /* work-items and synchronisation */
+    "get_work_dim", "get_global_size", "get_global_id", "get_local_size",
+    "get_local_id", "get_num_groups", "get_group_id", "get_global_offset",
+    "barrier", "mem_fence", "read_mem_fence", "write_mem_fence",
+    /* math */
+    "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2",
+    "atanh", "atanpi", "atan2pi", "cbrt", "ceil", "copysign", "cos", "cosh",
+    "cospi", "erfc", "erf", "exp", "exp2", "exp10", "expm1", "fabs", "fdim",
+    "floor", "fma", "fmax", "fmin", "fmod", "fract", "frexp", "hypot",
+    "ilogb", "ldexp", "lgamma", "lgamma_r", "log", "log2", "log10", "log1p",
+    "logb", "mad", "maxmag", "minmag", "modf", "nan", "nextafter", "pow",
+    "pown", "powr", "remainder", "remquo", "rint", "rootn", "round", "rsqrt",
+    "sin", "sincos", "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi",
+    "tgamma", "trunc",
+    "half_cos", "half_divide", "half_exp", "half_exp2", "half_exp10",
+    "half_log", "half_log2", "half_log10", "half_powr", "half_recip",
+    "half_rsqrt", "half_sin", "half_sqrt", "half_tan",
+    "native_cos", "native_divide", "native_exp", "native_exp2",
+    "native_exp10", "native_log", "native_log2", "native_log10",
+    "native_powr", "native_recip", "native_rsqrt", "native_sin",
+    "native_sqrt", "native_tan",
+    /* integer */
+    "abs", "abs_diff", "add_sat", "hadd", "rhadd", "clz", "mad_hi", "mad_sat",
+    "mul_hi", "rotate", "sub_sat", "upsample", "popcount", "mad24", "mul24",
+    /* common */
+    "clamp", "degrees", "max", "min", "mix", "radians", "step", "smoothstep",
+    "sign",
+    /* geometric */
+    "cross", "dot", "distance", "length", "normalize", "fast_distance",
+    "fast_length", "fast_normalize",
+    /* relational */
+    "isequal", "isnotequal", "isgreater", "isgreaterequal", "isless",
+    "islessequal", "islessgreater", "isfinite", "isinf", "isnan", "isnormal",
+    "isordered", "isunordered", "signbit", "any", "all", "bitselect",
+    "select",
+    /* vectors, async copies */
+    "shuffle", "shuffle2", "async_work_group_copy",
+    "async_work_group_strided_copy", "wait_group_events", "prefetch",
+    /* atomics */
+    "atomic_add", "atomic_sub", "atomic_xchg", "atomic_inc", "atomic_dec",
+    "atomic_cmpxchg", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
+    "atomic_xor", "atom_add", "atom_sub", "atom_xchg", "atom_inc",
+    "atom_dec", "atom_cmpxchg", "atom_min", "atom_max", "atom_and",
+    "atom_or", "atom_xor",
+};
+
+/* Constructs the CUDA backend cannot run, and why. */
+static const struct {
+    const char *name;
+    const char *why;
+} tr_unsupported[] = {
+    {"image1d_t", "images are not supported by the CUDA backend"},
+    {"image1d_array_t", "images are not supported by the CUDA backend"},
+    {"image1d_buffer_t", "images are not supported by the CUDA backend"},
+    {"image2d_t", "images are not supported by the CUDA backend"},
+    {"image2d_array_t", "images are not supported by the CUDA backend"},
+    {"image3d_t", "images are not supported by the CUDA backend"},
+    {"image2d_depth_t", "images are not supported by the CUDA backend"},
+    {"sampler_t", "samplers are not supported by the CUDA backend"},
+    {"read_imagef", "images are not supported by the CUDA backend"},
+    {"read_imagei", "images are not supported by the CUDA backend"},
+    {"read_imageui", "images are not supported by the CUDA backend"},
+    {"read_imageh", "images are not supported by the CUDA backend"},
+    {"write_imagef", "images are not supported by the CUDA backend"},
+    {"write_imagei", "images are not supported by the CUDA backend"},
+    {"write_imageui", "images are not supported by the CUDA backend"},
+    {"get_image_width", "images are not supported by the CUDA backend"},
+    {"get_image_height", "images are not supported by the CUDA backend"},
+    {"get_image_depth", "images are not supported by the CUDA backend"},
+    {"pipe", "pipes (OpenCL 2.0) are not supported by the CUDA backend"},
+    {"read_pipe", "pipes (OpenCL 2.0) are not supported by the CUDA backend"},
+    {"write_pipe", "pipes (OpenCL 2.0) are not supported by the CUDA backend"},
+    {"enqueue_kernel",
+     "device-side enqueue (OpenCL 2.0) is not supported by the CUDA backend"},
+    {"queue_t",
+     "device-side enqueue (OpenCL 2.0) is not supported by the CUDA backend"},
+    {"clk_event_t",
+     "device-side enqueue (OpenCL 2.0) is not supported by the CUDA backend"},
+    {"ndrange_t",
+     "device-side enqueue (OpenCL 2.0) is not supported by the CUDA backend"},
+    {"get_sub_group_size",
+     "sub-groups are not supported by the CUDA backend"},
+    {"get_sub_group_local_id",
+     "sub-groups are not supported by the CUDA backend"},
+    {"sub_group_reduce_add",
+     "sub-groups are not supported by the CUDA backend"},
+    {"work_group_reduce_add",
+     "work-group functions (OpenCL 2.0) are not supported by the CUDA "
+     "backend"},
+};
+
+static void tr_intern_names(tr_state *st)
+{
+    for (size_t i = 0; i < sizeof tr_builtins / sizeof tr_builtins[0]; ++i)
+        tr_flag_set(st, clc_intern(st->interner, tr_builtins[i],
+                                   strlen(tr_builtins[i])),
+                    TR_IDENT_BUILTIN);
+    for (size_t i = 0; i < sizeof tr_unsupported / sizeof tr_unsupported[0];
+         ++i)
+        tr_flag_set(st, clc_intern(st->interner, tr_unsupported[i].name,
+                                   strlen(tr_unsupported[i].name)),
+                    TR_IDENT_UNSUPPORTED);
+    static const char *const casts[] = {"to_global", "to_local", "to_private"};
+    for (size_t i = 0; i < 3; ++i)
+        tr_flag_set(st, clc_intern(st->interner, casts[i], strlen(casts[i])),
+                    TR_IDENT_ADDRESS_CAST);
+}
+
+static const char *tr_unsupported_why(const tr_state *st, size_t i)
+{
+    const clc_ident *ident = tr_ident(st, i);
+    for (size_t k = 0; k < sizeof tr_unsupported / sizeof tr_unsupported[0];
+         ++k)
+        if (strlen(tr_unsupported[k].name) == ident->length &&
+            memcmp(tr_unsupported[k].name, ident->name, ident->length) == 0)
+            return tr_unsupported[k].why;
+    return "not supported by the CUDA backend";
+}
+
+/* ---- what names are vectors, what names are members ----------------------------- */
+
+/* Marks names declared with a vector type (variables, parameters, members,
+ * functions returning vectors), and names declared inside struct bodies.
+ * Used only to decide when a ?: may have a vector condition, and to leave
+ * struct members that look like swizzles alone: a mark too many costs
+ * nothing but a slower (still correct) translation. */
+static void tr_scan_declarations(tr_state *st)
+{
+    for (size_t i = 0; i < st->count; ++i) {
+        if (!tr_is_ident(st, i))
+            continue;
+        if (tr_ident(st, i)->info.width != 0) {
+            /* After a vector type: the declarators up to ';' or the
+             * closing bracket of the list it is in. */
+            size_t j = i + 1;
+            int expect_name = 1;
+            while (j < st->count) {
+                if (tr_is_open(st, j) && st->match[j] != SIZE_MAX) {
+                    if (tr_is_punct(st, j, P_LPAREN) && expect_name == 0) {
+                        /* a function declarator or call: stop */
+                    }
+                    j = st->match[j] + 1;
+                    continue;
+                }
+                if (tr_is_close(st, j) || tr_is_punct(st, j, P_SEMI))
+                    break;
+                if (tr_is_punct(st, j, P_COMMA)) {
+                    expect_name = 1;
+                    ++j;
+                    continue;
+                }
+                if (tr_is_punct(st, j, P_ASSIGN)) {
+                    expect_name = 0;
+                    ++j;
+                    continue;
+                }
+                if (expect_name && tr_is_ident(st, j) &&
+                    !tr_is_type_word(st, j) &&
+                    !tr_is_address_space(st, j, &(int){0})) {
+                    tr_flag_set(st, st->tokens[j].ident,
+                                TR_IDENT_VECTOR_NAME);
+                    expect_name = 0;
+                }
+                if (expect_name && tr_is_ident(st, j) && tr_is_type_word(st, j)
+                    && tr_ident(st, j)->info.width == 0 &&
+                    !tr_is_word(st, j, W_const) &&
+                    !tr_is_word(st, j, W_volatile) &&
+                    !tr_is_word(st, j, W_restrict))
+                    break; /* another parameter's type: not ours */
+                ++j;
+            }
+        }
+        if ((tr_is_word(st, i, W_struct) || tr_is_word(st, i, W_union))) {
+            size_t open = i + 1;
+            if (tr_is_ident(st, open))
+                ++open;
+            if (!tr_is_punct(st, open, P_LBRACE) ||
+                st->match[open] == SIZE_MAX)
+                continue;
+            size_t close = st->match[open];
+            /* A member name is an identifier right before ';', ',', '[' or
+             * ':' (a bit-field) at the body's own depth. */
+            for (size_t j = open + 1; j < close; ++j) {
+                if (tr_is_open(st, j) && st->match[j] != SIZE_MAX &&
+                    !tr_is_punct(st, j, P_LBRACKET)) {
+                    j = st->match[j];
+                    continue;
+                }
+                if (tr_is_ident(st, j) &&
+                    (tr_is_punct(st, j + 1, P_SEMI) ||
+                     tr_is_punct(st, j + 1, P_COMMA) ||
+                     tr_is_punct(st, j + 1, P_LBRACKET) ||
+                     tr_is_punct(st, j + 1, P_COLON)))
+                    tr_flag_set(st, st->tokens[j].ident, TR_IDENT_MEMBER);
+            }
+        }
+    }
+}
+
+/* ---- swizzles ------------------------------------------------------------------ */
+
+enum { SW_LO = -1, SW_HI = -2, SW_EVEN = -3, SW_ODD = -4 };
+
+static int tr_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Parses a swizzle selector.  Returns the number of indices (written to
+ * `indices`), or -1 for lo/hi/even/odd (*op set), or 0 when `name` is not
+ * a selector. */
+static int tr_parse_selector(const clc_ident *ident, int *indices, int *op)
+{
+    const char *s = ident->name;
+    size_t n = ident->length;
+    if (n == 2 && memcmp(s, "lo", 2) == 0) { *op = SW_LO; return -1; }
+    if (n == 2 && memcmp(s, "hi", 2) == 0) { *op = SW_HI; return -1; }
+    if (n == 4 && memcmp(s, "even", 4) == 0) { *op = SW_EVEN; return -1; }
+    if (n == 3 && memcmp(s, "odd", 3) == 0) { *op = SW_ODD; return -1; }
+    if (n >= 2 && n <= 17 && (s[0] == 's' || s[0] == 'S')) {
+        for (size_t k = 1; k < n; ++k) {
+            int d = tr_hex_digit(s[k]);
+            if (d < 0)
+                return 0;
+            indices[k - 1] = d;
+        }
+        return (int)n - 1;
+    }
+    if (n >= 1 && n <= 4) {
+        for (size_t k = 0; k < n; ++k) {
+            switch (s[k]) {
+            case 'x': indices[k] = 0; break;
+            case 'y': indices[k] = 1; break;
+            case 'z': indices[k] = 2; break;
+            case 'w': indices[k] = 3; break;
+            default: return 0;
+            }
+        }
+        return (int)n;
+    }
+    return 0;
+}
+
+static const char *const tr_component_members[16] = {
+    "x", "y", "z", "w", "s4", "s5", "s6", "s7",
+    "s8", "s9", "sa", "sb", "sc", "sd", "se", "sf"};
+
+/* A chain of selectors starting at the '.' at `dot`: rewrites it into one
+ * member access or one kl_swc<...>() call.  Returns the index of the last
+ * token of the chain. */
+static size_t tr_swizzle_chain(tr_state *st, size_t dot)
+{
+    int codes[512];
+    size_t code_count = 0;
+    int explicit_only = 1;
+    int composed[16];
+    int composed_count = -1; /* -1: identity so far */
+    size_t last = dot;
+    size_t i = dot;
+    while (tr_is_punct(st, i, P_DOT) && tr_is_ident(st, i + 1)) {
+        if (tr_flags(st, i + 1) & TR_IDENT_MEMBER)
+            break;
+        int indices[16], op = 0;
+        int n = tr_parse_selector(tr_ident(st, i + 1), indices, &op);
+        if (n == 0)
+            break;
+        if (code_count + 18 >= sizeof codes / sizeof codes[0])
+            tr_fail(st, i, "swizzle chain too long");
+        if (n < 0) {
+            codes[code_count++] = op;
+            explicit_only = 0;
+        } else {
+            codes[code_count++] = 100 + n;
+            for (int k = 0; k < n; ++k)
+                codes[code_count++] = indices[k];
+            if (explicit_only) {
+                int next[16];
+                for (int k = 0; k < n; ++k) {
+                    if (composed_count < 0) {
+                        next[k] = indices[k];
+                    } else if (indices[k] < composed_count) {
+                        next[k] = composed[indices[k]];
+                    } else {
+                        tr_fail(st, i + 1,
+                                "swizzle '.%.*s' selects component %d of a "
+                                "%d-component vector",
+                                (int)tr_ident(st, i + 1)->length,
+                                tr_ident(st, i + 1)->name, indices[k],
+                                composed_count);
+                    }
+                }
+                memcpy(composed, next, sizeof next);
+                composed_count = n;
+            }
+        }
+        last = i + 1;
+        i += 2;
+    }
+    if (last == dot)
+        return dot;
+    /* Keep the first '.', drop the rest of the chain's tokens. */
+    for (size_t k = dot + 1; k <= last; ++k)
+        st->replace[k] = "";
+    if (explicit_only && composed_count == 1) {
+        st->replace[dot + 1] = tr_component_members[composed[0]];
+        return last;
+    }
+    clc_buffer text;
+    clc_buffer_init(&text, st->arena);
+    clc_buffer_puts(&text, "kl_swc<");
+    for (size_t k = 0; k < code_count; ++k)
+        clc_buffer_printf(&text, k ? ",%d" : "%d", codes[k]);
+    clc_buffer_puts(&text, ">()");
+    st->replace[dot + 1] = clc_buffer_text(&text);
+    return last;
+}
+
+/* ---- conversions and vector loads by name -------------------------------------------- */
+
+/* "int4" -> the renamed type text, if `name` (length n) is an OpenCL
+ * arithmetic type name usable in convert_/as_. */
+static const char *tr_type_name_text(tr_state *st, const char *name, size_t n)
+{
+    static const char *const scalars[] = {"char", "uchar", "short", "ushort",
+                                          "int", "uint", "long", "ulong",
+                                          "float", "double", "half"};
+    for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; ++k) {
+        size_t m = strlen(scalars[k]);
+        if (n < m || memcmp(name, scalars[k], m) != 0)
+            continue;
+        const char *rest = name + m;
+        size_t rest_n = n - m;
+        if (rest_n == 0)
+            return strcmp(scalars[k], "half") == 0 ? "kl_half" : scalars[k];
+        if ((rest_n == 1 && strchr("234", rest[0]) && rest[0] != 0) ||
+            (rest_n == 1 && rest[0] == '8') ||
+            (rest_n == 2 && rest[0] == '1' && rest[1] == '6'))
+            return tr_printf(st, "kl_%.*s", (int)n, name);
+    }
+    return NULL;
+}
+
+/* convert_T[_sat][_rtX], as_T, vloadN, vstoreN, vload_half[N],
+ * vloada_halfN, vstore[a]_half[N][_rtX]: the replacement text, or NULL. */
+static const char *tr_named_builtin(tr_state *st, size_t i)
+{
+    const clc_ident *ident = tr_ident(st, i);
+    const char *s = ident->name;
+    size_t n = ident->length;
+    if (n > 8 && memcmp(s, "convert_", 8) == 0) {
+        const char *rest = s + 8;
+        size_t rest_n = n - 8;
+        int mode = 0, sat = 0;
+        static const char *const modes[] = {"_rte", "_rtz", "_rtp", "_rtn"};
+        for (int m = 0; m < 4; ++m)
+            if (rest_n > 4 && memcmp(rest + rest_n - 4, modes[m], 4) == 0) {
+                mode = m + 1;
+                rest_n -= 4;
+                break;
+            }
+        if (rest_n > 4 && memcmp(rest + rest_n - 4, "_sat", 4) == 0) {
+            sat = 1;
+            rest_n -= 4;
+        }
+        const char *type = tr_type_name_text(st, rest, rest_n);
+        if (type == NULL)
+            return NULL;
+        return tr_printf(st, "kl_convert<%s, %d, %d>", type, sat, mode);
+    }
+    if (n > 3 && memcmp(s, "as_", 3) == 0) {
+        const char *type = tr_type_name_text(st, s + 3, n - 3);
+        return type ? tr_printf(st, "kl_as<%s>", type) : NULL;
+    }
+    /* vloadN / vstoreN */
+    for (int store = 0; store < 2; ++store) {
+        const char *base = store ? "vstore" : "vload";
+        size_t m = strlen(base);
+        if (n <= m || memcmp(s, base, m) != 0)
+            continue;
+        const char *rest = s + m;
+        size_t rest_n = n - m;
+        int width = 0;
+        if (rest_n == 1 && strchr("2348", rest[0]) && rest[0] != 0)
+            width = rest[0] - '0';
+        else if (rest_n == 2 && rest[0] == '1' && rest[1] == '6')
+            width = 16;
+        if (width)
+            return tr_printf(st, "kl_%s<%d>", base, width);
+        /* _half, a_half */
+        int aligned = 0;
+        if (rest_n >= 1 && rest[0] == 'a') {
+            aligned = 1;
+            ++rest;
+            --rest_n;
+        }
+        if (rest_n < 5 || memcmp(rest, "_half", 5) != 0)
+            continue;
+        rest += 5;
+        rest_n -= 5;
+        width = 1;
+        if (rest_n >= 1 && strchr("2348", rest[0]) && rest[0] != 0 &&
+            (rest_n == 1 || rest[1] == '_')) {
+            width = rest[0] - '0';
+            rest += 1;
+            rest_n -= 1;
+        } else if (rest_n >= 2 && rest[0] == '1' && rest[1] == '6') {
+            width = 16;
+            rest += 2;
+            rest_n -= 2;
+        }
+        int mode = 0;
+        if (rest_n == 4) {
+            static const char *const modes[] = {"_rte", "_rtz", "_rtp",
+                                                "_rtn"};
+            for (int k = 0; k < 4; ++k)
+                if (memcmp(rest, modes[k], 4) == 0)
+                    mode = k + 1;
+            if (mode == 0 || !store)
+                continue;
+        } else if (rest_n != 0) {
+            continue;
+        }
+        if (!store)
+            return tr_printf(st, "kl_vload%s_half<%d>", aligned ? "a" : "",
+                             width);
+        return tr_printf(st, "kl_vstore%s_half<%d, %d>", aligned ? "a" : "",
+                         width, mode);
+    }
+    return NULL;
+}
+
+/* ---- expression extents ------------------------------------------------------------- */
+
+static int tr_is_assignment(const tr_state *st, size_t i)
+{
+    if (i >= st->count || st->tokens[i].kind != CLC_TOK_PUNCT)
+        return 0;
+    switch (st->tokens[i].punct) {
+    case P_ASSIGN: case P_MUL_ASSIGN: case P_DIV_ASSIGN: case P_MOD_ASSIGN:
+    case P_ADD_ASSIGN: case P_SUB_ASSIGN: case P_SHL_ASSIGN:
+    case P_SHR_ASSIGN: case P_AND_ASSIGN: case P_XOR_ASSIGN:
+    case P_OR_ASSIGN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The last token of the shift's right operand (an additive expression)
+ * that starts at `begin`. */
+static size_t tr_additive_end(const tr_state *st, size_t begin)
+{
+    size_t i = begin;
+    size_t last = begin;
+    while (i < st->count) {
+        const clc_token *t = &st->tokens[i];
+        if (tr_is_open(st, i)) {
+            last = st->match[i];
+            i = last + 1;
+            continue;
+        }
+        if (t->kind == CLC_TOK_PUNCT) {
+            switch (t->punct) {
+            case P_SHL: case P_SHR: case P_LT: case P_GT: case P_LE:
+            case P_GE: case P_EQ: case P_NE: case P_CARET: case P_PIPE:
+            case P_ANDAND: case P_OROR: case P_QUESTION: case P_COLON:
+            case P_COMMA: case P_SEMI: case P_RPAREN: case P_RBRACKET:
+            case P_RBRACE:
+                return last;
+            case P_AMP:
+                /* binary & ends it; a unary & cannot follow an operand */
+                if (i > begin)
+                    return last;
+                break;
+            default:
+                if (tr_is_assignment(st, i))
+                    return last;
+                break;
+            }
+        }
+        if (t->kind == CLC_TOK_PRAGMA || t->kind == CLC_TOK_EOF)
+            return last;
+        last = i;
+        ++i;
+    }
+    return last;
+}
+
+/* The last token of an assignment expression starting at `begin`. */
+static size_t tr_assignment_end(const tr_state *st, size_t begin)
+{
+    size_t i = begin, last = begin;
+    while (i < st->count) {
+        if (tr_is_open(st, i)) {
+            last = st->match[i];
+            i = last + 1;
+            continue;
+        }
+        if (tr_is_punct(st, i, P_COMMA) || tr_is_punct(st, i, P_SEMI) ||
+            tr_is_close(st, i) || st->tokens[i].kind == CLC_TOK_PRAGMA)
+            return last;
+        last = i;
+        ++i;
+    }
+    return last;
+}
+
+/* The first token of the condition of the ?: at `question`. */
+static size_t tr_condition_begin(const tr_state *st, size_t question)
+{
+    size_t i = question;
+    while (i > 0) {
+        size_t j = i - 1;
+        if (tr_is_close(st, j)) {
+            i = st->match[j];
+            continue;
+        }
+        if (tr_is_open(st, j) || tr_is_punct(st, j, P_SEMI) ||
+            tr_is_punct(st, j, P_COMMA) || tr_is_punct(st, j, P_QUESTION) ||
+            tr_is_punct(st, j, P_COLON) || tr_is_assignment(st, j) ||
+            tr_is_word(st, j, W_return) || tr_is_word(st, j, W_case) ||
+            tr_is_word(st, j, W_else) || tr_is_word(st, j, W_do) ||
+            st->tokens[j].kind == CLC_TOK_PRAGMA)
+            return i;
+        i = j;
+    }
+    return 0;
+}
+
+/* The ':' that belongs to the ?: at `question`, or SIZE_MAX. */
+static size_t tr_matching_colon(const tr_state *st, size_t question)
+{
+    size_t nested = 0;
+    for (size_t i = question + 1; i < st->count; ++i) {
+        if (tr_is_open(st, i)) {
+            i = st->match[i];
+            continue;
+        }
+        if (tr_is_close(st, i) || tr_is_punct(st, i, P_SEMI))
+            return SIZE_MAX;
+        if (tr_is_punct(st, i, P_QUESTION))
+            ++nested;
+        else if (tr_is_punct(st, i, P_COLON)) {
+            if (nested == 0)
+                return i;
+            --nested;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* The last token of the third operand of a ?: whose ':' is at `colon`. */
+static size_t tr_conditional_end(const tr_state *st, size_t colon)
+{
+    size_t nested = 0, last = colon;
+    for (size_t i = colon + 1; i < st->count; ++i) {
+        if (tr_is_open(st, i)) {
+            last = st->match[i];
+            i = last;
+            continue;
+        }
+        if (tr_is_close(st, i) || tr_is_punct(st, i, P_SEMI) ||
+            tr_is_punct(st, i, P_COMMA) || tr_is_assignment(st, i) ||
+            st->tokens[i].kind == CLC_TOK_PRAGMA)
+            return last;
+        if (tr_is_punct(st, i, P_QUESTION))
+            ++nested;
+        else if (tr_is_punct(st, i, P_COLON)) {
+            if (nested == 0)
+                return last;
+            --nested;
+        }
+        last = i;
+    }
+    return last;
+}
+
+/* Whether tokens [begin, end) may have a vector type. */
+static int tr_may_be_vector(const tr_state *st, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; ++i) {
+        if (!tr_is_ident(st, i))
+            continue;
+        if (tr_ident(st, i)->info.width != 0 ||
+            (tr_flags(st, i) & TR_IDENT_VECTOR_NAME))
+            return 1;
+        /* relational built-ins on vectors give vectors */
+        if (tr_is_punct(st, i + 1, P_LPAREN) &&
+            (tr_ident_is(st, i, "isequal") || tr_ident_is(st, i, "isless") ||
+             tr_ident_is(st, i, "isgreater") || tr_ident_is(st, i, "isnan") ||
+             tr_ident_is(st, i, "islessequal") ||
+             tr_ident_is(st, i, "isgreaterequal") ||
+             tr_ident_is(st, i, "isnotequal") || tr_ident_is(st, i, "isinf") ||
+             tr_ident_is(st, i, "isfinite") || tr_ident_is(st, i, "signbit") ||
+             tr_ident_is(st, i, "vload2") || tr_ident_is(st, i, "vload4")))
+            return 1;
+        const clc_ident *ident = tr_ident(st, i);
+        if (ident->length > 8 && memcmp(ident->name, "convert_", 8) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- shifts and conditionals ---------------------------------------------------------- */
+
+static int tr_small_literal(const tr_state *st, size_t i)
+{
+    const clc_token *t = &st->tokens[i];
+    if (t->kind != CLC_TOK_NUMBER)
+        return 0;
+    char text[64];
+    if (t->length >= sizeof text)
+        return 0;
+    memcpy(text, t->text, t->length);
+    text[t->length] = '\0';
+    if (strpbrk(text, ".eEpP") != NULL && !(text[0] == '0' &&
+                                            (text[1] == 'x' || text[1] == 'X')))
+        return 0;
+    char *end = NULL;
+    unsigned long long value = strtoull(text, &end, 0);
+    while (end && (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L'))
+        ++end;
+    return end && *end == '\0' && value < 32;
+}
+
+static void tr_shift(tr_state *st, size_t op)
+{
+    size_t begin = op + 1;
+    if (begin >= st->count)
+        return;
+    size_t end = tr_is_assignment(st, op) ? tr_assignment_end(st, begin)
+                                          : tr_additive_end(st, begin);
+    if (end < begin)
+        return;
+    if (end == begin && tr_small_literal(st, begin))
+        return;
+    tr_wrap(st, begin, end, "kl_shift_count(", ")");
+}
+
+static void tr_conditional(tr_state *st, size_t question)
+{
+    size_t colon = tr_matching_colon(st, question);
+    if (colon == SIZE_MAX)
+        return;
+    size_t begin = tr_condition_begin(st, question);
+    if (begin >= question || !tr_may_be_vector(st, begin, question))
+        return;
+    size_t end = tr_conditional_end(st, colon);
+    if (end <= colon)
+        return;
+    tr_insert_add(st, begin, 0, begin, end, "kl_tern(");
+    st->replace[question] = ", [&]() { return (";
+    st->replace[colon] = "); }, [&]() { return (";
+    tr_insert_add(st, end, 1, begin, end, "); })");
+}
+
+/* ---- kernel declarations ---------------------------------------------------------------- */
+
+static size_t tr_scalar_size(const tr_state *st, size_t i)
+{
+    switch (st->tokens[i].ident) {
+    case W_char: case W_uchar: case W_bool: case W__Bool:
+        return 1;
+    case W_short: case W_ushort: case W_half:
+        return 2;
+    case W_int: case W_uint: case W_float: case W_unsigned: case W_signed:
+        return 4;
+    case W_long: case W_ulong: case W_double: case W_size_t:
+    case W_ptrdiff_t: case W_intptr_t: case W_uintptr_t:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+static size_t tr_vector_size(const clc_ident *ident)
+{
+    static const size_t element[] = {
+        [CLC_S_CHAR] = 1, [CLC_S_UCHAR] = 1, [CLC_S_SHORT] = 2,
+        [CLC_S_USHORT] = 2, [CLC_S_INT] = 4, [CLC_S_UINT] = 4,
+        [CLC_S_LONG] = 8, [CLC_S_ULONG] = 8, [CLC_S_HALF] = 2,
+        [CLC_S_FLOAT] = 4, [CLC_S_DOUBLE] = 8};
+    if (ident->info.scalar >= sizeof element / sizeof element[0])
+        return 0;
+    size_t width = ident->info.width == 3 ? 4 : ident->info.width;
+    return element[ident->info.scalar] * width;
+}
+
+/* The text of a type made of tokens [begin, end), translated (vector and
+ * half names renamed, address spaces dropped), for the prologue that
+ * declares a __local pointer parameter. */
+static const char *tr_type_text(tr_state *st, size_t begin, size_t end)
+{
+    clc_buffer text;
+    clc_buffer_init(&text, st->arena);
+    for (size_t i = begin; i < end; ++i) {
+        int space;
+        if (tr_is_address_space(st, i, &space) || tr_is_access_qualifier(st, i)
+            || tr_is_word(st, i, W_restrict))
+            continue;
+        if (text.length)
+            clc_buffer_puts(&text, " ");
+        if (tr_is_ident(st, i) && tr_ident(st, i)->info.width != 0)
+            clc_buffer_printf(&text, "kl_%.*s", (int)st->tokens[i].length,
+                              st->tokens[i].text);
+        else if (tr_is_word(st, i, W_half))
+            clc_buffer_puts(&text, "kl_half");
+        else
+            clc_buffer_append(&text, st->tokens[i].text, st->tokens[i].length);
+    }
+    return clc_buffer_text(&text);
+}
+
+static void tr_copy_name(char *out, size_t size, const clc_token *t)
+{
+    size_t n = t->length < size - 1 ? t->length : size - 1;
+    memcpy(out, t->text, n);
+    out[n] = '\0';
+}
+
+/* One kernel parameter, tokens [begin, end). */
+static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
+                            clc_param *param, size_t body_open)
+{
+    int space = 0;
+    size_t stars = 0, name_at = SIZE_MAX;
+    for (size_t i = begin; i < end; ++i) {
+        int s;
+        if (tr_is_address_space(st, i, &s) && s != 0)
+            space = s;
+        if (tr_is_punct(st, i, P_STAR))
+            ++stars;
+        if (tr_is_ident(st, i) && !tr_is_type_word(st, i) &&
+            !tr_is_address_space(st, i, &s) && !tr_is_access_qualifier(st, i))
+            name_at = i; /* the last plain identifier: the name */
+        if (tr_is_punct(st, i, P_LBRACKET))
+            tr_fail(st, i, "cannot translate an array kernel parameter: "
+                           "declare it as a pointer");
+        if (tr_is_ident(st, i) && (tr_flags(st, i) & TR_IDENT_UNSUPPORTED))
+            tr_fail(st, i, "cannot translate '%.*s': %s",
+                    (int)st->tokens[i].length, st->tokens[i].text,
+                    tr_unsupported_why(st, i));
+    }
+    /* A typedef'd type with no name after it: the last identifier is the
+     * type, and the parameter has no name. */
+    size_t type_end = end;
+    if (name_at != SIZE_MAX && name_at + 1 == end) {
+        tr_copy_name(param->name, sizeof param->name, &st->tokens[name_at]);
+        type_end = name_at;
+    } else {
+        name_at = SIZE_MAX;
+    }
+    /* "float*", "uint", "float4", "struct point" as OpenCL spells them. */
+    clc_buffer type;
+    clc_buffer_init(&type, st->arena);
+    size_t scalar_size = 0, vector_size = 0, type_words = 0;
+    int other_type = 0;
+    for (size_t i = begin; i < type_end; ++i) {
+        int s;
+        if (tr_is_address_space(st, i, &s) || tr_is_access_qualifier(st, i) ||
+            tr_is_word(st, i, W_const) || tr_is_word(st, i, W_volatile) ||
+            tr_is_word(st, i, W_restrict) || tr_is_word(st, i, W___restrict) ||
+            tr_is_word(st, i, W___restrict__))
+            continue;
+        if (tr_is_punct(st, i, P_STAR)) {
+            clc_buffer_puts(&type, "*");
+            continue;
+        }
+        if (type.length)
+            clc_buffer_puts(&type, " ");
+        clc_buffer_append(&type, st->tokens[i].text, st->tokens[i].length);
+        if (!tr_is_ident(st, i))
+            continue;
+        ++type_words;
+        if (tr_ident(st, i)->info.width != 0)
+            vector_size = tr_vector_size(tr_ident(st, i));
+        else if (tr_scalar_size(st, i) != 0) {
+            size_t size = tr_scalar_size(st, i);
+            /* "unsigned char": the later word decides; "long long": 8 */
+            if (tr_is_word(st, i, W_unsigned) || tr_is_word(st, i, W_signed))
+                scalar_size = scalar_size ? scalar_size : size;
+            else
+                scalar_size = size;
+        } else {
+            other_type = 1;
+        }
+    }
+    size_t type_length = type.length < sizeof param->type_name - 1
+                             ? type.length
+                             : sizeof param->type_name - 1;
+    memcpy(param->type_name, clc_buffer_text(&type), type_length);
+    param->type_name[type_length] = '\0';
+
+    if (stars > 0) {
+        param->size = 8;
+        if (space == CLC_PARAM_LOCAL) {
+            param->kind = CLC_PARAM_LOCAL;
+            if (name_at == SIZE_MAX)
+                tr_fail(st, begin, "a __local kernel parameter needs a name");
+            if (stars > 1)
+                tr_fail(st, begin, "cannot translate a __local pointer to a "
+                                   "pointer as a kernel parameter");
+            /* `__local T *p` -> `unsigned int kl_local_offset_p`, and the
+             * body starts by pointing p into the dynamic shared memory. */
+            size_t star = begin;
+            while (!tr_is_punct(st, star, P_STAR))
+                ++star;
+            const char *element = tr_type_text(st, begin, star);
+            for (size_t i = begin; i < end; ++i)
+                st->replace[i] = "";
+            st->replace[name_at] = tr_printf(
+                st, "unsigned int kl_local_offset_%s", param->name);
+            if (body_open != SIZE_MAX)
+                tr_insert_add(st, body_open, 1, body_open, body_open,
+                              tr_printf(st,
+                                        " %s *%s = (%s *)(kl_dynamic_smem + "
+                                        "kl_local_offset_%s);",
+                                        element, param->name, element,
+                                        param->name));
+            return;
+        }
+        param->kind = space == CLC_PARAM_CONSTANT ? CLC_PARAM_CONSTANT
+                                                  : CLC_PARAM_GLOBAL;
+        if (space == 0)
+            tr_fail(st, begin, "kernel parameter '%s' is a pointer without "
+                               "an address space (__global, __constant or "
+                               "__local)",
+                    param->name);
+        return;
+    }
+    param->kind = CLC_PARAM_VALUE;
+    if (space == CLC_PARAM_LOCAL)
+        tr_fail(st, begin, "a __local kernel parameter must be a pointer");
+    if (!other_type && type_words > 0)
+        param->size = vector_size ? vector_size : scalar_size;
+    if (tr_is_word(st, begin, W_bool) && type_words == 1)
+        tr_fail(st, begin, "a kernel parameter cannot be bool (OpenCL C "
+                           "6.9.k): use int or uchar");
+}
+
+static unsigned tr_attribute_value(tr_state *st, size_t begin, size_t end)
+{
+    long long value = 0;
+    if (begin >= end ||
+        !clc_const_eval(&st->tokens[begin], end - begin, &value) ||
+        value <= 0 || value > 65536)
+        tr_fail(st, begin, "reqd_work_group_size needs positive integer "
+                           "constants");
+    return (unsigned)value;
+}
+
+/* __attribute__((...)) at `at`: drops it when it holds OpenCL-only
+ * attributes (recording reqd_work_group_size in `reqd`, when given).
+ * Returns the index of its last token. */
+static size_t tr_attribute(tr_state *st, size_t at, unsigned *reqd)
+{
+    size_t open = at + 1;
+    if (!tr_is_punct(st, open, P_LPAREN))
+        tr_fail(st, at, "'__attribute__' without '(('");
+    size_t close = st->match[open];
+    int opencl_only = 0;
+    for (size_t i = open + 1; i < close; ++i) {
+        if (!tr_is_ident(st, i))
+            continue;
+        const clc_ident *ident = tr_ident(st, i);
+        const char *n = ident->name;
+        size_t len = ident->length;
+#define TR_IS(s) (len == sizeof(s) - 1 && memcmp(n, s, len) == 0)
+        if (TR_IS("reqd_work_group_size") ||
+            TR_IS("__reqd_work_group_size__")) {
+            opencl_only = 1;
+            size_t args = i + 1;
+            if (!tr_is_punct(st, args, P_LPAREN))
+                tr_fail(st, i, "reqd_work_group_size needs (x, y, z)");
+            size_t args_close = st->match[args];
+            size_t item_begin = args + 1;
+            int k = 0;
+            unsigned values[3] = {1, 1, 1};
+            for (size_t j = args + 1; j <= args_close; ++j) {
+                if (tr_is_open(st, j) && j != args_close) {
+                    j = st->match[j];
+                    continue;
+                }
+                if (tr_is_punct(st, j, P_COMMA) || j == args_close) {
+                    if (k >= 3)
+                        tr_fail(st, j, "reqd_work_group_size takes 3 values");
+                    values[k++] = tr_attribute_value(st, item_begin, j);
+                    item_begin = j + 1;
+                }
+            }
+            if (k != 3)
+                tr_fail(st, i, "reqd_work_group_size takes 3 values");
+            if (reqd != NULL)
+                memcpy(reqd, values, sizeof values);
+            i = args_close;
+        } else if (TR_IS("work_group_size_hint") || TR_IS("vec_type_hint") ||
+                   TR_IS("nosvm") || TR_IS("endian") ||
+                   TR_IS("opencl_unroll_hint") ||
+                   TR_IS("intel_reqd_sub_group_size")) {
+            opencl_only = 1;
+        }
+#undef TR_IS
+        if (tr_is_punct(st, i + 1, P_LPAREN))
+            i = st->match[i + 1];
+    }
+    if (opencl_only)
+        for (size_t i = at; i <= close; ++i)
+            st->replace[i] = "";
+    return close;
+}
+
+/* A kernel declaration whose tokens start at `begin` and whose `__kernel`
+ * is at `kernel_word`.  Returns the index of the parameter list's ')'. */
+static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
+{
+    unsigned reqd[3] = {0, 0, 0};
+    size_t open = SIZE_MAX;
+    for (size_t i = begin; i < st->count; ++i) {
+        if (tr_is_word(st, i, W___attribute__) ||
+            tr_is_word(st, i, W___attribute)) {
+            i = tr_attribute(st, i, reqd);
+            continue;
+        }
+        if (tr_is_punct(st, i, P_LPAREN)) {
+            open = i;
+            break;
+        }
+        if (tr_is_punct(st, i, P_SEMI) || tr_is_punct(st, i, P_LBRACE))
+            break;
+    }
+    if (open == SIZE_MAX || open == 0 || !tr_is_ident(st, open - 1))
+        tr_fail(st, kernel_word, "cannot find the name of this __kernel");
+    size_t name_at = open - 1;
+    size_t close = st->match[open];
+    int returns_void = 0;
+    for (size_t i = kernel_word; i < name_at; ++i)
+        if (tr_is_word(st, i, W_void))
+            returns_void = 1;
+    if (!returns_void)
+        tr_fail(st, kernel_word, "a __kernel must return void");
+
+    size_t body_open = SIZE_MAX;
+    size_t after = close + 1;
+    while (tr_is_word(st, after, W___attribute__) ||
+           tr_is_word(st, after, W___attribute))
+        after = tr_attribute(st, after, reqd) + 1;
+    if (tr_is_punct(st, after, P_LBRACE))
+        body_open = after;
+
+    st->replace[kernel_word] = "extern \"C\" __global__";
+    if (reqd[0] != 0) {
+        unsigned long long threads = (unsigned long long)reqd[0] * reqd[1] *
+                                     reqd[2];
+        if (threads > 1024)
+            tr_fail(st, kernel_word,
+                    "reqd_work_group_size(%u, %u, %u) asks for %llu "
+                    "work-items; CUDA allows at most 1024",
+                    reqd[0], reqd[1], reqd[2], threads);
+        tr_insert_add(st, name_at, 0, name_at, name_at,
+                      tr_printf(st, "__launch_bounds__(%llu) ", threads));
+    }
+
+    /* Only definitions are recorded: a prototype has no code. */
+    if (body_open == SIZE_MAX)
+        return close;
+    if (st->kernel_count == st->kernel_capacity) {
+        size_t capacity = st->kernel_capacity ? st->kernel_capacity * 2 : 8;
+        tr_kernel *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
+        if (st->kernel_count)
+            memcpy(grown, st->kernels, st->kernel_count * sizeof *grown);
+        st->kernels = grown;
+        st->kernel_capacity = capacity;
+    }
+    tr_kernel *kernel = &st->kernels[st->kernel_count++];
+    memset(kernel, 0, sizeof *kernel);
+    if (st->tokens[name_at].length >= sizeof kernel->signature.name)
+        tr_fail(st, name_at, "kernel name too long");
+    tr_copy_name(kernel->signature.name, sizeof kernel->signature.name,
+                 &st->tokens[name_at]);
+    for (size_t k = 0; k + 1 < st->kernel_count; ++k)
+        if (strcmp(st->kernels[k].signature.name, kernel->signature.name) == 0)
+            tr_fail(st, name_at, "kernel '%s' is defined twice",
+                    kernel->signature.name);
+    memcpy(kernel->signature.reqd_work_group, reqd, sizeof reqd);
+    kernel->body_open = body_open;
+
+    /* Parameters: split at the commas of the list's own depth. */
+    size_t count = 0;
+    int empty = (open + 1 == close) ||
+                (open + 2 == close && tr_is_word(st, open + 1, W_void));
+    if (!empty) {
+        count = 1;
+        for (size_t i = open + 1; i < close; ++i) {
+            if (tr_is_open(st, i)) {
+                i = st->match[i];
+                continue;
+            }
+            if (tr_is_punct(st, i, P_COMMA))
+                ++count;
+        }
+    }
+    kernel->signature.param_count = count;
+    kernel->signature.params =
+        clc_arena_alloc(st->arena, (count ? count : 1) * sizeof(clc_param));
+    size_t param_begin = open + 1, index = 0;
+    for (size_t i = open + 1; !empty && i <= close; ++i) {
+        if (i < close && tr_is_open(st, i)) {
+            i = st->match[i];
+            continue;
+        }
+        if (i == close || tr_is_punct(st, i, P_COMMA)) {
+            if (param_begin == i)
+                tr_fail(st, i, "empty kernel parameter");
+            tr_kernel_param(st, param_begin, i,
+                            &kernel->signature.params[index++], body_open);
+            param_begin = i + 1;
+        }
+    }
+    return close;
+}
+
+/* Whether the declaration starting at `begin` (file scope) declares a
+ * kernel: `__kernel`/`kernel` before its first '(' that is not an
+ * attribute's.  Returns the kernel word's index or SIZE_MAX. */
+static size_t tr_kernel_word(const tr_state *st, size_t begin)
+{
+    for (size_t i = begin; i < st->count; ++i) {
+        if (tr_is_kernel_word(st, i))
+            return i;
+        if (tr_is_word(st, i, W___attribute__) ||
+            tr_is_word(st, i, W___attribute)) {
+            if (tr_is_punct(st, i + 1, P_LPAREN))
+                i = st->match[i + 1];
+            continue;
+        }
+        if (st->tokens[i].kind == CLC_TOK_PUNCT &&
+            (st->tokens[i].punct == P_LPAREN ||
+             st->tokens[i].punct == P_SEMI || st->tokens[i].punct == P_LBRACE ||
+             st->tokens[i].punct == P_ASSIGN))
+            return SIZE_MAX;
+    }
+    return SIZE_MAX;
+}
+
+/* ---- address spaces ---------------------------------------------------------------------- */
+
+/* `__local`/`__constant` at `at`: whether the declaration it qualifies is a
+ * pointer (a '*' before the declarator), looking past type words. */
+static int tr_qualifies_pointer(const tr_state *st, size_t at)
+{
+    size_t i = at + 1;
+    while (i < st->count) {
+        int space;
+        if (tr_is_punct(st, i, P_STAR))
+            return 1;
+        if (tr_is_type_word(st, i) || tr_is_address_space(st, i, &space) ||
+            tr_is_access_qualifier(st, i)) {
+            ++i;
+            continue;
+        }
+        if (tr_is_word(st, i, W___attribute__) && tr_is_punct(st, i + 1, P_LPAREN)) {
+            i = st->match[i + 1] + 1;
+            continue;
+        }
+        if (tr_is_ident(st, i)) {
+            /* a typedef name or a struct tag, then maybe the declarator */
+            ++i;
+            if (tr_is_punct(st, i, P_STAR))
+                return 1;
+            return 0;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* ---- the walk ---------------------------------------------------------------------------- */
+
+static void tr_walk(tr_state *st)
+{
+    size_t depth = 0;          /* braces */
+    size_t declaration_begin = 0;
+    int at_declaration_start = 1;
+    int function_body = 0;
+    for (size_t i = 0; i < st->count; ++i) {
+        const clc_token *t = &st->tokens[i];
+        if (depth == 0 && at_declaration_start && t->kind != CLC_TOK_PRAGMA) {
+            at_declaration_start = 0;
+            declaration_begin = i;
+            size_t kernel_word = tr_kernel_word(st, i);
+            if (kernel_word != SIZE_MAX) {
+                /* Rewrite the header wholesale; the walk resumes in the
+                 * parameter list for renames inside it. */
+                tr_kernel_declaration(st, declaration_begin, kernel_word);
+            }
+        }
+        if (t->kind == CLC_TOK_PUNCT) {
+            switch (t->punct) {
+            case P_LBRACE:
+                /* A function body follows its parameter list (or the
+                 * attributes after it); struct bodies and initialisers do
+                 * not, and the declaration goes on after their '}'. */
+                if (depth == 0)
+                    function_body = i > 0 && (tr_is_punct(st, i - 1, P_RPAREN) ||
+                                              st->replace[i - 1] != NULL);
+                ++depth;
+                break;
+            case P_RBRACE:
+                if (depth > 0)
+                    --depth;
+                if (depth == 0 && function_body)
+                    at_declaration_start = 1;
+                break;
+            case P_SEMI:
+                if (depth == 0)
+                    at_declaration_start = 1;
+                break;
+            case P_DOT:
+                if (tr_is_ident(st, i + 1))
+                    i = tr_swizzle_chain(st, i);
+                break;
+            case P_SHL: case P_SHR: case P_SHL_ASSIGN: case P_SHR_ASSIGN:
+                tr_shift(st, i);
+                break;
+            case P_QUESTION:
+                if (depth > 0)
+                    tr_conditional(st, i);
+                break;
+            case P_LPAREN:
+                /* (vectortype)( ... ) is a vector literal */
+                if (tr_is_ident(st, i + 1) &&
+                    tr_ident(st, i + 1)->info.width != 0 &&
+                    tr_ident(st, i + 1)->info.scalar != CLC_S_HALF &&
+                    tr_is_punct(st, i + 2, P_RPAREN) &&
+                    tr_is_punct(st, i + 3, P_LPAREN)) {
+                    st->replace[i] = "";
+                    st->replace[i + 1] = "";
+                    st->replace[i + 2] = "";
+                    st->replace[i + 3] = tr_printf(
+                        st, "kl_make<kl_%.*s>(",
+                        (int)st->tokens[i + 1].length, st->tokens[i + 1].text);
+                    i += 3;
+                }
+                break;
+            default:
+                break;
+            }
+            continue;
+        }
+        if (t->kind != CLC_TOK_IDENT || st->replace[i] != NULL)
+            continue;
+        const clc_ident *ident = tr_ident(st, i);
+        int flags = tr_flags(st, i);
+        int space = 0;
+        if (flags & TR_IDENT_UNSUPPORTED)
+            tr_fail(st, i, "cannot translate '%.*s': %s", (int)t->length,
+                    t->text, tr_unsupported_why(st, i));
+        if (tr_is_address_space(st, i, &space)) {
+            if (space == CLC_PARAM_LOCAL && !tr_qualifies_pointer(st, i))
+                st->replace[i] = "__shared__";
+            else if (space == CLC_PARAM_CONSTANT && depth == 0 &&
+                     !tr_qualifies_pointer(st, i))
+                st->replace[i] = "__constant__";
+            else
+                st->replace[i] = "";
+            continue;
+        }
+        if (tr_is_access_qualifier(st, i) || tr_is_kernel_word(st, i)) {
+            if (tr_is_access_qualifier(st, i))
+                st->replace[i] = "";
+            continue;
+        }
+        if (ident->info.width != 0) {
+            if (ident->info.scalar == CLC_S_HALF)
+                tr_fail(st, i, "cannot translate '%.*s': half vectors need "
+                               "cl_khr_fp16, which the CUDA backend does not "
+                               "offer; use vload_half/vstore_half",
+                        (int)t->length, t->text);
+            st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
+            continue;
+        }
+        switch (t->ident) {
+        case W_half:
+            st->replace[i] = "kl_half";
+            continue;
+        case W_event_t:
+            st->replace[i] = "kl_event_t";
+            continue;
+        case W_restrict:
+            st->replace[i] = "__restrict__";
+            continue;
+        case W_printf:
+            st->uses_printf = 1;
+            continue;
+        case W_double:
+            st->uses_double = 1;
+            continue;
+        case W___attribute__: case W___attribute:
+            if (tr_is_punct(st, i + 1, P_LPAREN))
+                i = tr_attribute(st, i, NULL);
+            continue;
+        case W_vec_step:
+            /* vec_step(type) is a constant; vec_step(expr) a prelude call */
+            if (tr_is_punct(st, i + 1, P_LPAREN) && tr_is_ident(st, i + 2) &&
+                tr_is_punct(st, i + 3, P_RPAREN) &&
+                (tr_ident(st, i + 2)->info.width != 0 ||
+                 tr_scalar_size(st, i + 2) != 0)) {
+                unsigned width = tr_ident(st, i + 2)->info.width;
+                st->replace[i] = tr_printf(st, "%u", width == 3 ? 4u
+                                                   : width ? width : 1u);
+                st->replace[i + 1] = st->replace[i + 2] = st->replace[i + 3] =
+                    "";
+                i += 3;
+            } else {
+                st->replace[i] = "kl_vec_step";
+            }
+            continue;
+        default:
+            break;
+        }
+        if (ident->info.cxx_keyword) {
+            st->replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
+                                       t->text);
+            continue;
+        }
+        if (flags & TR_IDENT_ADDRESS_CAST) {
+            st->replace[i] = "";
+            continue;
+        }
+        /* A member or a kernel name keeps its spelling. */
+        if (i > 0 && (tr_is_punct(st, i - 1, P_DOT) ||
+                      tr_is_punct(st, i - 1, P_ARROW)))
+            continue;
+        int is_kernel_name = 0;
+        for (size_t k = 0; k < st->kernel_count; ++k)
+            if (strlen(st->kernels[k].signature.name) == t->length &&
+                memcmp(st->kernels[k].signature.name, t->text, t->length) == 0)
+                is_kernel_name = 1;
+        if (is_kernel_name)
+            continue;
+        if (flags & TR_IDENT_BUILTIN) {
+            st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
+            continue;
+        }
+        if (tr_is_punct(st, i + 1, P_LPAREN)) {
+            const char *named = tr_named_builtin(st, i);
+            if (named != NULL)
+                st->replace[i] = named;
+        }
+    }
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+static int tr_insert_order(const void *a, const void *b)
+{
+    const tr_insert *x = a, *y = b;
+    if (x->token != y->token)
+        return x->token < y->token ? -1 : 1;
+    if (x->after != y->after)
+        return x->after < y->after ? -1 : 1;
+    if (!x->after) {
+        /* before a token: the construct that ends later is outside */
+        if (x->span_end != y->span_end)
+            return x->span_end > y->span_end ? -1 : 1;
+        if (x->span_begin != y->span_begin)
+            return x->span_begin < y->span_begin ? -1 : 1;
+        return x->sequence < y->sequence ? -1 : 1;
+    }
+    /* after a token: the construct that began later is inside, so first */
+    if (x->span_begin != y->span_begin)
+        return x->span_begin > y->span_begin ? -1 : 1;
+    if (x->span_end != y->span_end)
+        return x->span_end < y->span_end ? -1 : 1;
+    return x->sequence < y->sequence ? -1 : 1;
+}
+
+typedef struct tr_writer {
+    clc_buffer *out;
+    int line_file;        /* file of the current output line, -1 at start */
+    unsigned line;        /* user line the current output line belongs to */
+    char last;            /* last character written                       */
+} tr_writer;
+
+static int tr_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+}
+
+static void tr_write_text(tr_writer *w, const char *text, int space_before)
+{
+    if (text[0] == '\0')
+        return;
+    char first = text[0];
+    if (w->last != '\n' && w->last != '\0' &&
+        (space_before || (tr_word_char(w->last) && tr_word_char(first)) ||
+         (!tr_word_char(w->last) && !tr_word_char(first) && w->last != ' ' &&
+          first != ' ' && !strchr(")]}", w->last) &&
+          !strchr("([{)]};,.", first))))
+        clc_buffer_puts(w->out, " ");
+    clc_buffer_puts(w->out, text);
+    w->last = w->out->data[w->out->length - 1];
+}
+
+static void tr_write_file_name(clc_buffer *out, const char *name)
+{
+    clc_buffer_puts(out, "\"");
+    for (const char *p = name; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            clc_buffer_puts(out, "\\");
+        if ((unsigned char)*p < 0x20)
+            clc_buffer_printf(out, "\\%03o", (unsigned char)*p);
+        else
+            clc_buffer_append(out, p, 1);
+    }
+    clc_buffer_puts(out, "\"");
+}
+
+/* Moves the output to the user's (file, line) of the next token. */
+static void tr_write_position(tr_state *st, tr_writer *w, const clc_token *t)
+{
+    if (w->line_file == (int)t->file && t->line == w->line)
+        return;
+    if (w->line_file == (int)t->file && t->line > w->line &&
+        t->line - w->line <= 8) {
+        while (w->line < t->line) {
+            clc_buffer_puts(w->out, "\n");
+            ++w->line;
+        }
+        w->last = '\n';
+        return;
+    }
+    if (w->last != '\n')
+        clc_buffer_puts(w->out, "\n");
+    clc_buffer_printf(w->out, "#line %u ", t->line ? t->line : 1);
+    const char *name = t->file < st->file_count ? st->file_names[t->file]
+                                                : "<kiln program>";
+    tr_write_file_name(w->out, name);
+    clc_buffer_puts(w->out, "\n");
+    w->line_file = t->file;
+    w->line = t->line ? t->line : 1;
+    w->last = '\n';
+}
+
+static const char *tr_emit(tr_state *st, size_t *length)
+{
+    if (st->insert_count > 1)
+        qsort(st->inserts, st->insert_count, sizeof *st->inserts,
+              tr_insert_order);
+    clc_buffer out;
+    clc_buffer_init(&out, st->arena);
+    clc_buffer_puts(&out, "#include \"" CLC_PRELUDE_HEADER_NAME "\"\n");
+    tr_writer w = {&out, -1, 0, '\n'};
+    size_t next_insert = 0;
+    int pending_space = 0;
+    for (size_t i = 0; i < st->count; ++i) {
+        const clc_token *t = &st->tokens[i];
+        if (t->kind == CLC_TOK_PRAGMA) {
+            if (w.last != '\n')
+                clc_buffer_puts(&out, "\n");
+            clc_buffer_puts(&out, "#pragma ");
+            clc_buffer_append(&out, t->text, t->length);
+            clc_buffer_puts(&out, "\n");
+            w.last = '\n';
+            w.line_file = -1; /* the next token re-synchronises with #line */
+            continue;
+        }
+        tr_write_position(st, &w, t);
+        while (next_insert < st->insert_count &&
+               st->inserts[next_insert].token == i &&
+               !st->inserts[next_insert].after) {
+            tr_write_text(&w, st->inserts[next_insert].text, 1);
+            ++next_insert;
+        }
+        int space = pending_space || (t->flags & CLC_TF_SPACE) != 0;
+        if (st->replace[i] != NULL && st->replace[i][0] == '\0') {
+            pending_space = space; /* a deleted token keeps its spacing */
+        } else if (st->replace[i] != NULL) {
+            tr_write_text(&w, st->replace[i], space);
+            pending_space = 0;
+        } else {
+            char *text = clc_arena_strndup(st->arena, t->text, t->length);
+            tr_write_text(&w, text, space);
+            pending_space = 0;
+        }
+        while (next_insert < st->insert_count &&
+               st->inserts[next_insert].token == i) {
+            tr_write_text(&w, st->inserts[next_insert].text, 1);
+            ++next_insert;
+        }
+    }
+    clc_buffer_puts(&out, "\n");
+    *length = out.length;
+    return clc_buffer_text(&out);
+}
+
+/* ---- entry ----------------------------------------------------------------------------------- */
+
+static char *tr_strdup(const char *text, size_t length)
+{
+    char *copy = malloc(length + 1);
+    if (copy != NULL) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+/* Copies the kernels out of the arena into malloc'ed memory. */
+static int tr_export_kernels(const tr_state *st, clc_translation *out)
+{
+    if (st->kernel_count == 0)
+        return 0;
+    out->kernels = calloc(st->kernel_count, sizeof *out->kernels);
+    if (out->kernels == NULL)
+        return -1;
+    out->kernel_count = st->kernel_count;
+    for (size_t k = 0; k < st->kernel_count; ++k) {
+        const clc_kernel_signature *from = &st->kernels[k].signature;
+        clc_kernel_signature *to = &out->kernels[k];
+        *to = *from;
+        to->params = calloc(from->param_count ? from->param_count : 1,
+                            sizeof *to->params);
+        if (to->params == NULL)
+            return -1;
+        if (from->param_count)
+            memcpy(to->params, from->params,
+                   from->param_count * sizeof *to->params);
+    }
+    return 0;
+}
+
+static void tr_drop_output(clc_translation *out)
+{
+    free(out->source);
+    out->source = NULL;
+    if (out->kernels != NULL) {
+        for (size_t k = 0; k < out->kernel_count; ++k)
+            free(out->kernels[k].params);
+        free(out->kernels);
+    }
+    out->kernels = NULL;
+    out->kernel_count = 0;
+}
+
+int clc_translate(const char *source, size_t length, const char *source_name,
+                  const char *options, clc_translation *out)
+{
+    memset(out, 0, sizeof *out);
+    clc_failure failure;
+    memset(&failure, 0, sizeof failure);
+    clc_arena arena;
+    clc_arena_init(&arena, &failure, CLC_MAX_ARENA_BYTES);
+    clc_interner interner;
+    memset(&interner, 0, sizeof interner);
+    /* Every failure below longjmps back here; the arena holds everything
+     * the pass allocated, so freeing it cannot leak. */
+    if (setjmp(failure.unwind) != 0) {
+        int result = -2;
+        if (!failure.out_of_memory && failure.message != NULL) {
+            out->error = failure.message;
+            out->error_line = (int)failure.line;
+            result = -1;
+        } else {
+            free(failure.message);
+        }
+        tr_drop_output(out);
+        clc_interner_free(&interner);
+        clc_arena_free(&arena);
+        return result;
+    }
+    if (source == NULL && length != 0)
+        clc_fail(&failure, -1, 0, "no source text");
+    clc_interner_init(&interner, &arena);
+    tr_state *st = clc_arena_alloc(&arena, sizeof *st);
+    st->arena = &arena;
+    st->interner = &interner;
+    st->failure = &failure;
+    tr_intern_names(st);
+
+    clc_pp_output pp;
+    clc_preprocess(source ? source : "", length, source_name, options, &arena,
+                   &interner, &pp);
+    st->tokens = pp.tokens;
+    st->count = pp.count ? pp.count - 1 : 0; /* without EOF */
+    st->file_names = pp.file_names;
+    st->file_count = pp.file_count;
+    st->replace = clc_arena_alloc(&arena,
+                                  (st->count + 1) * sizeof *st->replace);
+    tr_match_brackets(st);
+    tr_scan_declarations(st);
+    tr_walk(st);
+
+    size_t text_length = 0;
+    const char *text = tr_emit(st, &text_length);
+    out->source = tr_strdup(text, text_length);
+    out->uses_printf = st->uses_printf;
+    out->uses_double = st->uses_double;
+    int result = 0;
+    if (out->source == NULL || tr_export_kernels(st, out) != 0) {
+        tr_drop_output(out);
+        result = -2;
+    }
+    clc_interner_free(&interner);
+    clc_arena_free(&arena);
+    return result;
+}
+
+void clc_translation_free(clc_translation *translation)
+{
+    if (translation == NULL)
+        return;
+    free(translation->source);
+    if (translation->kernels != NULL) {
+        for (size_t k = 0; k < translation->kernel_count; ++k)
+            free(translation->kernels[k].params);
+        free(translation->kernels);
+    }
+    free(translation->error);
+    memset(translation, 0, sizeof *translation);
+}

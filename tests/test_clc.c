@@ -1,0 +1,390 @@
+/*
+ * The OpenCL C -> CUDA translation, without a GPU: what it accepts, what it
+ * refuses (and that the message names the construct and the line), the
+ * kernel signatures it reports, and, where the CUDA toolkit was found at
+ * configure time, that NVRTC compiles every corpus kernel and every kernel
+ * in tests/clc/ after translation (NVRTC runs on the CPU; only running the
+ * code needs a GPU, which the corpus tests do on the CUDA backend).
+ */
+#include "harness.h"
+
+#include "clc_translate.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef KILN_TEST_NVRTC
+#include <nvrtc.h>
+#endif
+
+static char *read_text(const char *path, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)size, file), (size_t)size);
+    text[size] = '\0';
+    fclose(file);
+    *length = (size_t)size;
+    return text;
+}
+
+/* Translates `source`; fails the test with the translator's message when
+ * it refuses. */
+static void translate_ok(const char *source, const char *options,
+                         clc_translation *out)
+{
+    int result = clc_translate(source, strlen(source), "test.cl", options, out);
+    if (result != 0)
+        fail_msg("translation refused: %s", out->error ? out->error : "?");
+    assert_non_null(out->source);
+}
+
+/* Translation must fail with a message containing each of `needles`. */
+static void translate_refused(const char *source, const char *needle,
+                              int line)
+{
+    clc_translation out;
+    int result = clc_translate(source, strlen(source), "bad.cl", NULL, &out);
+    if (result != -1)
+        fail_msg("accepted what it should refuse (%s):\n%s", needle, source);
+    assert_non_null(out.error);
+    if (strstr(out.error, needle) == NULL)
+        fail_msg("message '%s' does not mention '%s'", out.error, needle);
+    if (line > 0) {
+        char where[32];
+        snprintf(where, sizeof where, "bad.cl:%d:", line);
+        if (strstr(out.error, where) == NULL)
+            fail_msg("message '%s' does not point at line %d", out.error,
+                     line);
+        assert_int_equal(out.error_line, line);
+    }
+    clc_translation_free(&out);
+}
+
+static int contains(const char *text, const char *needle)
+{
+    return strstr(text, needle) != NULL;
+}
+
+/* ---- signatures ------------------------------------------------------------ */
+
+static void signatures(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "typedef struct { int a; float b; } pair;\n"
+        "__kernel __attribute__((reqd_work_group_size(8, 4, 1)))\n"
+        "void k(__global const float4 *in, __constant int *table,\n"
+        "       __local float *scratch, uint n, float3 v, double d,\n"
+        "       pair p, unsigned char c, __global struct node *nodes)\n"
+        "{ }\n"
+        "kernel void empty(void) {}\n"
+        "void helper(__global int *x) { x[0] = 1; }\n";
+    clc_translation out;
+    translate_ok(source, NULL, &out);
+    assert_int_equal(out.kernel_count, 2);
+    const clc_kernel_signature *k = &out.kernels[0];
+    assert_string_equal(k->name, "k");
+    assert_int_equal(k->param_count, 9);
+    assert_int_equal(k->reqd_work_group[0], 8);
+    assert_int_equal(k->reqd_work_group[1], 4);
+    assert_int_equal(k->reqd_work_group[2], 1);
+    const struct {
+        clc_param_kind kind;
+        const char *name, *type;
+        size_t size;
+    } expected[] = {
+        {CLC_PARAM_GLOBAL, "in", "float4*", 8},
+        {CLC_PARAM_CONSTANT, "table", "int*", 8},
+        {CLC_PARAM_LOCAL, "scratch", "float*", 8},
+        {CLC_PARAM_VALUE, "n", "uint", 4},
+        {CLC_PARAM_VALUE, "v", "float3", 16},
+        {CLC_PARAM_VALUE, "d", "double", 8},
+        {CLC_PARAM_VALUE, "p", "pair", 0}, /* a typedef: the driver knows */
+        {CLC_PARAM_VALUE, "c", "unsigned char", 1},
+        {CLC_PARAM_GLOBAL, "nodes", "struct node*", 8},
+    };
+    for (size_t i = 0; i < 9; ++i) {
+        assert_int_equal(k->params[i].kind, expected[i].kind);
+        assert_string_equal(k->params[i].name, expected[i].name);
+        assert_string_equal(k->params[i].type_name, expected[i].type);
+        assert_int_equal(k->params[i].size, expected[i].size);
+    }
+    assert_string_equal(out.kernels[1].name, "empty");
+    assert_int_equal(out.kernels[1].param_count, 0);
+    /* The kernel is a C-named __global__ function with launch bounds; the
+     * __local parameter became an offset into dynamic shared memory. */
+    assert_true(contains(out.source, "extern \"C\" __global__"));
+    assert_true(contains(out.source, "__launch_bounds__(32)"));
+    assert_true(contains(out.source, "unsigned int kl_local_offset_scratch"));
+    assert_true(contains(out.source, "kl_dynamic_smem + kl_local_offset_scratch"));
+    assert_false(contains(out.source, "__global const"));
+    clc_translation_free(&out);
+}
+
+/* ---- rewrites -------------------------------------------------------------- */
+
+static void rewrites(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "#define N 4\n"
+        "__constant float4 table[2] = {(float4)(1, 2, 3, 4), (float4)(0.5f)};\n"
+        "__kernel void k(__global int *out, __global float4 *v, int s) {\n"
+        "    __local int tile[N];\n"
+        "    __local int *p = tile;\n"
+        "    int i = get_global_id(0);\n"
+        "    out[0] = out[1] << s;\n"
+        "    out[1] = 1 << 4;\n"
+        "    out[2] = i > 0 ? 1 : 2;\n"
+        "    int4 a = (int4)(1), b = (int4)(2);\n"
+        "    int4 c = a > b ? a : b;\n"
+        "    v[0].xy = v[1].wz;\n"
+        "    v[0].s3 = v[1].lo.y + convert_float_sat_rte(s) + as_float(s);\n"
+        "    vstore4(vload4(0, (__global float *)v), 1, (__global float *)v);\n"
+        "    out[3] = vec_step(float3) + clamp(i, 0, 3) + tile[0] + p[0];\n"
+        "    int class = 3; out[4] = class;\n"
+        "}\n";
+    clc_translation out;
+    translate_ok(source, NULL, &out);
+    const char *s = out.source;
+    assert_true(contains(s, "#include \"" CLC_PRELUDE_HEADER_NAME "\""));
+    assert_true(contains(s, "__constant__ kl_float4 table[2]"));
+    assert_true(contains(s, "kl_make<kl_float4>(1, 2, 3, 4)"));
+    assert_true(contains(s, "__shared__ int tile[4]"));
+    assert_true(contains(s, "int *p = tile"));
+    assert_true(contains(s, "kl_get_global_id(0)"));
+    assert_true(contains(s, "<< kl_shift_count("));
+    assert_true(contains(s, "1 << 4")); /* a small literal count stays */
+    assert_true(contains(s, "i > 0 ? 1 : 2")); /* a scalar ?: stays */
+    assert_true(contains(s, "kl_tern("));
+    assert_true(contains(s, ".kl_swc<102,0,1>() = v[1].kl_swc<102,3,2>()"));
+    assert_true(contains(s, ".w = v[1].kl_swc<-1,101,1>()"));
+    assert_true(contains(s, "kl_convert<float, 1, 1>"));
+    assert_true(contains(s, "kl_as<float>"));
+    assert_true(contains(s, "kl_vstore<4>(kl_vload<4>("));
+    assert_true(contains(s, "4 + kl_clamp("));
+    assert_true(contains(s, "kl_kw_class"));
+    assert_true(contains(s, "#line "));
+    clc_translation_free(&out);
+}
+
+/* ---- refusals ---------------------------------------------------------------- */
+
+static void refusals(void **state)
+{
+    (void)state;
+    translate_refused("__kernel void k(__global float *o) {\n"
+                      "  o[0] = 1.0f;\n"
+                      "}\n"
+                      "__kernel void img(read_only image2d_t i) {}\n",
+                      "image2d_t", 4);
+    translate_refused("\n__kernel void k(sampler_t s) {}\n", "sampler", 2);
+    translate_refused("__kernel void k(__global int *o) {\n"
+                      "  o[0] = 1;\n", "unbalanced", 1);
+    translate_refused("__kernel void k(__global int *o) { o[0] = 1; ]\n",
+                      "unbalanced", 1);
+    translate_refused("#include \"missing.h\"\n__kernel void k() {}\n",
+                      "missing.h", 1);
+    translate_refused("__kernel void k(__global int o[4]) {}\n", "array", 1);
+    translate_refused("__kernel void k(bool b) {}\n", "bool", 1);
+    translate_refused("__kernel int k(__global int *o) { return 0; }\n",
+                      "return void", 1);
+    translate_refused("__kernel void k(int *o) {}\n", "address space", 1);
+    translate_refused("__kernel void k(__local float x) {}\n",
+                      "must be a pointer", 1);
+    translate_refused("__kernel __attribute__((reqd_work_group_size(64, 64, "
+                      "1)))\nvoid k(__global int *o) {}\n",
+                      "at most 1024", 1);
+    translate_refused("__kernel void k(__global int *o) {}\n"
+                      "__kernel void k(__global int *o) {}\n",
+                      "defined twice", 2);
+    translate_refused("__kernel void k(__global half4 *o) {}\n", "half4", 1);
+    translate_refused("#error stop here\n", "stop here", 1);
+    translate_refused("__kernel void k(__global float4 *o) {\n"
+                      "  o[0].xy.z = 1.0f;\n}\n",
+                      "component 2", 2);
+}
+
+/* Random bytes and random token soup: refused or accepted, never a crash
+ * or a leak (valgrind and ASan runs of the suite check the latter). */
+static void garbage(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "__kernel", "void", "k", "(", ")", "{", "}", "[", "]", "?", ":", "<<",
+        ">>=", ".", "xy", "lo", "float4", "(float4)", "__local", "*", ",",
+        ";", "#define A(x) x\n", "A(", "#if 1\n", "#endif\n", "1", "0x7f",
+        "\"s\"", "'c'", "__attribute__((", "reqd_work_group_size(1,1,1)",
+        "))", "=", "-", "int", "__global", "get_global_id(0)", "\n", "/*",
+        "*/", "//", "\\\n", "##", "#", "convert_int4_sat(", "as_float(",
+    };
+    char text[2048];
+    for (int round = 0; round < 3000; ++round) {
+        size_t length = 0;
+        if (round % 3 == 0) {
+            length = test_random_u64() % sizeof text;
+            test_random_bytes(text, length);
+        } else {
+            size_t count = test_random_u64() % 80;
+            for (size_t i = 0; i < count; ++i) {
+                const char *piece =
+                    pieces[test_random_u64() % (sizeof pieces / sizeof *pieces)];
+                size_t n = strlen(piece);
+                if (length + n + 1 >= sizeof text)
+                    break;
+                memcpy(text + length, piece, n);
+                length += n;
+                text[length++] = ' ';
+            }
+        }
+        clc_translation out;
+        int result = clc_translate(text, length, "garbage.cl", "-DX=1", &out);
+        assert_true(result == 0 || result == -1);
+        if (result == 0)
+            assert_non_null(out.source);
+        else
+            assert_true(out.error != NULL && out.error[0] != '\0');
+        clc_translation_free(&out);
+    }
+}
+
+/* ---- NVRTC ----------------------------------------------------------------------- */
+
+#ifdef KILN_TEST_NVRTC
+/* Compiles a translation for sm_90 and returns NVRTC's log (NULL when it
+ * compiled). */
+static char *nvrtc_compile(const char *translated, const char *name)
+{
+    nvrtcProgram program;
+    const char *header = clc_prelude_source();
+    const char *header_name = CLC_PRELUDE_HEADER_NAME;
+    assert_int_equal(nvrtcCreateProgram(&program, translated, name, 1, &header,
+                                        &header_name),
+                     NVRTC_SUCCESS);
+    const char *options[] = {"-default-device", "-std=c++17",
+                             "--gpu-architecture=compute_90"};
+    nvrtcResult result = nvrtcCompileProgram(program, 3, options);
+    char *log = NULL;
+    if (result != NVRTC_SUCCESS) {
+        size_t size = 0;
+        nvrtcGetProgramLogSize(program, &size);
+        log = calloc(1, size + 1);
+        assert_non_null(log);
+        nvrtcGetProgramLog(program, log);
+    }
+    nvrtcDestroyProgram(&program);
+    return log;
+}
+
+static void compile_file(const char *dir, const char *name,
+                         const char *options, int *failures)
+{
+    char path[8192];
+    int written = snprintf(path, sizeof path, "%s/%s/%s", test_srcdir(), dir,
+                           name);
+    assert_true(written > 0 && (size_t)written < sizeof path);
+    size_t length = 0;
+    char *source = read_text(path, &length);
+    clc_translation out;
+    if (clc_translate(source, length, name, options, &out) != 0) {
+        print_message("# %s: refused: %s\n", name, out.error);
+        ++*failures;
+    } else {
+        char *log = nvrtc_compile(out.source, name);
+        if (log != NULL) {
+            print_message("# %s: NVRTC failed:\n%.*s\n", name, 3000, log);
+            ++*failures;
+        }
+        free(log);
+    }
+    clc_translation_free(&out);
+    free(source);
+}
+
+static void compile_directory(const char *dir)
+{
+    char listing[8192];
+    int written = snprintf(listing, sizeof listing, "%s/%s", test_srcdir(),
+                           dir);
+    assert_true(written > 0 && (size_t)written < sizeof listing);
+    char names[64][96];
+    size_t count = 0;
+    DIR *d = opendir(listing);
+    assert_non_null(d);
+    struct dirent *entry;
+    while ((entry = readdir(d)) != NULL && count < 64) {
+        size_t n = strlen(entry->d_name);
+        if (n > 3 && n < 95 && strcmp(entry->d_name + n - 3, ".cl") == 0)
+            strcpy(names[count++], entry->d_name);
+    }
+    closedir(d);
+    assert_true(count > 0);
+    int failures = 0;
+    for (size_t i = 0; i < count; ++i)
+        compile_file(dir, names[i],
+                     "-DTILE=16 -DFACTOR=3 -DREAL=float", &failures);
+    if (failures)
+        fail_msg("%d of %zu kernels in %s did not translate and compile",
+                 failures, count, dir);
+}
+
+static void nvrtc_corpus(void **state)
+{
+    (void)state;
+    compile_directory("tests/corpus");
+}
+
+static void nvrtc_foreign(void **state)
+{
+    (void)state;
+    compile_directory("tests/clc");
+}
+
+/* NVRTC's errors point into the user's file and line, not the translation. */
+static void nvrtc_lines(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "// line 1\n"
+        "#define SCALE 2.0f\n"
+        "\n"
+        "__kernel void k(__global float *out)\n"
+        "{\n"
+        "    float4 v = (float4)(SCALE);\n"
+        "    out[0] = v.x + undeclared_name;\n"
+        "}\n";
+    clc_translation out;
+    assert_int_equal(clc_translate(source, strlen(source), "user.cl", NULL,
+                                   &out), 0);
+    char *log = nvrtc_compile(out.source, "user.cl");
+    assert_non_null(log);
+    if (strstr(log, "user.cl(7)") == NULL)
+        fail_msg("NVRTC's log does not point at user.cl line 7:\n%s", log);
+    free(log);
+    clc_translation_free(&out);
+}
+#endif
+
+int main(void)
+{
+    static const kiln_test tests[] = {
+        KILN_TEST(signatures),
+        KILN_TEST(rewrites),
+        KILN_TEST(refusals),
+        KILN_TEST(garbage),
+#ifdef KILN_TEST_NVRTC
+        KILN_TEST(nvrtc_corpus),
+        KILN_TEST(nvrtc_foreign),
+        KILN_TEST(nvrtc_lines),
+#endif
+    };
+    return kiln_test_main_plain("clc", tests, sizeof tests / sizeof tests[0]);
+}
