@@ -53,6 +53,10 @@ typedef unsigned long uintptr_t;
 #endif
 struct kl_half { unsigned short bits; };
 typedef int kl_event_t;
+/* HUGE_VALF, HUGE_VAL, NAN as the translator's preprocessor leaves them */
+static constexpr float __kiln_huge_valf = __builtin_bit_cast(float, 0x7f800000u);
+static constexpr double __kiln_huge_val = __builtin_bit_cast(double, 0x7ff0000000000000ull);
+static constexpr float __kiln_nanf = __builtin_bit_cast(float, 0x7fc00000u);
 
 /* ---- traits ------------------------------------------------------------- */
 
@@ -359,7 +363,7 @@ KL_FN auto &kl_at(V &v, int i) { return (&v.x)[i]; }
 struct kl_ilist { int n; int v[16]; };
 /* the index list of a kl_swc<C...> chain on a width-N base; n = 0 if bad */
 template <int N, int... C> struct kl_swz {
-    static constexpr kl_ilist compute() {
+    static KL_CFN kl_ilist compute() {
         const int c[] = {C..., 0};
         const int nc = (int)sizeof...(C);
         kl_ilist L{};
@@ -397,7 +401,7 @@ template <int N, int... C> struct kl_swz {
         }
         return L;
     }
-    static constexpr kl_ilist L() {
+    static KL_CFN kl_ilist L() {
         constexpr kl_ilist r = compute();
         static_assert(r.n == 1 || r.n == 2 || r.n == 3 || r.n == 4 || r.n == 8 ||
                           r.n == 16,
@@ -408,14 +412,14 @@ template <int N, int... C> struct kl_swz {
 };
 /* a chain applied to a proxy's own list I... (padding maps to index 3) */
 template <class S, int... I> struct kl_swz_comp {
-    static constexpr kl_ilist compute() {
+    static KL_CFN kl_ilist compute() {
         const int idx[] = {I..., 3};
         kl_ilist L = S::L();
         for (int j = 0; j < L.n; ++j)
             L.v[j] = L.v[j] < (int)sizeof...(I) ? idx[L.v[j]] : 3;
         return L;
     }
-    static constexpr kl_ilist L() { return compute(); }
+    static KL_CFN kl_ilist L() { return compute(); }
 };
 
 /* the proxy for a multi-component swizzle of a non-const lvalue; R, its
@@ -642,10 +646,10 @@ template <class T, int MODE, class S> KL_FN T kl_fp_to_int(S x) {
 template <class T, int MODE, class S> inline T kl_host_round(S x) {
     T f = (T)x;
     long double lx = (long double)x, lf = (long double)f;
-    if ((MODE == 3 && lf < lx) || (MODE == 2 && lx >= 0 && lf > lx))
-        f = nextafter(f, (T)1e300);
-    else if ((MODE == 4 && lf > lx) || (MODE == 2 && lx < 0 && lf < lx))
-        f = nextafter(f, (T)-1e300);
+    if ((MODE == 3 && lf < lx) || (MODE == 2 && lx < 0 && lf < lx))
+        f = nextafter(f, (T)__kiln_huge_val);
+    else if ((MODE == 4 && lf > lx) || (MODE == 2 && lx >= 0 && lf > lx))
+        f = nextafter(f, -(T)__kiln_huge_val);
     return f;
 }
 #endif
@@ -849,9 +853,6 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
 
 /* ---- math ------------------------------------------------------------------ */
 
-static constexpr float __kiln_huge_valf = __builtin_bit_cast(float, 0x7f800000u);
-static constexpr double __kiln_huge_val = __builtin_bit_cast(double, 0x7ff0000000000000ull);
-static constexpr float __kiln_nanf = __builtin_bit_cast(float, 0x7fc00000u);
 #define KL_PI_F 3.14159265358979323846f
 #define KL_PI 3.14159265358979323846
 
