@@ -1,9 +1,14 @@
 /*
- * Threads: eight threads at once on one context creating buffers, building
- * (the same source and different ones), launching the same kernel object
- * and their own, and checking every result; threads with a context each;
- * reference counts changed from many threads; and the last error being
- * per thread.
+ * Threads (issue 6): eight threads x 1000 iterations, on one shared context
+ * and on a context each, every iteration creating buffers of a random size,
+ * building a program (four different texts, each with two -D values, plus
+ * one text per thread that no cache holds), launching it, reading back and
+ * checking every element against the CPU; on the shared context each
+ * iteration also launches one kernel object shared by all threads.  So that
+ * 16000 builds stay fast on PoCL, repeated builds must come from the
+ * memory cache: each thread may miss it at most once per (text, options).
+ * Also: reference counts changed from many threads, and the last error
+ * being per thread.
  *
  * Workers never call cmocka (its asserts jump out of the calling thread):
  * they record their first failure, and the main thread reports it.
@@ -18,26 +23,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { THREADS = 8 };
+enum {
+    THREADS = 8,
+    VARIANTS = 4, /* distinct kernel texts */
+    SALTS = 2,    /* -DSALT values: each text is built two ways */
+    /* Builds in one context that may miss the memory cache: every
+     * (text, salt) pair once per thread (threads may miss the same pair at
+     * the same moment) plus the thread's own text. */
+    MISSES_PER_THREAD = VARIANTS * SALTS + 1,
+};
 
-static const char mix_source[] =
-    "__kernel void mix_values(__global const uint *x, __global uint *y,\n"
-    "                         uint a, int n)\n"
-    "{\n"
-    "    int i = get_global_id(0);\n"
-    "    if (i < n)\n"
-    "        y[i] = y[i] * a + x[i] + SALT;\n"
-    "}\n";
+/* The kernels differ in their text, not only in options, so that several
+ * programs are in the caches at once.  NONCE is 0 in the shared texts and
+ * unique in each thread's own text, which no cache can hold. */
+static const char *const variant_bodies[VARIANTS] = {
+    "y[i] = y[i] * a + x[i] + SALT + NONCE;",
+    "y[i] = (y[i] ^ x[i]) * a + SALT + NONCE;",
+    "y[i] = y[i] - x[i] * a + SALT + NONCE;",
+    "y[i] = rotate(y[i], x[i] & 31u) + a + SALT + NONCE;",
+};
+
+static void mix_source(char *out, size_t size, int variant, uint32_t nonce)
+{
+    snprintf(out, size,
+             "#define NONCE %#xu\n"
+             "__kernel void mix_values(__global const uint *x,\n"
+             "                         __global uint *y, uint a, int n)\n"
+             "{\n"
+             "    int i = get_global_id(0);\n"
+             "    if (i < n)\n"
+             "        %s\n"
+             "}\n",
+             (unsigned)nonce, variant_bodies[variant]);
+}
+
+/* The CPU's version of each variant. */
+static uint32_t mix_reference(int variant, uint32_t salt, uint32_t nonce,
+                              uint32_t x, uint32_t y, uint32_t a)
+{
+    uint32_t r = x & 31u;
+    switch (variant) {
+    case 0:
+        return y * a + x + salt + nonce;
+    case 1:
+        return (y ^ x) * a + salt + nonce;
+    case 2:
+        return y - x * a + salt + nonce;
+    default:
+        return (r ? (y << r) | (y >> (32 - r)) : y) + a + salt + nonce;
+    }
+}
+
+static char shared_sources[VARIANTS][1024];
 
 typedef struct worker {
     pthread_t thread;
     int index;
     const char *backend;
     kiln_context *context;      /* shared; NULL: the worker makes its own */
-    kiln_kernel *shared_kernel; /* mix_values, SALT 0, shared by all workers */
+    kiln_kernel *shared_kernel; /* variant 0, SALT 0, shared by all workers */
     int iterations;
+    uint32_t nonce;             /* of this thread's own text, never 0 */
     uint64_t random_state;
     int launches;
+    int builds;
+    int origins[3];             /* builds by kiln_program_origin */
     char failure[1024];         /* the first failure, "" if none */
 } worker;
 
@@ -74,12 +124,19 @@ static bool worker_fail(worker *w, const char *format, ...)
                                kiln_last_error());                             \
     } while (0)
 
-/* One launch of `kernel` (mix_values with `salt`) on random data, checked. */
+/* What a mix_values kernel computes. */
+typedef struct mix_kind {
+    int variant;
+    uint32_t salt, nonce;
+} mix_kind;
+
+/* One launch of `kernel` on fresh buffers of random data and size,
+ * checked element by element. */
 static bool worker_run_mix(worker *w, kiln_context *context,
-                           kiln_kernel *kernel, uint32_t salt,
+                           kiln_kernel *kernel, mix_kind kind,
                            kiln_stream *stream)
 {
-    const int n = 500 + (int)(worker_random(w) % 3000);
+    const int n = 200 + (int)(worker_random(w) % 1800);
     const size_t bytes = (size_t)n * sizeof(uint32_t);
     uint32_t *x = malloc(bytes), *y = malloc(bytes), *back = malloc(bytes);
     if (x == NULL || y == NULL || back == NULL) {
@@ -121,16 +178,19 @@ static bool worker_run_mix(worker *w, kiln_context *context,
         }
     }
     if (status != KILN_OK) {
-        worker_fail(w, "mix_values (salt %u, n %d): %s: %s", salt, n,
-                    kiln_status_name(status), kiln_last_error());
+        worker_fail(w, "mix_values (variant %d, salt %u, n %d): %s: %s",
+                    kind.variant, kind.salt, n, kiln_status_name(status),
+                    kiln_last_error());
     } else {
         ok = true;
         for (int i = 0; i < n && ok; ++i) {
-            uint32_t expected = y[i] * a + x[i] + salt;
+            uint32_t expected = mix_reference(kind.variant, kind.salt,
+                                              kind.nonce, x[i], y[i], a);
             if (back[i] != expected)
-                ok = worker_fail(w, "mix_values (salt %u): element %d of "
-                                 "%d: got %u, expected %u",
-                                 salt, i, n, back[i], expected);
+                ok = worker_fail(w, "mix_values (variant %d, salt %u, nonce "
+                                 "%#x): element %d of %d: got %u, expected %u",
+                                 kind.variant, kind.salt, kind.nonce, i, n,
+                                 back[i], expected);
         }
         w->launches++;
     }
@@ -144,27 +204,68 @@ static bool worker_run_mix(worker *w, kiln_context *context,
     return ok;
 }
 
-/* Builds mix_values with `salt` in `context`, runs it once, releases it. */
+/* Builds `source` with `kind.salt` in `context`, runs it once on `stream`,
+ * releases it. */
 static bool worker_build_and_run(worker *w, kiln_context *context,
-                                 uint32_t salt)
+                                 const char *source, mix_kind kind,
+                                 kiln_stream *stream)
 {
     char options[32];
-    snprintf(options, sizeof options, "-DSALT=%uu", salt);
+    snprintf(options, sizeof options, "-DSALT=%uu", kind.salt);
     kiln_program *program = NULL;
     kiln_kernel *kernel = NULL;
-    WORKER_OK(w, kiln_program_build(context, mix_source, options, &program));
-    kiln_status status = kiln_kernel_create(program, "mix_values", &kernel);
-    if (status != KILN_OK) {
-        worker_fail(w, "kiln_kernel_create: %s: %s", kiln_status_name(status),
-                    kiln_last_error());
-        kiln_program_release(program);
-        return false;
-    }
+    WORKER_OK(w, kiln_program_build(context, source, options, &program));
+    kiln_program_origin origin = (kiln_program_origin)-1;
+    kiln_status status = kiln_program_origin_get(program, &origin);
+    if (status == KILN_OK && (int)origin >= 0 && (int)origin < 3)
+        w->origins[origin]++;
+    else
+        worker_fail(w, "kiln_program_origin_get: %s, origin %d",
+                    kiln_status_name(status), (int)origin);
+    w->builds++;
+    if (status == KILN_OK)
+        status = kiln_kernel_create(program, "mix_values", &kernel);
     /* The kernel keeps the program: release it at once. */
     kiln_program_release(program);
-    bool ok = worker_run_mix(w, context, kernel, salt, NULL);
+    if (status != KILN_OK)
+        return worker_fail(w, "kiln_kernel_create: %s: %s",
+                           kiln_status_name(status), kiln_last_error());
+    bool ok = worker_run_mix(w, context, kernel, kind, stream);
     kiln_kernel_release(kernel);
     return ok;
+}
+
+static bool worker_iteration(worker *w, kiln_context *context,
+                             kiln_stream *stream, int iteration)
+{
+    /* Alternate between the default stream and the thread's own. */
+    kiln_stream *on = iteration % 2 ? stream : NULL;
+    if (iteration == 0) {
+        /* A real compile, at the same time as the other threads'. */
+        char source[1024];
+        mix_source(source, sizeof source, 0, w->nonce);
+        mix_kind kind = {0, 1, w->nonce};
+        return worker_build_and_run(w, context, source, kind, on);
+    }
+    mix_kind kind = {(int)(worker_random(w) % VARIANTS),
+                     (uint32_t)(worker_random(w) % SALTS), 0};
+    if (!worker_build_and_run(w, context, shared_sources[kind.variant], kind,
+                              on))
+        return false;
+    if (w->shared_kernel != NULL) {
+        /* The same kernel object from every thread at once. */
+        mix_kind shared = {0, 0, 0};
+        if (!worker_run_mix(w, context, w->shared_kernel, shared,
+                            iteration % 2 ? NULL : stream))
+            return false;
+        WORKER_OK(w, kiln_kernel_retain(w->shared_kernel));
+        WORKER_OK(w, kiln_kernel_release(w->shared_kernel));
+    }
+    if (iteration % 200 == 100 + w->index) {
+        /* Return pooled memory while the other threads allocate. */
+        WORKER_OK(w, kiln_pool_trim(context));
+    }
+    return true;
 }
 
 static bool worker_body(worker *w)
@@ -178,24 +279,8 @@ static bool worker_body(worker *w)
         worker_fail(w, "kiln_stream_create: %s: %s", kiln_status_name(status),
                     kiln_last_error());
     bool ok = status == KILN_OK;
-    for (int iteration = 0; ok && iteration < w->iterations; ++iteration) {
-        if (w->shared_kernel != NULL) {
-            /* The same kernel object from every thread at once, on the
-             * default stream and on this thread's stream. */
-            ok = worker_run_mix(w, context, w->shared_kernel, 0,
-                                iteration % 2 ? stream : NULL);
-            if (ok && kiln_kernel_retain(w->shared_kernel) != KILN_OK)
-                ok = worker_fail(w, "retain: %s", kiln_last_error());
-            if (ok && kiln_kernel_release(w->shared_kernel) != KILN_OK)
-                ok = worker_fail(w, "release: %s", kiln_last_error());
-        }
-        if (ok && iteration % 4 == w->index % 4) {
-            /* Half the builds are of one text (a race on the cache), half
-             * of three others. */
-            uint32_t salt = (iteration / 4) % 2 ? 0 : 1 + (uint32_t)w->index % 3;
-            ok = worker_build_and_run(w, context, salt);
-        }
-    }
+    for (int iteration = 0; ok && iteration < w->iterations; ++iteration)
+        ok = worker_iteration(w, context, stream, iteration);
     if (stream != NULL)
         kiln_stream_release(stream);
     if (w->context == NULL)
@@ -210,41 +295,84 @@ static void *worker_main(void *argument)
     return NULL;
 }
 
-static void run_workers(worker *workers, int count)
+/* 1000 iterations per thread (issue 6); KILN_TEST_THREAD_ITERATIONS
+ * changes that, and valgrind runs (20 times slower) take 20. */
+static int stress_iterations(void)
 {
-    for (int i = 0; i < count; ++i)
+    const char *text = getenv("KILN_TEST_THREAD_ITERATIONS");
+    if (text != NULL && atoi(text) > 0)
+        return atoi(text);
+    const char *valgrind = getenv("KILN_TEST_VALGRIND");
+    return valgrind != NULL && strcmp(valgrind, "1") == 0 ? 20 : 1000;
+}
+
+static void workers_init(void **state, worker *workers, kiln_context *context,
+                         kiln_kernel *shared_kernel)
+{
+    memset(workers, 0, THREADS * sizeof *workers);
+    for (int v = 0; v < VARIANTS; ++v)
+        mix_source(shared_sources[v], sizeof shared_sources[v], v, 0);
+    /* Each run's own texts are new to the disk cache too. */
+    uint32_t nonce_base = (uint32_t)test_random_u64() | 1u;
+    for (int i = 0; i < THREADS; ++i) {
+        workers[i].index = i;
+        workers[i].backend = test_backend(state);
+        workers[i].context = context;
+        workers[i].shared_kernel = shared_kernel;
+        workers[i].iterations = stress_iterations();
+        workers[i].nonce = nonce_base + 2u * (uint32_t)i;
+        workers[i].random_state = test_random_u64();
+    }
+}
+
+/* Runs the workers, then checks every one finished with every launch
+ * checked and that repeated builds came from the memory cache. */
+static void run_workers(worker *workers)
+{
+    for (int i = 0; i < THREADS; ++i)
         if (pthread_create(&workers[i].thread, NULL, worker_main,
                            &workers[i]) != 0)
             fail_msg("cannot start thread %d", i);
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < THREADS; ++i)
         pthread_join(workers[i].thread, NULL);
-    for (int i = 0; i < count; ++i)
-        if (workers[i].failure[0] != '\0')
-            fail_msg("%s", workers[i].failure);
+    int launches = 0, builds = 0, origins[3] = {0, 0, 0};
+    for (int i = 0; i < THREADS; ++i) {
+        const worker *w = &workers[i];
+        if (w->failure[0] != '\0')
+            fail_msg("%s", w->failure);
+        int expected_launches = w->iterations * (w->shared_kernel ? 2 : 1) -
+                                (w->shared_kernel ? 1 : 0);
+        if (w->launches != expected_launches || w->builds != w->iterations)
+            fail_msg("thread %d: %d launches and %d builds, expected %d and %d",
+                     i, w->launches, w->builds, expected_launches,
+                     w->iterations);
+        int misses = w->origins[KILN_PROGRAM_COMPILED] +
+                     w->origins[KILN_PROGRAM_FROM_DISK_CACHE];
+        if (misses > MISSES_PER_THREAD)
+            fail_msg("thread %d: %d of %d builds missed the memory cache "
+                     "(at most %d expected)",
+                     i, misses, w->builds, MISSES_PER_THREAD);
+        launches += w->launches;
+        builds += w->builds;
+        for (int o = 0; o < 3; ++o)
+            origins[o] += w->origins[o];
+    }
+    print_message("# %d threads: %d checked launches, %d builds (%d compiled, "
+                  "%d from memory, %d from disk)\n",
+                  THREADS, launches, builds, origins[0], origins[1],
+                  origins[2]);
 }
 
 static void many_threads_share_one_context(void **state)
 {
     kiln_context *context = test_context(state);
-    kiln_program *program = test_build(context, mix_source, "-DSALT=0u");
+    char source[1024];
+    mix_source(source, sizeof source, 0, 0);
+    kiln_program *program = test_build(context, source, "-DSALT=0u");
     kiln_kernel *kernel = test_kernel(program, "mix_values");
     worker workers[THREADS];
-    memset(workers, 0, sizeof workers);
-    for (int i = 0; i < THREADS; ++i) {
-        workers[i].index = i;
-        workers[i].backend = test_backend(state);
-        workers[i].context = context;
-        workers[i].shared_kernel = kernel;
-        workers[i].iterations = 12;
-        workers[i].random_state = test_random_u64();
-    }
-    run_workers(workers, THREADS);
-    int launches = 0;
-    for (int i = 0; i < THREADS; ++i)
-        launches += workers[i].launches;
-    print_message("# %d checked launches from %d threads\n", launches,
-                  THREADS);
-    assert_true(launches >= THREADS * 12);
+    workers_init(state, workers, context, kernel);
+    run_workers(workers);
     TEST_OK(kiln_context_synchronize(context));
     TEST_OK(kiln_kernel_release(kernel));
     TEST_OK(kiln_program_release(program));
@@ -253,18 +381,9 @@ static void many_threads_share_one_context(void **state)
 static void threads_with_a_context_each(void **state)
 {
     (void)test_context(state);
-    enum { COUNT = 4 };
-    worker workers[COUNT];
-    memset(workers, 0, sizeof workers);
-    for (int i = 0; i < COUNT; ++i) {
-        workers[i].index = i;
-        workers[i].backend = test_backend(state);
-        workers[i].iterations = 4; /* each builds once */
-        workers[i].random_state = test_random_u64();
-    }
-    run_workers(workers, COUNT);
-    for (int i = 0; i < COUNT; ++i)
-        assert_true(workers[i].launches >= 1);
+    worker workers[THREADS];
+    workers_init(state, workers, NULL, NULL);
+    run_workers(workers);
 }
 
 /* ---- reference counts from many threads ------------------------------------------ */
