@@ -1,1 +1,49 @@
-# placeholder
+# Benchmarks: built by `make`, run by hand (`bench/run [OUT.md]` or
+# `make bench`), never by `make check`.  Each program times Kiln and the raw
+# vendor API doing the same work in one process; see bench/bench_util.h.
+#
+# The raw CUDA side needs cuda.h and NVRTC at build time; libcuda.so.1 is
+# opened at run time (dlopen), so the programs still run on machines without
+# the NVIDIA driver.  The raw OpenCL side links the ICD loader.
+BENCH_BINARIES = bench/bench_launch bench/bench_copy bench/bench_build \
+	bench/bench_kernels
+noinst_PROGRAMS += $(BENCH_BINARIES)
+
+BENCH_CPPFLAGS = $(AM_CPPFLAGS)
+BENCH_LIBS = libkiln.la -lm
+if HAVE_OPENCL
+BENCH_CPPFLAGS += -DKILN_BENCH_OPENCL
+BENCH_LIBS += $(OPENCL_LIBS)
+endif
+if HAVE_CUDA
+BENCH_CPPFLAGS += -DKILN_BENCH_CUDA $(CUDA_CPPFLAGS)
+BENCH_LIBS += $(NVRTC_LIBS)
+endif
+
+BENCH_COMMON = bench/bench_util.c bench/bench_util.h
+
+bench_bench_launch_SOURCES = bench/bench_launch.c $(BENCH_COMMON)
+bench_bench_launch_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_launch_LDADD = $(BENCH_LIBS)
+
+bench_bench_copy_SOURCES = bench/bench_copy.c $(BENCH_COMMON)
+bench_bench_copy_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_copy_LDADD = $(BENCH_LIBS)
+
+bench_bench_build_SOURCES = bench/bench_build.c bench/bench_kernels_source.h \
+	$(BENCH_COMMON)
+bench_bench_build_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_build_LDADD = $(BENCH_LIBS)
+
+bench_bench_kernels_SOURCES = bench/bench_kernels.c \
+	bench/bench_kernels_source.h $(BENCH_COMMON)
+bench_bench_kernels_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_kernels_LDADD = $(BENCH_LIBS)
+
+EXTRA_DIST += bench/run bench/cupy_compare.py
+
+# `make bench`: the whole suite on the default backend (KILN_BACKEND picks
+# another), tables on stdout and in bench/results-<backend>.md.
+bench: $(BENCH_BINARIES)
+	$(SHELL) $(srcdir)/bench/run
+.PHONY: bench
