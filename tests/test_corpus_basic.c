@@ -207,7 +207,7 @@ static void work_items_3d(void **state)
                     expected[15 + d] = (uint32_t)block[d];
                 }
                 expected[18] = 3;
-                char what[96];
+                char what[160];
                 snprintf(what, sizeof what,
                          "work-item (%zu,%zu,%zu): fields (gid lid group "
                          "groups gsize lsize dim)",
