@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,6 +343,13 @@ kiln_status kiln_host_alloc(kiln_context *context, size_t size, void **host)
     KILN_CHECK_OUT(host, "host");
     if (size == 0)
         return kiln_error(KILN_ERR_INVALID_SIZE, "kiln_host_alloc: size is 0");
+    /* Checked here so that every backend gives the same status: CUDA would
+     * call this out of host memory, OpenCL an invalid size. */
+    if (size > PTRDIFF_MAX)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_host_alloc: %zu bytes is more than any "
+                          "address space holds",
+                          size);
     kiln_host_allocation *record = calloc(1, sizeof *record);
     if (record == NULL)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,

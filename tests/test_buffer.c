@@ -91,6 +91,87 @@ static void impossible_sizes_are_refused(void **state)
     TEST_OK(kiln_buffer_release(tiny));
 }
 
+/* Allocations until the device is full: KILN_ERR_OUT_OF_DEVICE_MEMORY,
+ * after the pool has given back what it cached (one block of another size
+ * class is cached first), and the device works again afterwards. */
+static void filling_the_device_is_out_of_device_memory(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_device_info info = device_of(context);
+    if (info.unified_memory) {
+        /* PoCL overcommits host memory and allocates on first use (and
+         * aborts when that fails): filling it would exhaust the host. */
+        print_message("# %s shares host memory: it cannot be filled without "
+                      "exhausting the host\n",
+                      info.name);
+        skip();
+    }
+    uint64_t quarter = info.global_memory / 4 ? info.global_memory / 4 : 1;
+    size_t chunk = (size_t)(info.max_allocation < quarter ? info.max_allocation
+                                                          : quarter);
+    size_t most = (size_t)(info.global_memory / chunk) + 2;
+    kiln_buffer **held = test_alloc(most * sizeof *held);
+    TEST_OK(kiln_pool_set_enabled(context, 1));
+    kiln_buffer *cached = test_buffer(context, chunk / 2);
+    TEST_OK(kiln_buffer_release(cached));
+
+    size_t count = 0;
+    kiln_status status = KILN_OK;
+    const unsigned char byte = 0x5c;
+    while (count < most) {
+        status = kiln_buffer_create(context, chunk, &held[count]);
+        if (status != KILN_OK)
+            break;
+        ++count;
+        /* Some drivers allocate on first use: touch the last byte. */
+        status = kiln_buffer_write(held[count - 1], chunk - 1, &byte, 1);
+        if (status != KILN_OK)
+            break;
+    }
+    char message[1024];
+    snprintf(message, sizeof message, "%s", kiln_last_error());
+    kiln_pool_stats stats;
+    TEST_OK(kiln_pool_get_stats(context, &stats));
+    for (size_t i = 0; i < count; ++i)
+        TEST_OK(kiln_buffer_release(held[i]));
+    free(held);
+    TEST_OK(kiln_pool_trim(context));
+    print_message("# %zu buffers of %zu bytes, then %s: %s\n", count, chunk,
+                  kiln_status_name(status), message);
+    if (status == KILN_OK)
+        fail_msg("%zu buffers of %zu bytes on a device of %llu bytes, and no "
+                 "error", count, chunk,
+                 (unsigned long long)info.global_memory);
+    if (status != KILN_ERR_OUT_OF_DEVICE_MEMORY)
+        fail_msg("%s (%s), expected KILN_ERR_OUT_OF_DEVICE_MEMORY",
+                 kiln_status_name(status), message);
+    assert_true(message[0] != '\0');
+    assert_true(stats.bytes_cached == 0);
+
+    /* Freed, the memory is usable again. */
+    unsigned char *mirror;
+    kiln_buffer *again = random_buffer(context, 4096, &mirror);
+    assert_buffer_holds(again, mirror, 4096);
+    TEST_OK(kiln_buffer_release(again));
+    free(mirror);
+}
+
+static void huge_page_locked_allocations_are_refused(void **state)
+{
+    kiln_context *context = test_context(state);
+    void *host = NULL;
+    TEST_FAILS(KILN_ERR_INVALID_SIZE, kiln_host_alloc(context, SIZE_MAX, &host));
+    assert_mentions_number(SIZE_MAX);
+    TEST_FAILS(KILN_ERR_INVALID_SIZE,
+               kiln_host_alloc(context, SIZE_MAX / 2 + 1, &host));
+    assert_null(host);
+    unsigned char byte = 1;
+    kiln_buffer *buffer = NULL;
+    TEST_FAILS(KILN_ERR_INVALID_SIZE,
+               kiln_buffer_create_from(context, &byte, SIZE_MAX, &buffer));
+    assert_null(buffer);
+}
+
 static void size_and_context_queries(void **state)
 {
     kiln_context *context = test_context(state);
@@ -648,6 +729,8 @@ int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(impossible_sizes_are_refused),
+        KILN_TEST(filling_the_device_is_out_of_device_memory),
+        KILN_TEST(huge_page_locked_allocations_are_refused),
         KILN_TEST(size_and_context_queries),
         KILN_TEST(retained_buffer_keeps_its_contents),
         KILN_TEST(write_read_round_trips_with_offsets),

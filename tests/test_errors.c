@@ -5,11 +5,17 @@
  * release and handles of the wrong type, the name of every status, and the
  * last error being "" after every kind of successful call.
  */
+#include "config.h" /* _GNU_SOURCE: POSIX functions under -std=c11 */
+
 #include "harness.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define EXPECT_NULL_HANDLE(call)                                               \
     do {                                                                       \
@@ -521,6 +527,91 @@ static void other_bad_inputs(void **state)
     objects_release(&o);
 }
 
+/* ---- a cache directory of another user ----------------------------------------------- */
+
+static size_t entries_in(const char *dir)
+{
+    DIR *handle = opendir(dir);
+    if (handle == NULL)
+        fail_msg("cannot open %s: %s", dir, strerror(errno));
+    size_t count = 0;
+    struct dirent *item;
+    while ((item = readdir(handle)) != NULL)
+        if (strcmp(item->d_name, ".") != 0 && strcmp(item->d_name, "..") != 0)
+            ++count;
+    closedir(handle);
+    return count;
+}
+
+/* Another user could plant binaries there: Kiln must neither read nor
+ * write it, and a build must still work.  (test_cache_files checks what
+ * kiln_cache_get_info says of it and of the other refused modes;
+ * test_cache builds under a directory writable by others.) */
+static void cache_directory_of_another_user_is_not_used(void **state)
+{
+    kiln_context *context = test_context(state);
+    if (geteuid() != 0) {
+        print_message("# not root: cannot make a directory owned by another "
+                      "user\n");
+        skip();
+    }
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/cache-of-uid-65534", test_scratch_dir());
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        fail_msg("mkdir %s: %s", dir, strerror(errno));
+    if (chown(dir, 65534, 65534) != 0)
+        fail_msg("chown %s: %s", dir, strerror(errno));
+    const char *previous = getenv("KILN_CACHE_DIR");
+    char *saved = previous ? strdup(previous) : NULL;
+    setenv("KILN_CACHE_DIR", dir, 1);
+
+    kiln_cache_info info;
+    kiln_status info_status = kiln_cache_get_info(&info);
+    /* A text no cache holds: it must be compiled, and nothing stored. */
+    char source[256];
+    snprintf(source, sizeof source,
+             "__kernel void tiny(__global int *a, int v)\n"
+             "{ a[get_global_id(0)] = v + %d; }\n",
+             (int)(test_random_u64() % 1000000));
+    kiln_program *program = NULL;
+    kiln_status build_status =
+        kiln_program_build(context, source, NULL, &program);
+    size_t entries = entries_in(dir);
+
+    if (saved != NULL)
+        setenv("KILN_CACHE_DIR", saved, 1);
+    else
+        unsetenv("KILN_CACHE_DIR");
+    free(saved);
+    if (chown(dir, getuid(), getgid()) != 0)
+        fail_msg("chown back %s: %s", dir, strerror(errno));
+
+    assert_int_equal(info_status, KILN_OK);
+    if (info.enabled)
+        fail_msg("a cache directory owned by uid 65534 is reported enabled");
+    if (build_status != KILN_OK)
+        fail_msg("build: %s: %s", kiln_status_name(build_status),
+                 kiln_last_error());
+    kiln_program_origin origin;
+    TEST_OK(kiln_program_origin_get(program, &origin));
+    assert_int_equal(origin, KILN_PROGRAM_COMPILED);
+    assert_int_equal(entries, 0);
+
+    kiln_kernel *kernel = test_kernel(program, "tiny");
+    int32_t value = (int32_t)(test_random_u64() % 1000) + 1, back[32];
+    kiln_buffer *buffer = test_buffer(context, sizeof back);
+    kiln_launch_config config = test_config_1d(32, 32);
+    kiln_arg args[] = {KILN_ARG_BUFFER(buffer), KILN_ARG_INT(value)};
+    TEST_OK(kiln_launch(kernel, &config, 2, args));
+    TEST_OK(kiln_buffer_read(buffer, 0, back, sizeof back));
+    int offset = atoi(strstr(source, "v + ") + 4);
+    for (int i = 0; i < 32; ++i)
+        assert_int_equal(back[i], value + offset);
+    TEST_OK(kiln_buffer_release(buffer));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+}
+
 /* ---- the last error after successes ----------------------------------------------- */
 
 /* Leaves an error behind, then checks `call` succeeds and clears it. */
@@ -619,6 +710,7 @@ int main(void)
         KILN_TEST(released_handles_are_refused),
         KILN_TEST(handles_of_the_wrong_type_are_refused),
         KILN_TEST(other_bad_inputs),
+        KILN_TEST(cache_directory_of_another_user_is_not_used),
         KILN_TEST(successes_leave_no_error),
     };
     return kiln_test_main("errors", tests, sizeof tests / sizeof *tests);

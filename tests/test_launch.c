@@ -525,6 +525,24 @@ static void bad_geometry_is_refused(void **state)
     config.block = KILN_DIM1(4);
     EXPECT_BAD_LAUNCH(KILN_ERR_INVALID_LAUNCH, &config, 2, args, "grid");
 
+    /* Huge components on every axis of the grid and of the block.  2^63 is
+     * what x86-64 makes of a NaN or infinite double converted to size_t
+     * (undefined in C: kiln_dim3 cannot hold a NaN, so this is the closest
+     * a NaN dimension can get to Kiln). */
+    const size_t huge[] = {SIZE_MAX, SIZE_MAX / 2 + 1, (size_t)UINT32_MAX + 1};
+    for (size_t h = 0; h < sizeof huge / sizeof *huge; ++h) {
+        for (int axis = 0; axis < 3; ++axis) {
+            for (int which = 0; which < 2; ++which) {
+                kiln_launch_config wild = {.grid = ones, .block = ones};
+                kiln_dim3 *dims = which ? &wild.block : &wild.grid;
+                *(axis == 0 ? &dims->x : axis == 1 ? &dims->y : &dims->z) =
+                    huge[h];
+                EXPECT_BAD_LAUNCH(KILN_ERR_INVALID_LAUNCH, &wild, 2, args,
+                                  which ? "block" : "grid");
+            }
+        }
+    }
+
     /* config.local_memory is for CUDA C kernels only. */
     config = test_config_1d(64, 32);
     config.local_memory = 256;
