@@ -28,7 +28,7 @@
 KILN_INTERNAL kiln_status kiln_error(kiln_status status, const char *format, ...)
     KILN_PRINTF_LIKE(2, 3);
 KILN_INTERNAL kiln_status kiln_error_v(kiln_status status, const char *format,
-                                       va_list args);
+                                       va_list args) KILN_PRINTF_LIKE(2, 0);
 /* Every public entry point starts with this: a success leaves "" behind. */
 KILN_INTERNAL void kiln_error_clear(void);
 /* Prepends "what: " to the current message (keeps the status). */
