@@ -80,6 +80,19 @@ static kiln_status check_geometry(const kiln_kernel *kernel,
                               kernel->name, grid[i] == 0 ? "grid" : "block",
                               axis[i]);
     }
+    /* First, as the most specific reason: a kernel compiled for one block
+     * shape (the CUDA backend also turns it into the kernel's thread
+     * limit, which would otherwise be reported instead). */
+    const size_t *required = kernel->info.required_block;
+    if (required[0] != 0 &&
+        (required[0] != block[0] || required[1] != block[1] ||
+         required[2] != block[2]))
+        return kiln_error(KILN_ERR_INVALID_LAUNCH,
+                          "launch of '%s': the kernel requires a block of "
+                          "%zux%zux%zu (reqd_work_group_size), got "
+                          "%zux%zux%zu",
+                          kernel->name, required[0], required[1], required[2],
+                          block[0], block[1], block[2]);
     size_t threads = block[0];
     if (block[1] > SIZE_MAX / threads ||
         (threads *= block[1], block[2] > SIZE_MAX / threads))
@@ -116,16 +129,6 @@ static kiln_status check_geometry(const kiln_kernel *kernel,
                               "launch of '%s': grid.%c x block.%c overflows",
                               kernel->name, axis[i], axis[i]);
     }
-    const size_t *required = kernel->info.required_block;
-    if (required[0] != 0 &&
-        (required[0] != block[0] || required[1] != block[1] ||
-         required[2] != block[2]))
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': the kernel requires a block of "
-                          "%zux%zux%zu (reqd_work_group_size), got "
-                          "%zux%zux%zu",
-                          kernel->name, required[0], required[1], required[2],
-                          block[0], block[1], block[2]);
     if (config->local_memory != 0 &&
         kernel->program->language != KILN_LANGUAGE_CUDA_C)
         return kiln_error(KILN_ERR_INVALID_LAUNCH,
@@ -421,6 +424,9 @@ kiln_status kiln_launch(kiln_kernel *kernel, const kiln_launch_config *config,
                         size_t arg_count, const kiln_arg *args)
 {
     kiln_error_clear();
+    /* Checked here too, so that the message names kiln_launch. */
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
     return kiln_launch_checked(kernel, config, arg_count, args);
 }
 
@@ -477,6 +483,7 @@ kiln_status kiln_launch_prepared(kiln_kernel *kernel,
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
     KILN_CHECK_OUT(types, "types");
     char kinds[PREPARED_MAX_ARGS];
     size_t count = 0;
@@ -731,6 +738,8 @@ kiln_status kiln_launch_args(kiln_kernel *kernel,
                              const kiln_args *args)
 {
     kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
     KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
     kiln_arg stack[STACK_ARGS];
     kiln_arg *list = stack;

@@ -48,13 +48,16 @@ static void translate_ok(const char *source, const char *options,
 
 /* Translation must fail with a message containing each of `needles`. */
 static void translate_refused(const char *source, const char *needle,
-                              int line)
+                              int line, int unsupported)
 {
     clc_translation out;
     int result = clc_translate(source, strlen(source), "bad.cl", NULL, &out);
     if (result != -1)
         fail_msg("accepted what it should refuse (%s):\n%s", needle, source);
     assert_non_null(out.error);
+    if (out.unsupported != unsupported)
+        fail_msg("'%s' should be reported as %s", out.error,
+                 unsupported ? "unsupported" : "invalid source");
     if (strstr(out.error, needle) == NULL)
         fail_msg("message '%s' does not mention '%s'", out.error, needle);
     if (line > 0) {
@@ -185,32 +188,32 @@ static void refusals(void **state)
                       "  o[0] = 1.0f;\n"
                       "}\n"
                       "__kernel void img(read_only image2d_t i) {}\n",
-                      "image2d_t", 4);
-    translate_refused("\n__kernel void k(sampler_t s) {}\n", "sampler", 2);
+                      "image2d_t", 4, 1);
+    translate_refused("\n__kernel void k(sampler_t s) {}\n", "sampler", 2, 1);
     translate_refused("__kernel void k(__global int *o) {\n"
-                      "  o[0] = 1;\n", "unbalanced", 1);
+                      "  o[0] = 1;\n", "unbalanced", 1, 0);
     translate_refused("__kernel void k(__global int *o) { o[0] = 1; ]\n",
-                      "unbalanced", 1);
+                      "unbalanced", 1, 0);
     translate_refused("#include \"missing.h\"\n__kernel void k() {}\n",
-                      "missing.h", 1);
-    translate_refused("__kernel void k(__global int o[4]) {}\n", "array", 1);
-    translate_refused("__kernel void k(bool b) {}\n", "bool", 1);
+                      "missing.h", 1, 0);
+    translate_refused("__kernel void k(__global int o[4]) {}\n", "array", 1, 1);
+    translate_refused("__kernel void k(bool b) {}\n", "bool", 1, 0);
     translate_refused("__kernel int k(__global int *o) { return 0; }\n",
-                      "return void", 1);
-    translate_refused("__kernel void k(int *o) {}\n", "address space", 1);
+                      "return void", 1, 0);
+    translate_refused("__kernel void k(int *o) {}\n", "address space", 1, 0);
     translate_refused("__kernel void k(__local float x) {}\n",
-                      "must be a pointer", 1);
+                      "must be a pointer", 1, 0);
     translate_refused("__kernel __attribute__((reqd_work_group_size(64, 64, "
                       "1)))\nvoid k(__global int *o) {}\n",
-                      "at most 1024", 1);
+                      "at most 1024", 1, 1);
     translate_refused("__kernel void k(__global int *o) {}\n"
                       "__kernel void k(__global int *o) {}\n",
-                      "defined twice", 2);
-    translate_refused("__kernel void k(__global half4 *o) {}\n", "half4", 1);
-    translate_refused("#error stop here\n", "stop here", 1);
+                      "defined twice", 2, 0);
+    translate_refused("__kernel void k(__global half4 *o) {}\n", "half4", 1, 1);
+    translate_refused("#error stop here\n", "stop here", 1, 0);
     translate_refused("__kernel void k(__global float4 *o) {\n"
                       "  o[0].xy.z = 1.0f;\n}\n",
-                      "component 2", 2);
+                      "component 2", 2, 0);
 }
 
 /* Random bytes and random token soup: refused or accepted, never a crash

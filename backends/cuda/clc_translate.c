@@ -60,6 +60,7 @@ typedef struct tr_state {
     size_t kernel_count, kernel_capacity;
     int uses_printf;
     int uses_double;
+    int *unsupported;       /* set before refusing a valid construct */
 } tr_state;
 
 enum {
@@ -82,6 +83,20 @@ static void tr_fail(tr_state *st, size_t at, const char *format, ...)
     va_end(args);
     const clc_token *t = &st->tokens[at < st->count ? at : st->count];
     clc_fail(st->failure, t->file, t->line, "%s", message);
+}
+
+/* Refuses valid OpenCL C that the CUDA backend cannot run. */
+static CLC_NORETURN void tr_refuse(tr_state *st, size_t at, const char *format,
+                                   ...) CLC_PRINTF(3, 4);
+static void tr_refuse(tr_state *st, size_t at, const char *format, ...)
+{
+    char message[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    *st->unsupported = 1;
+    tr_fail(st, at, "%s", message);
 }
 
 static void tr_insert_add(tr_state *st, size_t token, int after,
@@ -1048,12 +1063,12 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
             !tr_is_address_space(st, i, &s) && !tr_is_access_qualifier(st, i))
             name_at = i; /* the last plain identifier: the name */
         if (tr_is_punct(st, i, P_LBRACKET))
-            tr_fail(st, i, "cannot translate an array kernel parameter: "
+            tr_refuse(st, i, "cannot translate an array kernel parameter: "
                            "declare it as a pointer");
         if (tr_is_ident(st, i) && (tr_flags(st, i) & TR_IDENT_UNSUPPORTED))
-            tr_fail(st, i, "cannot translate '%.*s': %s",
-                    (int)st->tokens[i].length, st->tokens[i].text,
-                    tr_unsupported_why(st, i));
+            tr_refuse(st, i, "cannot translate '%.*s': %s",
+                      (int)st->tokens[i].length, st->tokens[i].text,
+                      tr_unsupported_why(st, i));
     }
     /* A typedef'd type with no name after it: the last identifier is the
      * type, and the parameter has no name. */
@@ -1112,7 +1127,7 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
             if (name_at == SIZE_MAX)
                 tr_fail(st, begin, "a __local kernel parameter needs a name");
             if (stars > 1)
-                tr_fail(st, begin, "cannot translate a __local pointer to a "
+                tr_refuse(st, begin, "cannot translate a __local pointer to a "
                                    "pointer as a kernel parameter");
             /* `__local T *p` -> `unsigned int kl_local_offset_p`, and the
              * body starts by pointing p into the dynamic shared memory. */
@@ -1266,7 +1281,7 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
         unsigned long long threads = (unsigned long long)reqd[0] * reqd[1] *
                                      reqd[2];
         if (threads > 1024)
-            tr_fail(st, kernel_word,
+            tr_refuse(st, kernel_word,
                     "reqd_work_group_size(%u, %u, %u) asks for %llu "
                     "work-items; CUDA allows at most 1024",
                     reqd[0], reqd[1], reqd[2], threads);
@@ -1467,8 +1482,8 @@ static void tr_walk(tr_state *st)
         int flags = tr_flags(st, i);
         int space = 0;
         if (flags & TR_IDENT_UNSUPPORTED)
-            tr_fail(st, i, "cannot translate '%.*s': %s", (int)t->length,
-                    t->text, tr_unsupported_why(st, i));
+            tr_refuse(st, i, "cannot translate '%.*s': %s", (int)t->length,
+                      t->text, tr_unsupported_why(st, i));
         if (tr_is_address_space(st, i, &space)) {
             if (space == CLC_PARAM_LOCAL && !tr_qualifies_pointer(st, i))
                 st->replace[i] = "__shared__";
@@ -1486,7 +1501,7 @@ static void tr_walk(tr_state *st)
         }
         if (ident->info.width != 0) {
             if (ident->info.scalar == CLC_S_HALF)
-                tr_fail(st, i, "cannot translate '%.*s': half vectors need "
+                tr_refuse(st, i, "cannot translate '%.*s': half vectors need "
                                "cl_khr_fp16, which the CUDA backend does not "
                                "offer; use vload_half/vstore_half",
                         (int)t->length, t->text);
@@ -1768,6 +1783,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     clc_arena_init(&arena, &failure, CLC_MAX_ARENA_BYTES);
     clc_interner interner;
     memset(&interner, 0, sizeof interner);
+    volatile int unsupported = 0;
     /* Every failure below longjmps back here; the arena holds everything
      * the pass allocated, so freeing it cannot leak. */
     if (setjmp(failure.unwind) != 0) {
@@ -1775,6 +1791,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
         if (!failure.out_of_memory && failure.message != NULL) {
             out->error = failure.message;
             out->error_line = (int)failure.line;
+            out->unsupported = unsupported;
             result = -1;
         } else {
             free(failure.message);
@@ -1791,6 +1808,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     st->arena = &arena;
     st->interner = &interner;
     st->failure = &failure;
+    st->unsupported = (int *)&unsupported;
     tr_intern_names(st);
 
     clc_pp_output pp;

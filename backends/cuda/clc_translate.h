@@ -72,6 +72,12 @@ typedef struct clc_translation {
      * by the CUDA backend" and the user's line number (0 if none). */
     char *error;
     int error_line;
+    /* On failure: 1 when the source is valid OpenCL C that the CUDA backend
+     * cannot run (images, pipes, a block over 1024 work-items: the
+     * backend's KILN_ERR_TRANSLATION), 0 when the source itself is wrong
+     * (a preprocessor error, unbalanced brackets, an invalid kernel
+     * signature: KILN_ERR_BUILD, as any compiler would say). */
+    int unsupported;
 } clc_translation;
 
 /* Translates `length` bytes of OpenCL C.  `source_name` names the source in

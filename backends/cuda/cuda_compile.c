@@ -444,10 +444,18 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                                                 : "the translator gave no "
                                                   "reason";
             *log = cuda_text_copy(why, strlen(why));
-            status = host->error(KILN_ERR_TRANSLATION,
-                                 "cannot translate '%s' from OpenCL C for the "
-                                 "CUDA backend: %s",
-                                 source->name, why);
+            /* Wrong source is a build error on every backend; only valid
+             * OpenCL C that CUDA cannot run is a translation error. */
+            if (translation.unsupported)
+                status = host->error(KILN_ERR_TRANSLATION,
+                                     "cannot translate '%s' from OpenCL C for "
+                                     "the CUDA backend: %s",
+                                     source->name, why);
+            else
+                status = host->error(KILN_ERR_BUILD,
+                                     "cannot compile '%s' (OpenCL C, CUDA "
+                                     "backend):\n%s",
+                                     source->name, why);
         } else {
             text = translation.source;
             headers[0] = clc_prelude_source();
