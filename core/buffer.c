@@ -51,6 +51,7 @@ kiln_status kiln_buffer_create_from(kiln_context *context, const void *host,
                                     size_t size, kiln_buffer **buffer)
 {
     kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
     KILN_CHECK_OUT(host, "host");
     KILN_CHECK_OUT(buffer, "buffer");
     kiln_buffer *result;
@@ -130,17 +131,36 @@ static kiln_status check_range(const char *function, const kiln_buffer *buffer,
     return KILN_OK;
 }
 
+/* KILN_CHECK_HANDLE for the helpers below, which serve several public
+ * functions: the message names the one the caller called. */
+static kiln_status check_buffer_handle(const char *function,
+                                       const kiln_buffer *buffer,
+                                       const char *what)
+{
+    if (buffer == NULL)
+        return kiln_error(KILN_ERR_INVALID_HANDLE, "%s: %s is NULL", function,
+                          what);
+    if (buffer->magic != KILN_MAGIC_BUFFER)
+        return kiln_error(KILN_ERR_INVALID_HANDLE,
+                          "%s: %s is not a live buffer (released or not a "
+                          "Kiln object)",
+                          function, what);
+    return KILN_OK;
+}
+
 /* The checks shared by write and read, sync and async. */
 static kiln_status transfer_check(const char *function, kiln_buffer *buffer,
                                   size_t offset, const void *host, size_t size,
                                   kiln_stream *stream,
                                   kiln_backend_stream **backend_stream)
 {
-    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    kiln_status status = check_buffer_handle(function, buffer, "buffer");
+    if (status != KILN_OK)
+        return status;
     if (host == NULL)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT, "%s: host pointer is NULL",
                           function);
-    kiln_status status = check_range(function, buffer, offset, size);
+    status = check_range(function, buffer, offset, size);
     if (status != KILN_OK)
         return status;
     status = kiln_stream_resolve(buffer->context, stream, backend_stream);
@@ -188,14 +208,17 @@ static kiln_status buffer_copy(const char *function, kiln_buffer *destination,
                                size_t source_offset, size_t size,
                                kiln_stream *stream, int blocking)
 {
-    KILN_CHECK_HANDLE(destination, KILN_MAGIC_BUFFER, "destination buffer");
-    KILN_CHECK_HANDLE(source, KILN_MAGIC_BUFFER, "source buffer");
+    kiln_status status =
+        check_buffer_handle(function, destination, "destination buffer");
+    if (status == KILN_OK)
+        status = check_buffer_handle(function, source, "source buffer");
+    if (status != KILN_OK)
+        return status;
     if (destination->context != source->context)
         return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
                           "%s: the buffers belong to different contexts",
                           function);
-    kiln_status status =
-        check_range(function, destination, destination_offset, size);
+    status = check_range(function, destination, destination_offset, size);
     if (status == KILN_OK)
         status = check_range(function, source, source_offset, size);
     if (status != KILN_OK)
@@ -228,7 +251,9 @@ static kiln_status buffer_fill(const char *function, kiln_buffer *buffer,
                                size_t pattern_size, kiln_stream *stream,
                                int blocking)
 {
-    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    kiln_status status = check_buffer_handle(function, buffer, "buffer");
+    if (status != KILN_OK)
+        return status;
     if (pattern == NULL)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT, "%s: pattern is NULL",
                           function);
@@ -237,7 +262,7 @@ static kiln_status buffer_fill(const char *function, kiln_buffer *buffer,
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "%s: pattern_size %zu is not 1, 2, 4, 8 or 16",
                           function, pattern_size);
-    kiln_status status = check_range(function, buffer, offset, size);
+    status = check_range(function, buffer, offset, size);
     if (status != KILN_OK)
         return status;
     if (offset % pattern_size != 0 || size % pattern_size != 0)

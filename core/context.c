@@ -160,11 +160,10 @@ kiln_status kiln_context_synchronize(kiln_context *context)
     return context->ops->context_synchronize(context->backend);
 }
 
+/* The caller has checked the handle and `out` (so that messages name it). */
 static kiln_status context_native(const kiln_context *context,
                                   kiln_native_kind kind, void *out, size_t size)
 {
-    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    KILN_CHECK_OUT(out, "out");
     return context->ops->native_handle(context->backend, kind, NULL, out, size);
 }
 
@@ -172,6 +171,8 @@ kiln_status kiln_context_native(const kiln_context *context, void *out,
                                 size_t size)
 {
     kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(out, "out");
     return context_native(context, KILN_NATIVE_CONTEXT, out, size);
 }
 
@@ -179,5 +180,7 @@ kiln_status kiln_device_native(const kiln_context *context, void *out,
                                size_t size)
 {
     kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(out, "out");
     return context_native(context, KILN_NATIVE_DEVICE, out, size);
 }

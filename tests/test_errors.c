@@ -9,6 +9,7 @@
 
 #include "harness.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,16 +18,41 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The message names the public function that was called (the text of
+ * `call` up to its parenthesis), never an internal helper; a launch's
+ * argument errors name the kernel instead. */
+static void assert_error_names_function(const char *call)
+{
+    char name[64];
+    size_t length = strcspn(call, "(");
+    if (length >= sizeof name)
+        length = sizeof name - 1;
+    memcpy(name, call, length);
+    name[length] = '\0';
+    /* The whole name: "kiln_buffer_create" is not "kiln_buffer_create_from". */
+    const char *found = strstr(kiln_last_error(), name);
+    bool named = found != NULL && !isalnum((unsigned char)found[length]) &&
+                 found[length] != '_';
+    if (strncmp(name, "kiln_launch", 11) == 0 &&
+        strncmp(kiln_last_error(), "launch of '", 11) == 0)
+        named = true;
+    if (!named)
+        fail_msg("%s: the error does not name %s: %s", call, name,
+                 kiln_last_error());
+}
+
 #define EXPECT_NULL_HANDLE(call)                                               \
     do {                                                                       \
         TEST_FAILS(KILN_ERR_INVALID_HANDLE, call);                             \
         TEST_ERROR_MENTIONS("NULL");                                           \
+        assert_error_names_function(#call);                                    \
     } while (0)
 
 #define EXPECT_NULL_ARGUMENT(call)                                             \
     do {                                                                       \
         TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, call);                           \
         TEST_ERROR_MENTIONS("NULL");                                           \
+        assert_error_names_function(#call);                                    \
     } while (0)
 
 /* A handle whose last reference is gone: refused while Kiln still keeps
@@ -35,6 +61,7 @@
     do {                                                                       \
         TEST_FAILS(KILN_ERR_INVALID_HANDLE, call);                             \
         TEST_ERROR_MENTIONS("released");                                       \
+        assert_error_names_function(#call);                                    \
     } while (0)
 
 static const char tiny_source[] =
