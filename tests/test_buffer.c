@@ -117,9 +117,11 @@ static void filling_the_device_is_out_of_device_memory(void **state)
 
     size_t count = 0;
     kiln_status status = KILN_OK;
+    bool failed_in_create = false;
     const unsigned char byte = 0x5c;
     while (count < most) {
         status = kiln_buffer_create(context, chunk, &held[count]);
+        failed_in_create = status != KILN_OK;
         if (status != KILN_OK)
             break;
         ++count;
@@ -146,7 +148,10 @@ static void filling_the_device_is_out_of_device_memory(void **state)
         fail_msg("%s (%s), expected KILN_ERR_OUT_OF_DEVICE_MEMORY",
                  kiln_status_name(status), message);
     assert_true(message[0] != '\0');
-    assert_true(stats.bytes_cached == 0);
+    /* The pool empties itself before an allocation gives up (a driver that
+     * allocates on first use fails in the write instead, past the pool). */
+    if (failed_in_create)
+        assert_true(stats.bytes_cached == 0);
 
     /* Freed, the memory is usable again. */
     unsigned char *mirror;
