@@ -58,3 +58,5 @@ check-valgrind:
 	$(MAKE) $(AM_MAKEFLAGS) check KILN_TEST_VALGRIND=1 KILN_TEST_TIMEOUT=1800
 .PHONY: check-valgrind
 EXTRA_DIST += tests/valgrind.supp tests/sanitizer.supp
+# Reports of a sanitizer build's runs (tests/tap-run).
+CLEANFILES += tests/*.sanitizer.* tests/*/*.sanitizer.*
