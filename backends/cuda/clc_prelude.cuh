@@ -619,6 +619,11 @@ template <class T, int MODE, class S> KL_FN T kl_fp_to_int(S x) {
      : m == 2 ? (d ? __double2##P##_rz(x) : __float2##P##_rz(x))             \
      : m == 3 ? (d ? __double2##P##_ru(x) : __float2##P##_ru(x))             \
               : (d ? __double2##P##_rd(x) : __float2##P##_rd(x)))
+    /* 64-bit cvt maps NaN to 0x8000000000000000 on sm_90 (measured on
+     * an H100): OpenCL's _sat wants 0 */
+    if constexpr (sizeof(T) == 8)
+        if (x != x)
+            return (T)0;
     if constexpr (sizeof(T) == 8 && kl_is_signed<T>::value)
         return (T)KL_CVT(ll);
     else if constexpr (sizeof(T) == 8)

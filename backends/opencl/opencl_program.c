@@ -5,6 +5,7 @@
 #include "opencl_private.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,112 @@ static int log_mentions(cl_program program, cl_device_id device,
     int found = log != NULL && strstr(log, text) != NULL;
     free(log);
     return found;
+}
+
+/* ---- build logs that ignore #line ------------------------------------------ */
+
+/* The user's file and line of line `wanted` (1-based) of the text the
+ * driver compiled (`parts` concatenated), following its #line directives. */
+static int logical_line(const char *const *parts, const size_t *lengths,
+                        int part_count, unsigned long wanted, char *file,
+                        size_t file_size, unsigned long *line)
+{
+    unsigned long physical = 1, logical = 1;
+    int at_line_start = 1;
+    file[0] = '\0';
+    for (int part = 0; part < part_count; ++part) {
+        const char *p = parts[part], *end = parts[part] + lengths[part];
+        while (p < end) {
+            if (physical == wanted && at_line_start) {
+                *line = logical;
+                return file[0] != '\0';
+            }
+            if (at_line_start) {
+                const char *q = p;
+                while (q < end && (*q == ' ' || *q == '\t'))
+                    ++q;
+                if (end - q > 6 && memcmp(q, "#line ", 6) == 0) {
+                    char *after = NULL;
+                    unsigned long number = strtoul(q + 6, &after, 10);
+                    const char *quote = memchr(after, '"', (size_t)(end - after));
+                    const char *newline = memchr(q, '\n', (size_t)(end - q));
+                    if (number > 0 && quote && (!newline || quote < newline)) {
+                        const char *close = memchr(quote + 1, '"',
+                                                   (size_t)(end - quote - 1));
+                        if (close && (size_t)(close - quote - 1) < file_size) {
+                            memcpy(file, quote + 1, (size_t)(close - quote - 1));
+                            file[close - quote - 1] = '\0';
+                        }
+                        /* the line after the directive is `number` */
+                        logical = number - 1;
+                    }
+                }
+            }
+            at_line_start = *p == '\n';
+            if (*p == '\n') {
+                ++physical;
+                ++logical;
+            }
+            ++p;
+        }
+    }
+    if (physical == wanted) {
+        *line = logical;
+        return file[0] != '\0';
+    }
+    return 0;
+}
+
+/* Some drivers (NVIDIA's) ignore #line and report "<kernel>:N:C:" against
+ * the text they were given; rewrite those to the user's "file:line:C:". */
+static char *map_log_lines(char *log, const char *const *parts,
+                           const size_t *lengths, int part_count)
+{
+    static const char tag[] = "<kernel>:";
+    if (log == NULL || strstr(log, tag) == NULL)
+        return log;
+    size_t capacity = strlen(log) * 2 + 256, used = 0;
+    char *out = malloc(capacity);
+    if (out == NULL)
+        return log;
+    for (const char *p = log; *p;) {
+        const char *hit = strstr(p, tag);
+        size_t plain = hit ? (size_t)(hit - p) : strlen(p);
+        char file[512];
+        unsigned long line = 0;
+        char *after = NULL;
+        unsigned long number = hit ? strtoul(hit + sizeof tag - 1, &after, 10)
+                                   : 0;
+        int mapped = hit && number > 0 && after && *after == ':' &&
+                     logical_line(parts, lengths, part_count, number, file,
+                                  sizeof file, &line);
+        size_t need = plain + (mapped ? strlen(file) + 32 : sizeof tag) + 1;
+        if (used + need >= capacity) {
+            capacity = (used + need) * 2;
+            char *grown = realloc(out, capacity);
+            if (grown == NULL) {
+                free(out);
+                return log;
+            }
+            out = grown;
+        }
+        memcpy(out + used, p, plain);
+        used += plain;
+        if (hit == NULL)
+            break;
+        if (mapped) {
+            used += (size_t)snprintf(out + used, capacity - used, "%s:%lu",
+                                     file, line);
+            p = after;
+        } else {
+            memcpy(out + used, tag, sizeof tag - 1);
+            used += sizeof tag - 1;
+            p = hit + sizeof tag - 1;
+        }
+    }
+    out[used] = '\0';
+    free(log);
+    return out;
 }
 
 /* Reports a failed clBuildProgram; *log gets the compiler's log. */
@@ -225,6 +332,13 @@ kiln_status opencl_program_build(kiln_backend_context *context,
                                    source->options, log);
         else
             *log = program_log(result->program, device);
+        if (*log != NULL && strstr(*log, "<kernel>:") != NULL) {
+            *log = map_log_lines(*log, texts, lengths, 2);
+            if (error == CL_BUILD_PROGRAM_FAILURE && *log != NULL)
+                opencl_host->error(KILN_ERR_BUILD,
+                                   "clBuildProgram: CL_BUILD_PROGRAM_FAILURE"
+                                   "\n%s", *log);
+        }
     }
     free(options);
     if (status == KILN_OK)
