@@ -1,0 +1,117 @@
+/*
+ * Fuzz target: the CUDA backend's program blob (cuda_binary_parse), the
+ * bytes the kernel cache hands back to the plugin.  cuda_blob.c calls no
+ * CUDA function, so this runs without the toolkit.  The first input byte
+ * chooses the mode: odd, the rest goes between the magic and a correct
+ * trailing checksum, so that the fuzzer gets past the checksum and
+ * exercises the header and kernel list parser; even, the rest is the whole
+ * blob as is.  A blob that parses must serialize back to the same bytes.
+ */
+#include "cuda_compile.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char last_error[512];
+
+static kiln_status fuzz_error(kiln_status status, const char *format, ...)
+    KILN_PRINTF_LIKE(2, 3);
+static kiln_status fuzz_error(kiln_status status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(last_error, sizeof last_error, format, args);
+    va_end(args);
+    return status;
+}
+
+static void fuzz_trace(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
+static void fuzz_trace(const char *format, ...) { (void)format; }
+
+static const char *fuzz_getenv(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+static const kiln_host_api fuzz_host = {
+    .abi_major = KILN_BACKEND_ABI_MAJOR,
+    .abi_minor = KILN_BACKEND_ABI_MINOR,
+    .struct_size = sizeof(kiln_host_api),
+    .error = fuzz_error,
+    .trace = fuzz_trace,
+    .getenv = fuzz_getenv,
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    int wrap = data[0] & 1;
+    ++data;
+    --size;
+    size_t blob_size = wrap ? 8 + size + 8 : size;
+    /* An exact-size heap copy, so that ASan sees any read past its end. */
+    unsigned char *blob = malloc(blob_size ? blob_size : 1);
+    if (blob == NULL)
+        return 0;
+    if (wrap) {
+        memcpy(blob, "KILNCUBN", 8);
+        if (size > 0)
+            memcpy(blob + 8, data, size);
+        uint64_t hash = 0xcbf29ce484222325ull;
+        for (size_t i = 0; i < 8 + size; ++i) {
+            hash ^= blob[i];
+            hash *= 0x100000001b3ull;
+        }
+        for (int i = 0; i < 8; ++i)
+            blob[8 + size + (size_t)i] = (unsigned char)(hash >> (8 * i));
+    } else if (size > 0) {
+        memcpy(blob, data, size);
+    }
+
+    cuda_binary binary;
+    last_error[0] = '\0';
+    kiln_status status = cuda_binary_parse(&fuzz_host, blob, blob_size,
+                                           &binary);
+    if (status != KILN_OK) {
+        if (last_error[0] == '\0')
+            abort(); /* every refusal explains itself */
+        /* A refused blob leaves nothing behind. */
+        if (binary.image != NULL || binary.kernels != NULL)
+            abort();
+        free(blob);
+        return 0;
+    }
+    if (binary.image == NULL || binary.image_size == 0 ||
+        (binary.kernel_count > 0 && binary.kernels == NULL))
+        abort();
+    for (size_t k = 0; k < binary.kernel_count; ++k) {
+        const clc_kernel_signature *kernel = &binary.kernels[k];
+        if (kernel->name[0] == '\0' ||
+            memchr(kernel->name, '\0', sizeof kernel->name) == NULL)
+            abort();
+        for (size_t p = 0; p < kernel->param_count; ++p)
+            if (memchr(kernel->params[p].name, '\0',
+                       sizeof kernel->params[p].name) == NULL ||
+                memchr(kernel->params[p].type_name, '\0',
+                       sizeof kernel->params[p].type_name) == NULL)
+                abort();
+    }
+    /* Round trip: what was parsed serializes back to the same bytes. */
+    void *again = NULL;
+    size_t again_size = 0;
+    if (cuda_binary_serialize(&fuzz_host, &binary, &again, &again_size) !=
+        KILN_OK)
+        abort();
+    if (again_size != blob_size || memcmp(again, blob, blob_size) != 0)
+        abort();
+    free(again);
+    cuda_binary_free(&binary);
+    free(blob);
+    return 0;
+}
