@@ -68,7 +68,8 @@ enum {
     TR_IDENT_VECTOR_NAME = 2, /* declared with a vector type somewhere     */
     TR_IDENT_MEMBER = 4,      /* a struct/union member name                */
     TR_IDENT_UNSUPPORTED = 8, /* images, pipes, device-side enqueue        */
-    TR_IDENT_ADDRESS_CAST = 16 /* to_global/to_local/to_private           */
+    TR_IDENT_ADDRESS_CAST = 16, /* to_global/to_local/to_private          */
+    TR_IDENT_VECTOR_TYPEDEF = 32 /* typedef'd to a vector type            */
 };
 
 static CLC_NORETURN void tr_fail(tr_state *st, size_t at, const char *format,
@@ -210,6 +211,17 @@ static void tr_flag_set(tr_state *st, int32_t id, int flag)
     st->ident_flags[id] |= (uint8_t)flag;
 }
 
+/* A vector type name, built in ("float4") or typedef'd to one. */
+static int tr_is_vector_type(const tr_state *st, size_t i)
+{
+    if (!tr_is_ident(st, i))
+        return 0;
+    const clc_ident *ident = tr_ident(st, i);
+    if (ident->info.width != 0)
+        return ident->info.scalar != CLC_S_HALF;
+    return (tr_flags(st, i) & TR_IDENT_VECTOR_TYPEDEF) != 0;
+}
+
 static int tr_is_address_space(const tr_state *st, size_t i, int *space)
 {
     if (!tr_is_ident(st, i))
@@ -255,7 +267,8 @@ static int tr_is_type_word(const tr_state *st, size_t i)
 {
     if (!tr_is_ident(st, i))
         return 0;
-    if (tr_ident(st, i)->info.width != 0)
+    if (tr_ident(st, i)->info.width != 0 ||
+        (tr_flags(st, i) & TR_IDENT_VECTOR_TYPEDEF))
         return 1;
     switch (st->tokens[i].ident) {
     case W_char: case W_short: case W_int: case W_long: case W_float:
@@ -449,10 +462,35 @@ static const char *tr_unsupported_why(const tr_state *st, size_t i)
  * nothing but a slower (still correct) translation. */
 static void tr_scan_declarations(tr_state *st)
 {
+    /* `typedef float4 vec;` (not a pointer, not an array): `vec` is a
+     * vector type too, so `(vec)(1, 2, 3, 4)` is a vector literal. */
+    for (size_t i = 0; i < st->count; ++i) {
+        if (!tr_is_word(st, i, W_typedef))
+            continue;
+        int vector = 0, other = 0;
+        size_t j = i + 1, last_name = SIZE_MAX;
+        for (; j < st->count && !tr_is_punct(st, j, P_SEMI); ++j) {
+            if (tr_is_open(st, j)) {
+                other = 1;
+                j = st->match[j];
+                continue;
+            }
+            if (tr_is_punct(st, j, P_STAR) || tr_is_punct(st, j, P_COMMA))
+                other = 1;
+            if (tr_is_vector_type(st, j))
+                vector = 1;
+            else if (tr_is_ident(st, j) && !tr_is_type_word(st, j))
+                last_name = j;
+        }
+        if (vector && !other && last_name != SIZE_MAX)
+            tr_flag_set(st, st->tokens[last_name].ident,
+                        TR_IDENT_VECTOR_TYPEDEF);
+        i = j;
+    }
     for (size_t i = 0; i < st->count; ++i) {
         if (!tr_is_ident(st, i))
             continue;
-        if (tr_ident(st, i)->info.width != 0) {
+        if (tr_is_vector_type(st, i)) {
             /* After a vector type: the declarators up to ';' or the
              * closing bracket of the list it is in. */
             size_t j = i + 1;
@@ -911,7 +949,8 @@ static int tr_may_be_vector(const tr_state *st, size_t begin, size_t end)
         if (!tr_is_ident(st, i))
             continue;
         if (tr_ident(st, i)->info.width != 0 ||
-            (tr_flags(st, i) & TR_IDENT_VECTOR_NAME))
+            (tr_flags(st, i) & (TR_IDENT_VECTOR_NAME |
+                                TR_IDENT_VECTOR_TYPEDEF)))
             return 1;
         /* relational built-ins on vectors give vectors */
         if (tr_is_punct(st, i + 1, P_LPAREN) &&
@@ -1457,16 +1496,15 @@ static void tr_walk(tr_state *st)
                 break;
             case P_LPAREN:
                 /* (vectortype)( ... ) is a vector literal */
-                if (tr_is_ident(st, i + 1) &&
-                    tr_ident(st, i + 1)->info.width != 0 &&
-                    tr_ident(st, i + 1)->info.scalar != CLC_S_HALF &&
+                if (tr_is_vector_type(st, i + 1) &&
                     tr_is_punct(st, i + 2, P_RPAREN) &&
                     tr_is_punct(st, i + 3, P_LPAREN)) {
+                    int builtin = tr_ident(st, i + 1)->info.width != 0;
                     st->replace[i] = "";
                     st->replace[i + 1] = "";
                     st->replace[i + 2] = "";
                     st->replace[i + 3] = tr_printf(
-                        st, "kl_make<kl_%.*s>(",
+                        st, "kl_make<%s%.*s>(", builtin ? "kl_" : "",
                         (int)st->tokens[i + 1].length, st->tokens[i + 1].text);
                     i += 3;
                 }
