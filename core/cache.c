@@ -295,6 +295,10 @@ bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
     entry_header header;
     if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         problem = "not a regular file";
+    } else if (info.st_uid != geteuid()) {
+        /* The binary in an entry is code the driver loads (PoCL: a
+         * shared object): only the user's own files are trusted. */
+        problem = "owned by another user";
     } else if ((uint64_t)info.st_size < sizeof header ||
                (uint64_t)info.st_size > MAX_ENTRY_BYTES) {
         problem = "size out of range";
