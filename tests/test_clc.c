@@ -175,6 +175,14 @@ static void rewrites(void **state)
     assert_true(contains(s, "kl_vstore<4>(kl_vload<4>("));
     assert_true(contains(s, "4 + kl_clamp("));
     assert_true(contains(s, "kl_kw_class"));
+    clc_translation_free(&out);
+
+    /* A typedef'd vector type makes a vector literal, not a cast of a
+     * comma expression (which would be a splat of its last operand). */
+    translate_ok("typedef float4 v4;\n"
+                 "__kernel void k(__global v4 *o) { o[0] = (v4)(1, 2, 3, 4); }\n",
+                 NULL, &out);
+    assert_true(contains(out.source, "kl_make<v4>(1, 2, 3, 4)"));
     assert_true(contains(s, "#line "));
     clc_translation_free(&out);
 }
