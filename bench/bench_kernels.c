@@ -4,8 +4,8 @@
  * compatibility layer within 3% of the same kernel written in CUDA C; the
  * sum of squares at 85% or more of the device's copy bandwidth.
  *
- * Work (bench_kernels_source.h): the sum of squares of 16 M floats (two
- * passes), SAXPY over 16 M floats and SGEMM of 2048 x 2048 matrices.  Each
+ * Work (bench_kernels_source.h): the sum of squares of 16 M floats (one
+ * pass; the last work-group adds the partials), SAXPY over 16 M floats and SGEMM of 2048 x 2048 matrices.  Each
  * runs as (a) OpenCL C through Kiln, (b) the same algorithm in CUDA C
  * through Kiln (CUDA backend), (c) that CUDA C through the raw driver API
  * (NVRTC + cuModuleLoadData + cuLaunchKernel); on OpenCL, (c) is the same
@@ -43,16 +43,16 @@ typedef struct side {
      * launch Kiln refused, a wrong result.  The others still run. */
     char failure[768];
     kiln_program *program;
-    kiln_kernel *partial, *final, *saxpy, *sgemm;
+    kiln_kernel *sumsq, *saxpy, *sgemm;
     kiln_event *start, *end;
 #ifdef KILN_BENCH_CUDA
     CUmodule module;
-    CUfunction cu_partial, cu_final, cu_saxpy, cu_sgemm;
+    CUfunction cu_sumsq, cu_saxpy, cu_sgemm;
     CUevent cu_start, cu_end;
 #endif
 #ifdef KILN_BENCH_OPENCL
     cl_program cl_program;
-    cl_kernel cl_partial, cl_final, cl_saxpy, cl_sgemm;
+    cl_kernel cl_sumsq, cl_saxpy, cl_sgemm;
 #endif
 } side;
 
@@ -61,16 +61,19 @@ typedef struct side {
 typedef struct problem {
     bench_env *env;
     size_t n;                 /* floats in the reduction and SAXPY */
-    unsigned groups;          /* work-groups of the reduction's first pass */
+    unsigned groups;          /* work-groups of the reduction */
     unsigned dim;             /* SGEMM: dim x dim matrices */
     float a;                  /* SAXPY's factor */
-    kiln_buffer *x[INPUT_SETS], *partial, *result, *y, *A, *B, *C;
+    /* done: the reduction's count of finished groups, zero between runs */
+    kiln_buffer *x[INPUT_SETS], *partial, *done, *result, *y, *A, *B, *C;
 #ifdef KILN_BENCH_CUDA
-    CUdeviceptr x_pointer[INPUT_SETS], partial_pointer, result_pointer,
+    CUdeviceptr x_pointer[INPUT_SETS], partial_pointer, done_pointer,
+        result_pointer,
         y_pointer, A_pointer, B_pointer, C_pointer;
 #endif
 #ifdef KILN_BENCH_OPENCL
-    cl_mem x_memory[INPUT_SETS], partial_memory, result_memory, y_memory,
+    cl_mem x_memory[INPUT_SETS], partial_memory, done_memory, result_memory,
+        y_memory,
         A_memory, B_memory, C_memory;
 #endif
 } problem;
@@ -85,21 +88,15 @@ static kiln_status kiln_run(const problem *p, const side *s, work w,
     kiln_status status = KILN_OK;
     switch (w) {
     case WORK_REDUCE: {
-        const kiln_launch_config first = {
+        const kiln_launch_config config = {
             .grid = KILN_DIM1(p->groups),
             .block = KILN_DIM1(BENCH_REDUCE_THREADS)};
-        const kiln_arg first_args[] = {KILN_ARG_BUFFER(p->x[set]),
-                                       KILN_ARG_UINT((uint32_t)(p->n / 4)),
-                                       KILN_ARG_BUFFER(p->partial)};
-        status = kiln_launch(s->partial, &first, 3, first_args);
-        if (status != KILN_OK)
-            break;
-        const kiln_launch_config second = {
-            .grid = KILN_DIM1(1), .block = KILN_DIM1(BENCH_REDUCE_THREADS)};
-        const kiln_arg second_args[] = {KILN_ARG_BUFFER(p->partial),
-                                        KILN_ARG_UINT(p->groups),
-                                        KILN_ARG_BUFFER(p->result)};
-        status = kiln_launch(s->final, &second, 3, second_args);
+        const kiln_arg args[] = {KILN_ARG_BUFFER(p->x[set]),
+                                 KILN_ARG_UINT((uint32_t)(p->n / 4)),
+                                 KILN_ARG_BUFFER(p->partial),
+                                 KILN_ARG_BUFFER(p->done),
+                                 KILN_ARG_BUFFER(p->result)};
+        status = kiln_launch(s->sumsq, &config, 5, args);
         break;
     }
     case WORK_SAXPY: {
@@ -134,15 +131,12 @@ static void cuda_run(const problem *p, const side *s, work w, int set)
     float a = p->a;
     switch (w) {
     case WORK_REDUCE: {
-        void *first[] = {(void *)&p->x_pointer[set], &n4,
-                         (void *)&p->partial_pointer};
-        CU_CHECK(cu.cuLaunchKernel(s->cu_partial, groups, 1, 1,
-                                   BENCH_REDUCE_THREADS, 1, 1, 0, NULL, first,
+        void *args[] = {(void *)&p->x_pointer[set], &n4,
+                        (void *)&p->partial_pointer, (void *)&p->done_pointer,
+                        (void *)&p->result_pointer};
+        CU_CHECK(cu.cuLaunchKernel(s->cu_sumsq, groups, 1, 1,
+                                   BENCH_REDUCE_THREADS, 1, 1, 0, NULL, args,
                                    NULL));
-        void *second[] = {(void *)&p->partial_pointer, &groups,
-                          (void *)&p->result_pointer};
-        CU_CHECK(cu.cuLaunchKernel(s->cu_final, 1, 1, 1, BENCH_REDUCE_THREADS,
-                                   1, 1, 0, NULL, second, NULL));
         break;
     }
     case WORK_SAXPY: {
@@ -173,20 +167,17 @@ static void opencl_run(const problem *p, const side *s, work w, int set)
     cl_uint groups = p->groups;
     switch (w) {
     case WORK_REDUCE: {
-        CL_CHECK(clSetKernelArg(s->cl_partial, 0, sizeof(cl_mem),
+        CL_CHECK(clSetKernelArg(s->cl_sumsq, 0, sizeof(cl_mem),
                                 &p->x_memory[set]));
-        CL_CHECK(clSetKernelArg(s->cl_partial, 1, sizeof n4, &n4));
-        CL_CHECK(clSetKernelArg(s->cl_partial, 2, sizeof(cl_mem),
+        CL_CHECK(clSetKernelArg(s->cl_sumsq, 1, sizeof n4, &n4));
+        CL_CHECK(clSetKernelArg(s->cl_sumsq, 2, sizeof(cl_mem),
                                 &p->partial_memory));
-        size_t local = BENCH_REDUCE_THREADS, global = groups * local;
-        CL_CHECK(clEnqueueNDRangeKernel(queue, s->cl_partial, 1, NULL, &global,
-                                        &local, 0, NULL, NULL));
-        CL_CHECK(clSetKernelArg(s->cl_final, 0, sizeof(cl_mem),
-                                &p->partial_memory));
-        CL_CHECK(clSetKernelArg(s->cl_final, 1, sizeof groups, &groups));
-        CL_CHECK(clSetKernelArg(s->cl_final, 2, sizeof(cl_mem),
+        CL_CHECK(clSetKernelArg(s->cl_sumsq, 3, sizeof(cl_mem),
+                                &p->done_memory));
+        CL_CHECK(clSetKernelArg(s->cl_sumsq, 4, sizeof(cl_mem),
                                 &p->result_memory));
-        CL_CHECK(clEnqueueNDRangeKernel(queue, s->cl_final, 1, NULL, &local,
+        size_t local = BENCH_REDUCE_THREADS, global = groups * local;
+        CL_CHECK(clEnqueueNDRangeKernel(queue, s->cl_sumsq, 1, NULL, &global,
                                         &local, 0, NULL, NULL));
         break;
     }
@@ -444,14 +435,25 @@ static bool check_run(problem *p, side *s, work w, int set)
 static bool check_side(problem *p, side *s, const reference *ref)
 {
     const float nan_value = NAN;
-    /* Sum of squares over every input set. */
+    const uint32_t zero = 0;
+    /* Sum of squares over every input set; the kernel must leave its count
+     * of finished groups at zero for the next run. */
     for (int set = 0; set < INPUT_SETS; ++set) {
         BENCH_CHECK(kiln_buffer_fill(p->result, 0, sizeof(float), &nan_value,
                                      sizeof nan_value));
+        BENCH_CHECK(kiln_buffer_fill(p->done, 0, sizeof zero, &zero,
+                                     sizeof zero));
         if (!check_run(p, s, WORK_REDUCE, set))
             return false;
         float sum = 0.0f;
+        uint32_t done = 1;
         BENCH_CHECK(kiln_buffer_read(p->result, 0, &sum, sizeof sum));
+        BENCH_CHECK(kiln_buffer_read(p->done, 0, &done, sizeof done));
+        if (done != 0)
+            return side_failed(s,
+                               "WRONG RESULT: the sum of squares left its "
+                               "count of finished groups at %u, not 0",
+                               (unsigned)done);
         double got = sum;
         double error = relative_error(&got, &ref->sum_squares[set], 1);
         if (!(error < 1e-4))
@@ -532,11 +534,9 @@ static bool side_open(problem *p, side *s)
         if (status != KILN_OK)
             return side_failed(s, "the build failed with %s: %.600s",
                                kiln_status_name(status), kiln_last_error());
-        static const char *const names[] = {"sumsq_partial", "sumsq_final",
-                                            "saxpy", "sgemm"};
-        kiln_kernel **kernels[] = {&s->partial, &s->final, &s->saxpy,
-                                   &s->sgemm};
-        for (size_t i = 0; i < 4; ++i) {
+        static const char *const names[] = {"sumsq", "saxpy", "sgemm"};
+        kiln_kernel **kernels[] = {&s->sumsq, &s->saxpy, &s->sgemm};
+        for (size_t i = 0; i < 3; ++i) {
             status = kiln_kernel_create(s->program, names[i], kernels[i]);
             if (status != KILN_OK)
                 return side_failed(s, "kiln_kernel_create(%s) failed with "
@@ -550,8 +550,7 @@ static bool side_open(problem *p, side *s)
     if (env->cuda) {
         s->module = bench_cuda_module(env, bench_cuda_source,
                                       "bench_kernels.cu");
-        s->cu_partial = bench_cuda_function(s->module, "sumsq_partial");
-        s->cu_final = bench_cuda_function(s->module, "sumsq_final");
+        s->cu_sumsq = bench_cuda_function(s->module, "sumsq");
         s->cu_saxpy = bench_cuda_function(s->module, "saxpy");
         s->cu_sgemm = bench_cuda_function(s->module, "sgemm");
         CU_CHECK(cu.cuEventCreate(&s->cu_start, CU_EVENT_DEFAULT));
@@ -562,9 +561,7 @@ static bool side_open(problem *p, side *s)
     if (env->opencl) {
         s->cl_program = bench_cl_program(env, bench_opencl_source, NULL);
         cl_int error = CL_SUCCESS;
-        s->cl_partial = clCreateKernel(s->cl_program, "sumsq_partial", &error);
-        CL_CHECK(error);
-        s->cl_final = clCreateKernel(s->cl_program, "sumsq_final", &error);
+        s->cl_sumsq = clCreateKernel(s->cl_program, "sumsq", &error);
         CL_CHECK(error);
         s->cl_saxpy = clCreateKernel(s->cl_program, "saxpy", &error);
         CL_CHECK(error);
@@ -579,8 +576,8 @@ static void side_close(problem *p, side *s)
 {
     (void)p;
     if (s->kind != SIDE_RAW) {
-        kiln_kernel *kernels[] = {s->partial, s->final, s->saxpy, s->sgemm};
-        for (size_t i = 0; i < 4; ++i)
+        kiln_kernel *kernels[] = {s->sumsq, s->saxpy, s->sgemm};
+        for (size_t i = 0; i < 3; ++i)
             if (kernels[i] != NULL)
                 BENCH_CHECK(kiln_kernel_release(kernels[i]));
         if (s->program != NULL)
@@ -598,8 +595,7 @@ static void side_close(problem *p, side *s)
 #endif
 #ifdef KILN_BENCH_OPENCL
     if (p->env->opencl) {
-        CL_CHECK(clReleaseKernel(s->cl_partial));
-        CL_CHECK(clReleaseKernel(s->cl_final));
+        CL_CHECK(clReleaseKernel(s->cl_sumsq));
         CL_CHECK(clReleaseKernel(s->cl_saxpy));
         CL_CHECK(clReleaseKernel(s->cl_sgemm));
         CL_CHECK(clReleaseProgram(s->cl_program));
@@ -616,6 +612,7 @@ static void problem_natives(problem *p)
         for (int i = 0; i < INPUT_SETS; ++i)
             p->x_pointer[i] = bench_cuda_pointer(p->x[i]);
         p->partial_pointer = bench_cuda_pointer(p->partial);
+        p->done_pointer = bench_cuda_pointer(p->done);
         p->result_pointer = bench_cuda_pointer(p->result);
         p->y_pointer = bench_cuda_pointer(p->y);
         p->A_pointer = bench_cuda_pointer(p->A);
@@ -628,6 +625,7 @@ static void problem_natives(problem *p)
         for (int i = 0; i < INPUT_SETS; ++i)
             p->x_memory[i] = bench_cl_mem(p->x[i]);
         p->partial_memory = bench_cl_mem(p->partial);
+        p->done_memory = bench_cl_mem(p->done);
         p->result_memory = bench_cl_mem(p->result);
         p->y_memory = bench_cl_mem(p->y);
         p->A_memory = bench_cl_mem(p->A);
@@ -703,10 +701,12 @@ int main(int argc, char **argv)
     const char *dim_text = getenv("KILN_BENCH_SGEMM_N");
     if (dim_text != NULL && atoi(dim_text) >= BENCH_SGEMM_TILE)
         p.dim = (unsigned)atoi(dim_text) / BENCH_SGEMM_TILE * BENCH_SGEMM_TILE;
-    /* Enough groups to fill the device once: 8 groups of 256 per compute
-     * unit is 2048 threads, a full multiprocessor on NVIDIA GPUs. */
+    /* Groups for the reduction: 4 of 256 per compute unit, all resident at
+     * once on NVIDIA GPUs (1024 threads of a multiprocessor, each with 16
+     * float4 loads in flight), so that the last group's final sum follows
+     * the others closely and has few partials to add. */
     p.groups = (unsigned)(env.device.compute_units > 0
-                              ? env.device.compute_units * 8
+                              ? env.device.compute_units * 4
                               : 64);
     if (p.groups > 65535)
         p.groups = 65535;
@@ -736,6 +736,9 @@ int main(int argc, char **argv)
     BENCH_CHECK(kiln_buffer_create(env.context, bytes, &p.y));
     BENCH_CHECK(kiln_buffer_create(env.context, p.groups * sizeof(float),
                                    &p.partial));
+    const uint32_t zero = 0;
+    BENCH_CHECK(kiln_buffer_create_from(env.context, &zero, sizeof zero,
+                                        &p.done));
     BENCH_CHECK(kiln_buffer_create(env.context, sizeof(float), &p.result));
     size_t matrix = (size_t)p.dim * p.dim;
     ref.A = bench_malloc(matrix * sizeof(float));
@@ -973,6 +976,7 @@ int main(int argc, char **argv)
         BENCH_CHECK(kiln_buffer_release(p.x[set]));
     BENCH_CHECK(kiln_buffer_release(p.y));
     BENCH_CHECK(kiln_buffer_release(p.partial));
+    BENCH_CHECK(kiln_buffer_release(p.done));
     BENCH_CHECK(kiln_buffer_release(p.result));
     BENCH_CHECK(kiln_buffer_release(p.A));
     BENCH_CHECK(kiln_buffer_release(p.B));

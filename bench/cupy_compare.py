@@ -2,7 +2,7 @@
 """CuPy doing the work of Kiln's benchmarks, for comparison on the same GPU.
 
   sum of squares over 16 M floats: cupy.sum(x * x), and a cupy.RawModule of
-      bench_kernels' own CUDA C (two passes), rotating over three inputs;
+      bench_kernels' own CUDA C (one pass), rotating over three inputs;
   SAXPY over 16 M floats: a cupy.ElementwiseKernel, and the RawModule's;
   SGEMM 2048 x 2048: cupy.matmul (cuBLAS: the vendor library's ceiling), and
       the RawModule's tiled kernel;
@@ -161,8 +161,7 @@ def main():
     dim = 512 if QUICK else 2048
     rng = cp.random.default_rng(20261122)
     module = cp.RawModule(code=cuda_source())
-    partial_kernel = module.get_function("sumsq_partial")
-    final_kernel = module.get_function("sumsq_final")
+    sumsq_kernel = module.get_function("sumsq")
     saxpy_kernel = module.get_function("saxpy")
     sgemm_kernel = module.get_function("sgemm")
 
@@ -190,8 +189,9 @@ def main():
     progress("sum of squares")
     xs = [rng.random(n, dtype=cp.float32) * 2 - 1 for _ in range(INPUT_SETS)]
     expected = [float(cp.sum(x.astype(cp.float64) ** 2)) for x in xs]
-    groups = sms * 8
+    groups = sms * 4  # as bench_kernels: 4 blocks of 256 per multiprocessor
     partials = cp.empty(groups, dtype=cp.float32)
+    done = cp.zeros(1, dtype=cp.uint32)  # finished blocks, zero between runs
     result = cp.empty(1, dtype=cp.float32)
     counter = [0]
 
@@ -200,10 +200,8 @@ def main():
         return xs[counter[0] % INPUT_SETS]
 
     def raw_reduce(x):
-        partial_kernel((groups,), (REDUCE_THREADS,),
-                       (x, np.uint32(n // 4), partials))
-        final_kernel((1,), (REDUCE_THREADS,),
-                     (partials, np.uint32(groups), result))
+        sumsq_kernel((groups,), (REDUCE_THREADS,),
+                     (x, np.uint32(n // 4), partials, done, result))
 
     for index, x in enumerate(xs):
         check("cupy.sum(x*x)", relative_error(float(cp.sum(x * x)),
