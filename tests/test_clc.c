@@ -183,7 +183,7 @@ static void rewrites(void **state)
                  "__kernel void k(__global v4 *o) { o[0] = (v4)(1, 2, 3, 4); }\n",
                  NULL, &out);
     assert_true(contains(out.source, "kl_make<v4>(1, 2, 3, 4)"));
-    assert_true(contains(s, "#line "));
+    assert_true(contains(out.source, "#line "));
     clc_translation_free(&out);
 }
 
