@@ -19,22 +19,6 @@
 #include <nvrtc.h>
 #endif
 
-static char *read_text(const char *path, size_t *length)
-{
-    FILE *file = fopen(path, "rb");
-    assert_non_null(file);
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)size, file), (size_t)size);
-    text[size] = '\0';
-    fclose(file);
-    *length = (size_t)size;
-    return text;
-}
-
 /* Translates `source`; fails the test with the translator's message when
  * it refuses. */
 static void translate_ok(const char *source, const char *options,
@@ -270,6 +254,22 @@ static void garbage(void **state)
 /* ---- NVRTC ----------------------------------------------------------------------- */
 
 #ifdef KILN_TEST_NVRTC
+static char *read_text(const char *path, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)size, file), (size_t)size);
+    text[size] = '\0';
+    fclose(file);
+    *length = (size_t)size;
+    return text;
+}
+
 /* Compiles a translation for sm_90 and returns NVRTC's log (NULL when it
  * compiled). */
 static char *nvrtc_compile(const char *translated, const char *name)
