@@ -1,6 +1,7 @@
 /*
- * The kernel cache: compiled binaries kept in memory per context and on
- * disk per user.
+ * The kernel cache: built programs kept in memory per context (shared by
+ * every kiln_program of the same key there) and compiled binaries on disk
+ * per user.
  *
  * Key: Kiln's version, the backend, the backend's cache identity (compiler
  * and driver versions, device architecture, translator version; never a
@@ -80,74 +81,98 @@ void kiln_cache_key_free(kiln_cache_key *key)
 
 /* ---- memory cache --------------------------------------------------------- */
 
+/* An entry holds one reference to its built program, so a hit in the same
+ * context hands out the program the backend already has: no blob, no
+ * second load.  Entries are newest first; past MEMORY_CACHE_MAX_ENTRIES the
+ * oldest are dropped (programs built from them keep their own references). */
 struct kiln_memory_cache_entry {
     char *key;
     size_t key_length;
-    void *blob;
-    size_t blob_size;
+    char hex[33];
+    kiln_built_program *built;
     kiln_memory_cache_entry *next;
 };
 
-bool kiln_memory_cache_find(kiln_context *context, const kiln_cache_key *key,
-                            void **blob, size_t *size)
+/* The entry for `key` (context lock held). */
+static kiln_memory_cache_entry *memory_entry_find(kiln_context *context,
+                                                  const kiln_cache_key *key)
 {
-    bool found = false;
-    pthread_mutex_lock(&context->lock);
     for (kiln_memory_cache_entry *entry = context->memory_cache;
-         entry != NULL; entry = entry->next) {
+         entry != NULL; entry = entry->next)
         if (entry->key_length == key->length &&
-            memcmp(entry->key, key->text, key->length) == 0) {
-            void *copy = malloc(entry->blob_size);
-            if (copy != NULL) {
-                memcpy(copy, entry->blob, entry->blob_size);
-                *blob = copy;
-                *size = entry->blob_size;
-                found = true;
-            }
-            break;
-        }
-    }
-    pthread_mutex_unlock(&context->lock);
-    return found;
+            memcmp(entry->hex, key->hex, sizeof entry->hex) == 0 &&
+            memcmp(entry->key, key->text, key->length) == 0)
+            return entry;
+    return NULL;
 }
 
-static void memory_entry_free(kiln_memory_cache_entry *entry)
+kiln_built_program *kiln_memory_cache_find(kiln_context *context,
+                                           const kiln_cache_key *key)
 {
-    free(entry->key);
-    free(entry->blob);
-    free(entry);
+    pthread_mutex_lock(&context->lock);
+    kiln_memory_cache_entry *entry = memory_entry_find(context, key);
+    kiln_built_program *built = NULL;
+    if (entry != NULL) {
+        /* Under the lock: an eviction cannot drop the entry's reference
+         * before this one is taken. */
+        built = entry->built;
+        kiln_built_program_retain(built);
+    }
+    pthread_mutex_unlock(&context->lock);
+    return built;
+}
+
+/* Frees a list of entries unlinked from the cache (context lock not held:
+ * the last reference destroys a backend program). */
+static void memory_entries_free(kiln_context *context,
+                                kiln_memory_cache_entry *entry)
+{
+    while (entry != NULL) {
+        kiln_memory_cache_entry *next = entry->next;
+        kiln_built_program_release(context, entry->built);
+        free(entry->key);
+        free(entry);
+        entry = next;
+    }
 }
 
 void kiln_memory_cache_store(kiln_context *context, const kiln_cache_key *key,
-                             const void *blob, size_t size)
+                             kiln_built_program *built)
 {
     kiln_memory_cache_entry *entry = calloc(1, sizeof *entry);
     if (entry == NULL)
         return;
     entry->key = kiln_strndup(key->text, key->length);
-    entry->blob = malloc(size);
-    if (entry->key == NULL || entry->blob == NULL) {
-        memory_entry_free(entry);
+    if (entry->key == NULL) {
+        free(entry);
         return;
     }
-    memcpy(entry->blob, blob, size);
     entry->key_length = key->length;
-    entry->blob_size = size;
+    memcpy(entry->hex, key->hex, sizeof entry->hex);
+    kiln_built_program_retain(built);
+    entry->built = built;
+    kiln_memory_cache_entry *dropped = NULL;
     pthread_mutex_lock(&context->lock);
-    entry->next = context->memory_cache;
-    context->memory_cache = entry;
-    /* Bound the cache: drop the oldest entries past the limit. */
-    size_t count = 0;
-    for (kiln_memory_cache_entry **link = &context->memory_cache; *link;) {
-        if (++count > MEMORY_CACHE_MAX_ENTRIES) {
-            kiln_memory_cache_entry *old = *link;
-            *link = old->next;
-            memory_entry_free(old);
-        } else {
-            link = &(*link)->next;
+    if (memory_entry_find(context, key) != NULL) {
+        /* Threads that missed at once each built the program; the first
+         * to store it stays, later ones are used by their builder only. */
+        dropped = entry;
+    } else {
+        entry->next = context->memory_cache;
+        context->memory_cache = entry;
+        /* Bound the cache: drop the oldest entries past the limit. */
+        size_t count = 0;
+        for (kiln_memory_cache_entry **link = &context->memory_cache;
+             *link != NULL; link = &(*link)->next) {
+            if (++count == MEMORY_CACHE_MAX_ENTRIES) {
+                dropped = (*link)->next;
+                (*link)->next = NULL;
+                break;
+            }
         }
     }
     pthread_mutex_unlock(&context->lock);
+    memory_entries_free(context, dropped);
 }
 
 void kiln_memory_cache_clear(kiln_context *context)
@@ -156,11 +181,7 @@ void kiln_memory_cache_clear(kiln_context *context)
     kiln_memory_cache_entry *entry = context->memory_cache;
     context->memory_cache = NULL;
     pthread_mutex_unlock(&context->lock);
-    while (entry != NULL) {
-        kiln_memory_cache_entry *next = entry->next;
-        memory_entry_free(entry);
-        entry = next;
-    }
+    memory_entries_free(context, entry);
 }
 
 /* ---- the cache directory ---------------------------------------------------- */

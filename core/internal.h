@@ -163,11 +163,23 @@ struct kiln_event {
     atomic_bool recorded;
 };
 
+/* A backend program as built or loaded once, shared by every kiln_program
+ * that a build of the same key in the same context returned and by the
+ * memory cache entry of that key.  Not a handle: no magic.  It holds no
+ * context reference; each holder guarantees the context outlives it (a
+ * program holds one, the memory cache is emptied before the backend
+ * context is destroyed). */
+typedef struct kiln_built_program {
+    atomic_int references;
+    kiln_backend_program *backend;
+} kiln_built_program;
+
 struct kiln_program {
     uint32_t magic;
     atomic_int references;
     kiln_context *context;
-    kiln_backend_program *backend;
+    kiln_built_program *built;     /* one reference                      */
+    kiln_backend_program *backend; /* built->backend                     */
     kiln_language language;
     kiln_program_origin origin;
     char *build_log;
@@ -216,6 +228,15 @@ KILN_INTERNAL bool kiln_reference_drop(atomic_int *references);
 KILN_INTERNAL void kiln_context_release_internal(kiln_context *context);
 KILN_INTERNAL void kiln_stream_release_internal(kiln_stream *stream);
 KILN_INTERNAL void kiln_program_release_internal(kiln_program *program);
+/* Takes over `backend`: on failure (out of memory) it is destroyed. */
+KILN_INTERNAL kiln_status kiln_built_program_create(
+    kiln_context *context, kiln_backend_program *backend,
+    kiln_built_program **built);
+KILN_INTERNAL void kiln_built_program_retain(kiln_built_program *built);
+/* Drops one reference; the last one destroys the backend program, so
+ * `context` must still be alive. */
+KILN_INTERNAL void kiln_built_program_release(kiln_context *context,
+                                              kiln_built_program *built);
 
 /* ---- pool.c ------------------------------------------------------------- */
 
@@ -264,13 +285,14 @@ KILN_INTERNAL kiln_status kiln_cache_key_make(kiln_context *context,
                                               const kiln_backend_source *source,
                                               kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
-/* Memory cache: a copy of the blob of an earlier build in this context. */
-KILN_INTERNAL bool kiln_memory_cache_find(kiln_context *context,
-                                          const kiln_cache_key *key,
-                                          void **blob, size_t *size);
+/* Memory cache: the built program of an earlier build in this context.
+ * find returns it with a reference added for the caller; store adds the
+ * cache's own reference (and keeps an entry already there for the key). */
+KILN_INTERNAL kiln_built_program *
+kiln_memory_cache_find(kiln_context *context, const kiln_cache_key *key);
 KILN_INTERNAL void kiln_memory_cache_store(kiln_context *context,
                                            const kiln_cache_key *key,
-                                           const void *blob, size_t size);
+                                           kiln_built_program *built);
 KILN_INTERNAL void kiln_memory_cache_clear(kiln_context *context);
 /* Disk cache: never fails a build; a bad entry is a miss. */
 KILN_INTERNAL bool kiln_disk_cache_find(const kiln_cache_key *key,

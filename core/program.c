@@ -103,21 +103,52 @@ static kiln_status option_include_dirs(const char *options, char **storage,
     return KILN_OK;
 }
 
+kiln_status kiln_built_program_create(kiln_context *context,
+                                     kiln_backend_program *backend,
+                                     kiln_built_program **built)
+{
+    kiln_built_program *result = malloc(sizeof *result);
+    if (result == NULL) {
+        context->ops->program_destroy(context->backend, backend);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    atomic_init(&result->references, 1);
+    result->backend = backend;
+    *built = result;
+    return KILN_OK;
+}
+
+void kiln_built_program_retain(kiln_built_program *built)
+{
+    atomic_fetch_add_explicit(&built->references, 1, memory_order_relaxed);
+}
+
+void kiln_built_program_release(kiln_context *context,
+                                kiln_built_program *built)
+{
+    if (!kiln_reference_drop(&built->references))
+        return;
+    context->ops->program_destroy(context->backend, built->backend);
+    free(built);
+}
+
+/* Takes over one reference to `built` (dropped on failure) and `log`. */
 static kiln_status program_wrap(kiln_context *context,
-                                kiln_backend_program *backend,
+                                kiln_built_program *built,
                                 kiln_language language,
                                 kiln_program_origin origin, char *log,
                                 kiln_program **program)
 {
     kiln_program *result = calloc(1, sizeof *result);
     if (result == NULL) {
-        context->ops->program_destroy(context->backend, backend);
+        kiln_built_program_release(context, built);
         free(log);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     kiln_context_retain(context);
     result->context = context;
-    result->backend = backend;
+    result->built = built;
+    result->backend = built->backend;
     result->language = language;
     result->origin = origin;
     result->build_log = log;
@@ -152,19 +183,24 @@ static kiln_status program_build_source(kiln_context *context,
     if (status != KILN_OK)
         return status;
 
+    /* A hit in this context's memory cache shares the backend program
+     * built earlier: no blob is copied or loaded again. */
+    kiln_built_program *built = kiln_memory_cache_find(context, &key);
+    if (built != NULL) {
+        kiln_cache_key_free(&key);
+        return program_wrap(context, built, source->language,
+                            KILN_PROGRAM_FROM_MEMORY_CACHE, NULL, program);
+    }
+
     kiln_backend_program *backend = NULL;
     kiln_program_origin origin = KILN_PROGRAM_COMPILED;
     void *blob = NULL;
     size_t blob_size = 0;
-    if (kiln_memory_cache_find(context, &key, &blob, &blob_size)) {
-        if (program_from_blob(context, blob, blob_size, &backend))
-            origin = KILN_PROGRAM_FROM_MEMORY_CACHE;
-        free(blob);
-    }
-    if (backend == NULL && kiln_disk_cache_find(&key, &blob, &blob_size)) {
+    bool cacheable = false;
+    if (kiln_disk_cache_find(&key, &blob, &blob_size)) {
         if (program_from_blob(context, blob, blob_size, &backend)) {
             origin = KILN_PROGRAM_FROM_DISK_CACHE;
-            kiln_memory_cache_store(context, &key, blob, blob_size);
+            cacheable = true;
         }
         free(blob);
     }
@@ -182,16 +218,24 @@ static kiln_status program_build_source(kiln_context *context,
         }
         if (context->ops->program_serialize(context->backend, backend, &blob,
                                             &blob_size) == KILN_OK) {
-            kiln_memory_cache_store(context, &key, blob, blob_size);
             kiln_disk_cache_store(&key, blob, blob_size);
             free(blob);
+            cacheable = true;
         } else {
             kiln_trace("program not cacheable: %s", kiln_last_error());
         }
     }
+    status = kiln_built_program_create(context, backend, &built);
+    if (status != KILN_OK) {
+        free(log);
+        kiln_cache_key_free(&key);
+        return status;
+    }
+    if (cacheable)
+        kiln_memory_cache_store(context, &key, built);
     kiln_cache_key_free(&key);
     kiln_error_clear();
-    return program_wrap(context, backend, source->language, origin, log,
+    return program_wrap(context, built, source->language, origin, log,
                         program);
 }
 
@@ -329,7 +373,8 @@ void kiln_program_release_internal(kiln_program *program)
     if (!kiln_reference_drop(&program->references))
         return;
     kiln_context *context = program->context;
-    context->ops->program_destroy(context->backend, program->backend);
+    /* The context lives until this program's reference is dropped below. */
+    kiln_built_program_release(context, program->built);
     free(program->build_log);
     kiln_handle_bury(program);
     kiln_context_release_internal(context);
