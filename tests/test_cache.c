@@ -374,6 +374,16 @@ static int child_build_and_run(const char *backend, int scale, int offset,
 static int child_main(int argc, char **argv)
 {
     if (argc >= 7 && strcmp(argv[2], "race") == 0) {
+        /* PoCL's own kernel cache is not safe when processes fill it at
+         * once (PoCL 3.1 and 5.0 abort in pocl_binary_get_kernels_metadata
+         * under load); the race under test is Kiln's, so each racer gets a
+         * PoCL cache of its own. */
+        const char *pocl = getenv("POCL_CACHE_DIR");
+        char own[4096];
+        snprintf(own, sizeof own, "%s/racer-%ld", pocl ? pocl : "/tmp",
+                 (long)getpid());
+        if (mkdir(own, 0700) == 0 || errno == EEXIST)
+            setenv("POCL_CACHE_DIR", own, 1);
         int fd = atoi(argv[4]);
         char byte;
         while (read(fd, &byte, 1) > 0) {
