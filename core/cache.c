@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ENTRY_MAGIC "KILNBIN1"
+#define ENTRY_MAGIC "KILNBIN2" /* 2: the word-wise checksum */
 #define ENTRY_FORMAT 1u
 #define ENTRY_SUFFIX ".kbin"
 #define TEMP_PREFIX ".tmp-"
@@ -340,7 +340,9 @@ bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
     } else if (!read_exactly(fd, data,
                              header.key_length + header.blob_length)) {
         problem = "truncated";
-    } else if (kiln_checksum64(data, header.key_length + header.blob_length) !=
+    } else if (kiln_checksum64_update(
+                   kiln_checksum64(data, header.key_length),
+                   data + header.key_length, header.blob_length) !=
                header.checksum) {
         problem = "checksum mismatch";
     } else if (memcmp(data, key->text, key->length) != 0) {

@@ -23,13 +23,13 @@ static uint64_t fnv1a64(const void *data, size_t size, uint64_t state)
 
 uint64_t kiln_checksum64(const void *data, size_t size)
 {
-    return fnv1a64(data, size, FNV64_OFFSET);
+    return kiln_checksum64_of(data, size);
 }
 
 uint64_t kiln_checksum64_update(uint64_t checksum, const void *data,
                                 size_t size)
 {
-    return fnv1a64(data, size, checksum);
+    return kiln_checksum64_seeded(data, size, checksum);
 }
 
 void kiln_digest_hex(const void *data, size_t size, char hex[33])

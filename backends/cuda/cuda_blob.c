@@ -49,12 +49,7 @@
 
 static uint64_t cuda_blob_checksum(const unsigned char *data, size_t size)
 {
-    uint64_t hash = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; ++i) {
-        hash ^= data[i];
-        hash *= 0x100000001b3ull;
-    }
-    return hash;
+    return kiln_checksum64_of(data, size);
 }
 
 /* ---- the binary in memory ------------------------------------------------------ */

@@ -34,17 +34,12 @@
 #include <string.h>
 
 #define OPENCL_BLOB_MAGIC "KILN-OCL"
-#define OPENCL_BLOB_VERSION 1u
+#define OPENCL_BLOB_VERSION 2u /* 2: kiln_checksum64_of */
 #define OPENCL_BLOB_HEADER 32u
 
 static uint64_t blob_checksum(const unsigned char *data, size_t size)
 {
-    uint64_t hash = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < size; ++i) {
-        hash ^= data[i];
-        hash *= 0x100000001b3u;
-    }
-    return hash;
+    return kiln_checksum64_of(data, size);
 }
 
 /* ---- writing ------------------------------------------------------------- */
