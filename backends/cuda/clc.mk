@@ -53,4 +53,5 @@ endif
 endif
 EXTRA_DIST += tests/clc/nbody.cl tests/clc/mandelbrot.cl \
 	tests/clc/blackscholes.cl tests/clc/radix_count.cl tests/clc/convolution.cl \
-	tests/clc/particles.cl tests/clc/typedefs.cl
+	tests/clc/particles.cl tests/clc/typedefs.cl \
+	tests/clc/c99_idioms.cl

@@ -1442,6 +1442,44 @@ static int tr_qualifies_pointer(const tr_state *st, size_t at)
     return 0;
 }
 
+/* A C99 compound literal `(T){...}` at `open`: C++ spells it `T{...}`;
+ * a vector type's `(float4){1, 2, 3, 4}` becomes a kl_make call.  Only in
+ * expression position (after an operator, '(' or `return`), where a
+ * parenthesised name followed by '{' can be nothing else. */
+static int tr_compound_literal(tr_state *st, size_t open)
+{
+    size_t name = open + 1;
+    if (tr_is_word(st, name, W_struct) || tr_is_word(st, name, W_union))
+        ++name;
+    if (!tr_is_ident(st, name) || !tr_is_punct(st, name + 1, P_RPAREN) ||
+        !tr_is_punct(st, name + 2, P_LBRACE) || open == 0)
+        return 0;
+    size_t before = open - 1;
+    const clc_token *b = &st->tokens[before];
+    int expression = tr_is_word(st, before, W_return) ||
+                     (b->kind == CLC_TOK_PUNCT && b->punct != P_RPAREN &&
+                      b->punct != P_RBRACKET && b->punct != P_RBRACE &&
+                      b->punct != P_SEMI && b->punct != P_LBRACE);
+    if (!expression)
+        return 0;
+    size_t brace = name + 2;
+    if (st->match[brace] == SIZE_MAX)
+        return 0;
+    for (size_t k = open; k < name; ++k)
+        st->replace[k] = "";
+    st->replace[name + 1] = "";
+    if (tr_is_vector_type(st, name)) {
+        int builtin = tr_ident(st, name)->info.width != 0;
+        st->replace[name] = "";
+        st->replace[brace] = tr_printf(st, "kl_make<%s%.*s>(",
+                                       builtin ? "kl_" : "",
+                                       (int)st->tokens[name].length,
+                                       st->tokens[name].text);
+        st->replace[st->match[brace]] = ")";
+    }
+    return 1;
+}
+
 /* ---- the walk ---------------------------------------------------------------------------- */
 
 static void tr_walk(tr_state *st)
@@ -1495,6 +1533,9 @@ static void tr_walk(tr_state *st)
                     tr_conditional(st, i);
                 break;
             case P_LPAREN:
+                if (tr_compound_literal(st, i)) {
+                    continue;
+                }
                 /* (vectortype)( ... ) is a vector literal */
                 if (tr_is_vector_type(st, i + 1) &&
                     tr_is_punct(st, i + 2, P_RPAREN) &&

@@ -134,6 +134,9 @@ static const cuda_option_rule cuda_option_rules[] = {
 static const char *const cuda_clc_nvrtc_options[] = {
     "-default-device",
     "-std=c++17",
+    /* C allows narrowing in brace initialisers (`float a[2] = {i, j}`);
+     * C++ warns about every one. */
+    "--diag-suppress=2361",
 };
 
 typedef struct cuda_option_list {
