@@ -69,7 +69,8 @@ enum {
     TR_IDENT_MEMBER = 4,      /* a struct/union member name                */
     TR_IDENT_UNSUPPORTED = 8, /* images, pipes, device-side enqueue        */
     TR_IDENT_ADDRESS_CAST = 16, /* to_global/to_local/to_private          */
-    TR_IDENT_VECTOR_TYPEDEF = 32 /* typedef'd to a vector type            */
+    TR_IDENT_VECTOR_TYPEDEF = 32, /* typedef'd to a vector type           */
+    TR_IDENT_CUDA_RESERVED = 64  /* a CUDA built-in variable's name        */
 };
 
 static CLC_NORETURN void tr_fail(tr_state *st, size_t at, const char *format,
@@ -436,6 +437,14 @@ static void tr_intern_names(tr_state *st)
         tr_flag_set(st, clc_intern(st->interner, tr_unsupported[i].name,
                                    strlen(tr_unsupported[i].name)),
                     TR_IDENT_UNSUPPORTED);
+    /* Ordinary names in OpenCL C, built-in variables in CUDA. */
+    static const char *const cuda_names[] = {"threadIdx", "blockIdx",
+                                             "blockDim", "gridDim",
+                                             "warpSize"};
+    for (size_t i = 0; i < sizeof cuda_names / sizeof cuda_names[0]; ++i)
+        tr_flag_set(st, clc_intern(st->interner, cuda_names[i],
+                                   strlen(cuda_names[i])),
+                    TR_IDENT_CUDA_RESERVED);
     static const char *const casts[] = {"to_global", "to_local", "to_private"};
     for (size_t i = 0; i < 3; ++i)
         tr_flag_set(st, clc_intern(st->interner, casts[i], strlen(casts[i])),
@@ -1626,7 +1635,7 @@ static void tr_walk(tr_state *st)
         default:
             break;
         }
-        if (ident->info.cxx_keyword) {
+        if (ident->info.cxx_keyword || (flags & TR_IDENT_CUDA_RESERVED)) {
             st->replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
                                        t->text);
             continue;
