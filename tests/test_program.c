@@ -104,6 +104,37 @@ static void build_log_and_origin_of_a_good_build(void **state)
     TEST_OK(kiln_program_release(again));
 }
 
+/* Valid OpenCL C that the CUDA backend cannot run: a translation error
+ * naming the construct and its line, never a crash or a wrong program.
+ * OpenCL builds images natively, so there the check does not apply. */
+static void untranslatable_construct_is_named(void **state)
+{
+    kiln_context *context = test_context(state);
+    if (strcmp(test_backend(state), "cuda") != 0) {
+        printf("# %s: builds images natively; the CUDA translation's "
+               "refusal is what is tested\n", test_backend(state));
+        skip();
+    }
+    static const char images[] =
+        "__kernel void copy(__global float *out)\n"
+        "{\n"
+        "    out[0] = 1.0f;\n"
+        "}\n"
+        "__kernel void sample(read_only image2d_t picture,\n"
+        "                     __global float4 *out)\n"
+        "{\n"
+        "    out[0] = (float4)(0.0f);\n"
+        "}\n";
+    kiln_build_options options = {.source_name = "images.cl"};
+    kiln_program *program = NULL;
+    TEST_FAILS(KILN_ERR_TRANSLATION,
+               kiln_program_build_with(context, images, 0, &options,
+                                       &program));
+    TEST_ERROR_MENTIONS("image2d_t");
+    TEST_ERROR_MENTIONS("images.cl:5");
+    assert_null(program);
+}
+
 static void compile_error_carries_the_log(void **state)
 {
     kiln_context *context = test_context(state);
@@ -467,6 +498,7 @@ int main(void)
         KILN_TEST(defines_in_options_change_results),
         KILN_TEST(build_log_and_origin_of_a_good_build),
         KILN_TEST(compile_error_carries_the_log),
+        KILN_TEST(untranslatable_construct_is_named),
         KILN_TEST(source_length_bounds_the_text),
         KILN_TEST(kernels_are_found_by_name_only),
         KILN_TEST(parameters_are_described),
