@@ -73,9 +73,22 @@ enum {
     TR_IDENT_CUDA_RESERVED = 64  /* a CUDA built-in variable's name        */
 };
 
+/* Fails the translation at token `at` with `message`; `unsupported` marks
+ * valid OpenCL C that the CUDA backend cannot run (see
+ * clc_translation.unsupported). */
+static CLC_NORETURN void tr_fail_at(tr_state *st, size_t at, int unsupported,
+                                    const char *message);
+static void tr_fail_at(tr_state *st, size_t at, int unsupported,
+                       const char *message)
+{
+    if (unsupported)
+        *st->unsupported = 1;
+    const clc_token *t = &st->tokens[at < st->count ? at : st->count];
+    clc_fail(st->failure, t->file, t->line, "%s", message);
+}
+
 static CLC_NORETURN void tr_fail(tr_state *st, size_t at, const char *format,
                                  ...) CLC_PRINTF(3, 4);
-
 static void tr_fail(tr_state *st, size_t at, const char *format, ...)
 {
     char message[512];
@@ -83,8 +96,7 @@ static void tr_fail(tr_state *st, size_t at, const char *format, ...)
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    const clc_token *t = &st->tokens[at < st->count ? at : st->count];
-    clc_fail(st->failure, t->file, t->line, "%s", message);
+    tr_fail_at(st, at, 0, message);
 }
 
 /* Refuses valid OpenCL C that the CUDA backend cannot run. */
@@ -97,8 +109,7 @@ static void tr_refuse(tr_state *st, size_t at, const char *format, ...)
     va_start(args, format);
     vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    *st->unsupported = 1;
-    tr_fail(st, at, "%s", message);
+    tr_fail_at(st, at, 1, message);
 }
 
 static void tr_insert_add(tr_state *st, size_t token, int after,
@@ -1451,6 +1462,16 @@ static int tr_qualifies_pointer(const tr_state *st, size_t at)
     return 0;
 }
 
+/* The opening of a vector literal for the type named at `name`:
+ * "kl_make<kl_float4>(" for a built-in name, "kl_make<vec>(" for a
+ * typedef (which already names the kl_ type). */
+static const char *tr_make_call(tr_state *st, size_t name)
+{
+    int builtin = tr_ident(st, name)->info.width != 0;
+    return tr_printf(st, "kl_make<%s%.*s>(", builtin ? "kl_" : "",
+                     (int)st->tokens[name].length, st->tokens[name].text);
+}
+
 /* A C99 compound literal `(T){...}` at `open`: C++ spells it `T{...}`;
  * a vector type's `(float4){1, 2, 3, 4}` becomes a kl_make call.  Only in
  * expression position (after an operator, '(' or `return`), where a
@@ -1478,12 +1499,8 @@ static int tr_compound_literal(tr_state *st, size_t open)
         st->replace[k] = "";
     st->replace[name + 1] = "";
     if (tr_is_vector_type(st, name)) {
-        int builtin = tr_ident(st, name)->info.width != 0;
         st->replace[name] = "";
-        st->replace[brace] = tr_printf(st, "kl_make<%s%.*s>(",
-                                       builtin ? "kl_" : "",
-                                       (int)st->tokens[name].length,
-                                       st->tokens[name].text);
+        st->replace[brace] = tr_make_call(st, name);
         st->replace[st->match[brace]] = ")";
     }
     return 1;
@@ -1549,13 +1566,10 @@ static void tr_walk(tr_state *st)
                 if (tr_is_vector_type(st, i + 1) &&
                     tr_is_punct(st, i + 2, P_RPAREN) &&
                     tr_is_punct(st, i + 3, P_LPAREN)) {
-                    int builtin = tr_ident(st, i + 1)->info.width != 0;
                     st->replace[i] = "";
                     st->replace[i + 1] = "";
                     st->replace[i + 2] = "";
-                    st->replace[i + 3] = tr_printf(
-                        st, "kl_make<%s%.*s>(", builtin ? "kl_" : "",
-                        (int)st->tokens[i + 1].length, st->tokens[i + 1].text);
+                    st->replace[i + 3] = tr_make_call(st, i + 1);
                     i += 3;
                 }
                 break;
@@ -1848,19 +1862,6 @@ static int tr_export_kernels(const tr_state *st, clc_translation *out)
     return 0;
 }
 
-static void tr_drop_output(clc_translation *out)
-{
-    free(out->source);
-    out->source = NULL;
-    if (out->kernels != NULL) {
-        for (size_t k = 0; k < out->kernel_count; ++k)
-            free(out->kernels[k].params);
-        free(out->kernels);
-    }
-    out->kernels = NULL;
-    out->kernel_count = 0;
-}
-
 int clc_translate(const char *source, size_t length, const char *source_name,
                   const char *options, clc_translation *out)
 {
@@ -1875,6 +1876,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     /* Every failure below longjmps back here; the arena holds everything
      * the pass allocated, so freeing it cannot leak. */
     if (setjmp(failure.unwind) != 0) {
+        clc_translation_free(out); /* whatever was exported before */
         int result = -2;
         if (!failure.out_of_memory && failure.message != NULL) {
             out->error = failure.message;
@@ -1884,7 +1886,6 @@ int clc_translate(const char *source, size_t length, const char *source_name,
         } else {
             free(failure.message);
         }
-        tr_drop_output(out);
         clc_interner_free(&interner);
         clc_arena_free(&arena);
         return result;
@@ -1919,7 +1920,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     out->uses_double = st->uses_double;
     int result = 0;
     if (out->source == NULL || tr_export_kernels(st, out) != 0) {
-        tr_drop_output(out);
+        clc_translation_free(out);
         result = -2;
     }
     clc_interner_free(&interner);
