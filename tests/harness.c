@@ -271,6 +271,14 @@ const char *test_backend(void **state)
     return fixture->name;
 }
 
+bool test_on_nvidia_opencl(void **state)
+{
+    kiln_device_info device;
+    return strcmp(test_backend(state), "opencl") == 0 &&
+           kiln_context_device_info(test_context(state), &device) == KILN_OK &&
+           strstr(device.platform, "NVIDIA") != NULL;
+}
+
 static int harness_run(const char *suite, struct CMUnitTest *tests, size_t count)
 {
     cmocka_set_message_output(CM_OUTPUT_TAP);

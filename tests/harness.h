@@ -43,6 +43,9 @@ int kiln_test_main_plain(const char *suite, const kiln_test *tests,
 kiln_context *test_context(void **state);
 /* The backend under test, "opencl" or "cuda". */
 const char *test_backend(void **state);
+/* Whether the backend under test is OpenCL on NVIDIA's platform, whose
+ * driver bugs some tests report instead of failing on. */
+bool test_on_nvidia_opencl(void **state);
 
 /* Fails the test with kiln_last_error() unless `call` returns KILN_OK. */
 #define TEST_OK(call)                                                          \

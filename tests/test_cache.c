@@ -771,11 +771,7 @@ static void test_cache_dir_writable_by_others(void **state)
  * cover the cache's cross-process behaviour. */
 static void skip_children_on_nvidia_opencl(void **state)
 {
-    kiln_context *context = test_context(state);
-    kiln_device_info device;
-    if (kiln_context_device_info(context, &device) == KILN_OK &&
-        strcmp(test_backend(state), "opencl") == 0 &&
-        strstr(device.platform, "NVIDIA") != NULL) {
+    if (test_on_nvidia_opencl(state)) {
         printf("# opencl: NVIDIA's OpenCL platform is not visible in child "
                "processes started by this test (see the comment)\n");
         skip();

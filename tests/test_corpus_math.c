@@ -451,10 +451,7 @@ static void conversions(void **state)
     kiln_kernel *to_float = test_kernel(program, "int_to_float");
     kiln_kernel *to_narrow = test_kernel(program, "int_to_narrow");
     kiln_kernel *vectors = test_kernel(program, "vector_conversions");
-    kiln_device_info device;
-    TEST_OK(kiln_context_device_info(context, &device));
-    int nvidia_opencl = strcmp(test_backend(state), "opencl") == 0 &&
-                        strstr(device.platform, "NVIDIA") != NULL;
+    int nvidia_opencl = test_on_nvidia_opencl(state);
     int nvidia_nan_reported = 0;
 
     /* Any float: random magnitudes, ties, limits, NaN and infinities. */
