@@ -68,17 +68,17 @@ static void vector_literals(void **state)
     corpus_read(outi, i4, 16 * N);
     for (int i = 0; i < N; ++i) {
         float a = in[4 * i], b = in[4 * i + 1], c = in[4 * i + 2], d = in[4 * i + 3];
-        float e4[12] = {a, b, c, d, c, c, c, c, d, a, a, 7};
+        float e4[12] = {a, b, c, d, c, c, c, c, d + d, a + a, a, 7};
         memcpy(f4_expected + 12 * i, e4, sizeof e4);
         float e8[8] = {a, b, c, d, d, a, a, 1.5f};
         memcpy(f8_expected + 8 * i, e8, sizeof e8);
         int32_t ei[4] = {i + 1, -i + 2, i + 3, -i + 4};
         memcpy(i4_expected + 4 * i, ei, sizeof ei);
     }
-    corpus_expect_f32_bits("float4 literals ((a,b,c,d), (c), (v2, s, s))", f4,
+    corpus_expect_f32_bits("float4 literals ((a,b,c,d), (c), (v2, s, s) + {d, a, 0, 0u})", f4,
                            f4_expected, 12 * N);
     corpus_expect_f32_bits("(float8)(v4, v2, a, 1.5f)", f8, f8_expected, 8 * N);
-    corpus_expect_i32("(int4)(v2, v2) + (int4)(1,2,3,4)", i4, i4_expected, 4 * N);
+    corpus_expect_i32("(int4)(v2, v2) + {1, 2.0f, 3u, (char)4}", i4, i4_expected, 4 * N);
 
     float *x = CORPUS_ARRAY(float, 4 * N), *y = CORPUS_ARRAY(float, 4 * N);
     int32_t *p = CORPUS_ARRAY(int32_t, 4 * N), *q = CORPUS_ARRAY(int32_t, 4 * N);

@@ -144,6 +144,9 @@ template <int N> using kl_iseq_for = typename kl_iseq_for_<N>::type;
 /* ---- vector types -------------------------------------------------------- */
 
 struct kl_mk_tag {}; /* selects the member-wise constructor */
+/* builds V from the flattened components of a... */
+template <class V, int... I, class... A>
+KL_CFN V kl_make_(kl_iseq<I...>, const A &...a);
 template <class T, int N> struct kl_vec;
 template <class T> struct kl_vec<T, 1> { typedef T type; };
 
@@ -249,6 +252,15 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
     NAME() = default;                                                         \
     template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
     KL_CFN NAME(S s) : NAME(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
+    /* brace initialisation {a, b, ...}: N scalars, each converted */         \
+    template <class S0, class S1, class... S,                                 \
+              kl_enable_if_t<(2 + sizeof...(S) == N) &&                       \
+                                 kl_is_scalar<S0>::value &&                   \
+                                 kl_is_scalar<S1>::value &&                   \
+                                 (true && ... && kl_is_scalar<S>::value),     \
+                             int> = 0>                                        \
+    KL_CFN NAME(S0 a, S1 b, S... s)                                           \
+        : NAME(kl_make_<NAME>(kl_iseq_for<N>{}, a, b, s...)) {}               \
     template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
         return kl_swz_lv<N, C...>(*this);                                     \
     }                                                                         \

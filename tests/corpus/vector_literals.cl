@@ -1,7 +1,8 @@
 /*
  * Vector literals and operators: (float4)(a, b, c, d), the broadcast
  * (float4)(x), literals assembled from smaller vectors ((int4)(v2, v2),
- * (float8)(f4, f2, x, y)), component-wise arithmetic, scalar-vector mixing,
+ * (float8)(f4, f2, x, y)), C brace initialisers (one scalar per
+ * component, each converted), component-wise arithmetic, scalar-vector mixing,
  * and comparisons, which yield -1 (all bits set) for true in each
  * component and 0 for false.
  */
@@ -17,11 +18,13 @@ __kernel void literals(__global const float *in, __global float4 *out4,
     float4 splat = (float4)(c);
     float2 half_vector = (float2)(d, a);
     int2 pair = (int2)(i, -i);
+    float4 braced = {d, a, 0, 0u};
+    int4 steps = {1, 2.0f, 3u, (char)4};
     out4[3 * i] = v;
     out4[3 * i + 1] = splat;
-    out4[3 * i + 2] = (float4)(half_vector, half_vector.y, 7.0f);
+    out4[3 * i + 2] = (float4)(half_vector, half_vector.y, 7.0f) + braced;
     out8[i] = (float8)(v, half_vector, a, 1.5f);
-    outi[i] = (int4)(pair, pair) + (int4)(1, 2, 3, 4);
+    outi[i] = (int4)(pair, pair) + steps;
 }
 
 __kernel void componentwise(__global const float4 *a, __global const float4 *b,
