@@ -30,7 +30,11 @@ struct kiln_backend_slot {
     const char *name;
     bool attempted;
     kiln_status status;
-    const kiln_backend_ops *ops;
+    const kiln_backend_ops *ops; /* &table once loaded                   */
+    /* The plugin's table copied, ops of a newer ABI minor than the
+     * plugin's left NULL, so the rest of the core tests for NULL alone and
+     * never reads past the end of an older plugin's smaller table. */
+    kiln_backend_ops table;
     lt_dlhandle handle;
     int device_count;
     char path[4096];
@@ -367,11 +371,11 @@ static void slot_load(kiln_backend_slot *slot)
                   KILN_BACKEND_ABI_MAJOR);
         return;
     }
-    if (ops->struct_size < sizeof(kiln_backend_ops)) {
+    if (ops->struct_size < KILN_BACKEND_OPS_SIZE_1_0) {
         slot_fail(slot, KILN_ERR_BACKEND_ABI,
-                  "%s: ops table is %zu bytes, ABI %d.%d needs %zu", slot->path,
-                  ops->struct_size, KILN_BACKEND_ABI_MAJOR,
-                  KILN_BACKEND_ABI_MINOR, sizeof(kiln_backend_ops));
+                  "%s: ops table is %zu bytes, ABI %d.0 needs at least %zu",
+                  slot->path, ops->struct_size, KILN_BACKEND_ABI_MAJOR,
+                  (size_t)KILN_BACKEND_OPS_SIZE_1_0);
         return;
     }
     if (ops->name == NULL || strcmp(ops->name, slot->name) != 0) {
@@ -386,6 +390,17 @@ static void slot_load(kiln_backend_slot *slot)
                   slot->path, missing);
         return;
     }
+
+    /* Whole ops only: a size that ends inside an op leaves that op out. */
+    size_t copied = sizeof slot->table;
+    if (ops->struct_size < copied)
+        copied = ops->struct_size - (ops->struct_size -
+                                     KILN_BACKEND_OPS_SIZE_1_0) %
+                                        sizeof(void (*)(void));
+    memset(&slot->table, 0, sizeof slot->table);
+    memcpy(&slot->table, ops, copied);
+    slot->table.struct_size = sizeof slot->table;
+    ops = &slot->table;
 
     kiln_error_clear();
     kiln_status status = ops->initialize(&host_services);

@@ -114,6 +114,7 @@ kiln_status kiln_built_program_create(kiln_context *context,
     }
     atomic_init(&result->references, 1);
     result->backend = backend;
+    atomic_init(&result->kernel_names, NULL);
     *built = result;
     return KILN_OK;
 }
@@ -129,6 +130,12 @@ void kiln_built_program_release(kiln_context *context,
     if (!kiln_reference_drop(&built->references))
         return;
     context->ops->program_destroy(context->backend, built->backend);
+    kiln_kernel_names *names = atomic_load(&built->kernel_names);
+    if (names != NULL) {
+        free(names->names);
+        free(names->text);
+        free(names);
+    }
     free(built);
 }
 
@@ -405,5 +412,121 @@ kiln_status kiln_program_origin_get(const kiln_program *program,
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(origin, "origin");
     *origin = program->origin;
+    return KILN_OK;
+}
+
+/* ---- the kernels of a program ------------------------------------------- */
+
+/* Splits the backend's ';'-separated list in place; empty items (a
+ * trailing ';') are dropped. */
+static kiln_kernel_names *kernel_names_parse(char *text)
+{
+    kiln_kernel_names *result = calloc(1, sizeof *result);
+    size_t capacity = 1;
+    for (const char *p = text; *p != '\0'; ++p)
+        capacity += *p == ';';
+    char **names = calloc(capacity, sizeof *names);
+    if (result == NULL || names == NULL) {
+        free(result);
+        free(names);
+        return NULL;
+    }
+    char *start = text;
+    for (char *p = text;; ++p) {
+        if (*p != ';' && *p != '\0')
+            continue;
+        bool last = *p == '\0';
+        *p = '\0';
+        if (p > start)
+            names[result->count++] = start;
+        if (last)
+            break;
+        start = p + 1;
+    }
+    result->names = names;
+    result->text = text;
+    return result;
+}
+
+/* The program's kernel names, asked of the backend once per built
+ * program (shared by every program handle of that build). */
+static kiln_status program_kernel_names(const kiln_program *program,
+                                        const char *caller,
+                                        const kiln_kernel_names **out)
+{
+    kiln_built_program *built = program->built;
+    kiln_kernel_names *names = atomic_load(&built->kernel_names);
+    if (names != NULL) {
+        *out = names;
+        return KILN_OK;
+    }
+    kiln_context *context = program->context;
+    if (context->ops->program_kernel_names == NULL)
+        return kiln_error(KILN_ERR_UNSUPPORTED,
+                          "%s: the %s plugin cannot list a program's kernels "
+                          "(it was built for an older plugin ABI than %d.%d: "
+                          "rebuild it)",
+                          caller, context->ops->name, KILN_BACKEND_ABI_MAJOR,
+                          KILN_BACKEND_ABI_MINOR);
+    char *text = NULL;
+    kiln_status status = context->ops->program_kernel_names(
+        context->backend, program->backend, &text);
+    if (status != KILN_OK) {
+        free(text);
+        return kiln_error_prefix(status, "%s", caller);
+    }
+    if (text == NULL)
+        return kiln_error(KILN_ERR_BACKEND,
+                          "%s: backend %s gave no kernel list", caller,
+                          context->ops->name);
+    names = kernel_names_parse(text);
+    if (names == NULL) {
+        free(text);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    kiln_kernel_names *expected = NULL;
+    if (!atomic_compare_exchange_strong(&built->kernel_names, &expected,
+                                        names)) {
+        /* Another thread listed them first: use its list. */
+        free(names->names);
+        free(names->text);
+        free(names);
+        names = expected;
+    }
+    *out = names;
+    return KILN_OK;
+}
+
+kiln_status kiln_program_kernel_count(const kiln_program *program,
+                                      size_t *count)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    KILN_CHECK_OUT(count, "count");
+    const kiln_kernel_names *names;
+    kiln_status status = program_kernel_names(program, __func__, &names);
+    if (status != KILN_OK)
+        return status;
+    *count = names->count;
+    return KILN_OK;
+}
+
+kiln_status kiln_program_kernel_name(const kiln_program *program, size_t index,
+                                     const char **name)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    KILN_CHECK_OUT(name, "name");
+    const kiln_kernel_names *names;
+    kiln_status status = program_kernel_names(program, __func__, &names);
+    if (status != KILN_OK)
+        return status;
+    if (index >= names->count)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: the program has %zu kernel%s; there is no "
+                          "kernel %zu",
+                          __func__, names->count,
+                          names->count == 1 ? "" : "s", index);
+    *name = names->names[index];
     return KILN_OK;
 }

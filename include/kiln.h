@@ -357,6 +357,22 @@ typedef enum kiln_program_origin {
 kiln_status kiln_program_origin_get(const kiln_program *program,
                                     kiln_program_origin *origin);
 
+/* The program's kernels, as PyOpenCL's program.all_kernels() and OpenCL's
+ * CL_PROGRAM_KERNEL_NAMES list them: `count` kernels, each name one that
+ * kiln_kernel_create accepts.  The order is the backend's (OpenCL: the
+ * driver's; CUDA, OpenCL C: the source's; CUDA, native CUDA C: the
+ * module's) and stays the same for the life of the program.  Native CUDA
+ * C kernels are listed by their C name when that names exactly one kernel
+ * of the module, else by their mangled name (overloads, templates,
+ * namespaces).  Names stay valid while the program lives.  Errors: an
+ * `index` >= count is KILN_ERR_INVALID_ARGUMENT; KILN_ERR_UNSUPPORTED when
+ * the backend cannot list kernels (a plugin built for an older plugin ABI;
+ * for native CUDA C, a CUDA driver without cuModuleEnumerateFunctions). */
+kiln_status kiln_program_kernel_count(const kiln_program *program,
+                                      size_t *count);
+kiln_status kiln_program_kernel_name(const kiln_program *program,
+                                     size_t index, const char **name);
+
 /* A kernel of `program` by its name (the C name; CUDA C kernels are found
  * with or without extern "C").  KILN_ERR_KERNEL_NOT_FOUND otherwise. */
 kiln_status kiln_kernel_create(kiln_program *program, const char *name,

@@ -37,9 +37,14 @@ extern "C" {
 #endif
 
 /* A different major version is refused; a newer minor may only append ops
- * at the end of the table. */
+ * at the end of the table.  The core accepts a table of an older minor of
+ * the same major (struct_size tells how many ops it has): the ops that
+ * minor lacks are treated as absent, and the public calls that need them
+ * answer KILN_ERR_UNSUPPORTED.
+ *   1.0  every op up to native_handle (all required)
+ *   1.1  program_kernel_names (optional) */
 #define KILN_BACKEND_ABI_MAJOR 1
-#define KILN_BACKEND_ABI_MINOR 0
+#define KILN_BACKEND_ABI_MINOR 1
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -239,7 +244,23 @@ typedef struct kiln_backend_ops {
     kiln_status (*native_handle)(kiln_backend_context *context,
                                  kiln_native_kind kind, const void *object,
                                  void *out, size_t size);
+
+    /* ---- ABI 1.1 ---- */
+
+    /* The names of the program's kernels, each one that kernel_create
+     * accepts, separated by ';' as OpenCL's CL_PROGRAM_KERNEL_NAMES gives
+     * them: a malloc'ed string that the core frees ("" for a program
+     * without kernels).  The core asks once per built program and keeps
+     * the list.  Optional: NULL makes kiln_program_kernel_count answer
+     * KILN_ERR_UNSUPPORTED. */
+    kiln_status (*program_kernel_names)(kiln_backend_context *context,
+                                        kiln_backend_program *program,
+                                        char **names);
 } kiln_backend_ops;
+
+/* The size of an ABI 1.0 table: the smallest the core accepts. */
+#define KILN_BACKEND_OPS_SIZE_1_0 \
+    offsetof(kiln_backend_ops, program_kernel_names)
 
 typedef const kiln_backend_ops *(*kiln_backend_entry_fn)(void);
 

@@ -125,6 +125,7 @@ static void cuda_ops_fill(void)
     ops->kernel_destroy = cuda_kernel_destroy;
     ops->launch = cuda_kernel_launch;
     ops->native_handle = cuda_context_native_handle;
+    ops->program_kernel_names = cuda_program_kernel_names;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

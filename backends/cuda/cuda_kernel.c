@@ -69,9 +69,11 @@ static kiln_status cuda_kernel_param_sizes(kiln_backend_context *context,
     return KILN_OK;
 }
 
-/* Whether `symbol` is the Itanium mangling of a function `name` at global
- * scope: "_Z" ["L"] <decimal length> <name> <parameter types>. */
-static int cuda_mangled_name_matches(const char *symbol, const char *name)
+/* The C name of a function at global scope in its Itanium mangling,
+ * "_Z" ["L"] <decimal length> <name> <parameter types>: its start and
+ * length in `symbol`; 0 when `symbol` is no such mangling. */
+static int cuda_mangled_global_name(const char *symbol, const char **name,
+                                    size_t *length)
 {
     if (strncmp(symbol, "_Z", 2) != 0)
         return 0;
@@ -80,15 +82,28 @@ static int cuda_mangled_name_matches(const char *symbol, const char *name)
         ++p;
     if (*p < '1' || *p > '9')
         return 0;
-    size_t length = 0;
+    size_t n = 0;
     while (*p >= '0' && *p <= '9') {
-        length = length * 10 + (size_t)(*p - '0');
-        if (length > 4096)
+        n = n * 10 + (size_t)(*p - '0');
+        if (n > 4096)
             return 0;
         ++p;
     }
-    return length == strlen(name) && strncmp(p, name, length) == 0 &&
-           p[length] != '\0';
+    if (strnlen(p, n + 1) <= n) /* the name and at least one type follow */
+        return 0;
+    *name = p;
+    *length = n;
+    return 1;
+}
+
+/* Whether `symbol` is the Itanium mangling of a function `name` at global
+ * scope. */
+static int cuda_mangled_name_matches(const char *symbol, const char *name)
+{
+    const char *base;
+    size_t length;
+    return cuda_mangled_global_name(symbol, &base, &length) &&
+           length == strlen(name) && strncmp(base, name, length) == 0;
 }
 
 /* Appends `text` to a bounded, comma-separated list for messages. */
@@ -160,6 +175,137 @@ static kiln_status cuda_kernel_find_mangled(kiln_backend_context *context,
     }
     free(functions);
     return status;
+}
+
+/* The symbols of the module's kernels (the driver's strings, valid while
+ * the module is loaded) in a malloc'ed array.  Drivers before CUDA 12.4
+ * cannot enumerate a module: KILN_ERR_UNSUPPORTED saying so. */
+static kiln_status cuda_module_symbols(kiln_backend_context *context,
+                                       CUmodule module, const char ***symbols,
+                                       unsigned int *count)
+{
+    int driver = cuda_backend_driver_version();
+    if (driver < 12040)
+        return cuda_host->error(
+            KILN_ERR_UNSUPPORTED,
+            "the CUDA driver (%d.%d) cannot list a module's kernels: "
+            "cuModuleEnumerateFunctions needs CUDA 12.4 or later",
+            driver / 1000, driver % 1000 / 10);
+    unsigned int n = 0;
+    CUresult result = cuModuleGetFunctionCount(&n, module);
+    if (result == CUDA_ERROR_NOT_SUPPORTED)
+        return cuda_host->error(KILN_ERR_UNSUPPORTED,
+                                "cuModuleGetFunctionCount: %s: the CUDA "
+                                "driver cannot list a module's kernels",
+                                cuda_result_name(result));
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "cuModuleGetFunctionCount");
+    CUfunction *functions = calloc(n ? n : 1, sizeof *functions);
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    if (functions == NULL || names == NULL) {
+        free(functions);
+        free(names);
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    }
+    result = n > 0 ? cuModuleEnumerateFunctions(functions, n, module)
+                   : CUDA_SUCCESS;
+    for (unsigned int i = 0; result == CUDA_SUCCESS && i < n; ++i) {
+        result = cuFuncGetName(&names[i], functions[i]);
+        if (result == CUDA_SUCCESS && names[i] == NULL)
+            result = CUDA_ERROR_INVALID_VALUE;
+    }
+    free(functions);
+    if (result != CUDA_SUCCESS) {
+        free(names);
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "cuModuleEnumerateFunctions/cuFuncGetName");
+    }
+    *symbols = names;
+    *count = n;
+    return KILN_OK;
+}
+
+/* How a native CUDA C kernel is listed: by its C name when kernel_create
+ * finds exactly this kernel by that name (no other kernel of the module
+ * has the same C name, extern "C" or mangled), else by its symbol. */
+static void cuda_listed_name(const char *const *symbols, unsigned int count,
+                             unsigned int index, const char **name,
+                             size_t *length)
+{
+    const char *symbol = symbols[index];
+    *name = symbol;
+    *length = strlen(symbol);
+    const char *base;
+    size_t base_length;
+    if (!cuda_mangled_global_name(symbol, &base, &base_length))
+        return;
+    for (unsigned int i = 0; i < count; ++i) {
+        if (i == index)
+            continue;
+        const char *other;
+        size_t other_length;
+        if (!cuda_mangled_global_name(symbols[i], &other, &other_length)) {
+            other = symbols[i];
+            other_length = strlen(other);
+        }
+        if (other_length == base_length &&
+            memcmp(other, base, base_length) == 0)
+            return;
+    }
+    *name = base;
+    *length = base_length;
+}
+
+kiln_status cuda_program_kernel_names(kiln_backend_context *context,
+                                      kiln_backend_program *program,
+                                      char **names)
+{
+    const cuda_binary *binary = &program->binary;
+    const char **symbols = NULL;
+    unsigned int count = 0;
+    if (binary->language != KILN_LANGUAGE_OPENCL_C) {
+        kiln_status status = cuda_context_enter(context);
+        if (status == KILN_OK)
+            status = cuda_module_symbols(context, program->module, &symbols,
+                                         &count);
+        if (status != KILN_OK)
+            return status;
+    }
+    size_t total = 1;
+    if (symbols == NULL)
+        for (size_t i = 0; i < binary->kernel_count; ++i)
+            total += strlen(binary->kernels[i].name) + 1;
+    else
+        for (unsigned int i = 0; i < count; ++i)
+            total += strlen(symbols[i]) + 1;
+    char *text = malloc(total);
+    if (text == NULL) {
+        free(symbols);
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    }
+    size_t used = 0;
+    size_t listed = symbols == NULL ? binary->kernel_count : count;
+    for (size_t i = 0; i < listed; ++i) {
+        const char *name;
+        size_t length;
+        if (symbols == NULL) {
+            name = binary->kernels[i].name;
+            length = strlen(name);
+        } else {
+            cuda_listed_name(symbols, count, (unsigned int)i, &name, &length);
+        }
+        if (used > 0)
+            text[used++] = ';';
+        memcpy(text + used, name, length);
+        used += length;
+    }
+    text[used] = '\0';
+    free(symbols);
+    *names = text;
+    return KILN_OK;
 }
 
 static const clc_kernel_signature *

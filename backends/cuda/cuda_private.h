@@ -234,6 +234,11 @@ CUDA_INTERNAL kiln_status cuda_kernel_create(kiln_backend_context *context,
                                              kiln_backend_kernel_info *info);
 CUDA_INTERNAL void cuda_kernel_destroy(kiln_backend_context *context,
                                        kiln_backend_kernel *kernel);
+/* The program_kernel_names op: OpenCL C from the translated signatures,
+ * native CUDA C from the loaded module (CUDA 12.4+ drivers). */
+CUDA_INTERNAL kiln_status cuda_program_kernel_names(
+    kiln_backend_context *context, kiln_backend_program *program,
+    char **names);
 
 /* ---- cuda_launch.c -------------------------------------------------------------- */
 

@@ -78,6 +78,7 @@ static void opencl_ops_fill(void)
     ops->kernel_destroy = opencl_kernel_destroy;
     ops->launch = opencl_kernel_launch;
     ops->native_handle = opencl_context_native_handle;
+    ops->program_kernel_names = opencl_program_kernel_names;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -251,6 +251,10 @@ OPENCL_INTERNAL kiln_status opencl_program_load(kiln_backend_context *context,
                                                 kiln_backend_program **program);
 OPENCL_INTERNAL void opencl_program_destroy(kiln_backend_context *context,
                                             kiln_backend_program *program);
+/* CL_PROGRAM_KERNEL_NAMES as the driver gives it (';'-separated). */
+OPENCL_INTERNAL kiln_status opencl_program_kernel_names(
+    kiln_backend_context *context, kiln_backend_program *program,
+    char **names);
 
 /* ---- opencl_signature.c -------------------------------------------------- */
 

@@ -474,3 +474,29 @@ void opencl_program_destroy(kiln_backend_context *context,
     (void)context;
     program_free(program);
 }
+
+kiln_status opencl_program_kernel_names(kiln_backend_context *context,
+                                        kiln_backend_program *program,
+                                        char **names)
+{
+    (void)context;
+    size_t size = 0;
+    cl_int error = clGetProgramInfo(program->program, CL_PROGRAM_KERNEL_NAMES,
+                                    0, NULL, &size);
+    if (error != CL_SUCCESS)
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
+    char *text = calloc(size + 1, 1);
+    if (text == NULL)
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    if (size > 0 &&
+        (error = clGetProgramInfo(program->program, CL_PROGRAM_KERNEL_NAMES,
+                                  size, text, NULL)) != CL_SUCCESS) {
+        free(text);
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
+    }
+    *names = text;
+    return KILN_OK;
+}
