@@ -250,6 +250,8 @@ static void null_handles_are_refused_everywhere(void **state)
     EXPECT_NULL_HANDLE(kiln_program_release(NULL));
     EXPECT_NULL_HANDLE(kiln_program_build_log(NULL, &name));
     EXPECT_NULL_HANDLE(kiln_program_origin_get(NULL, &origin));
+    EXPECT_NULL_HANDLE(kiln_program_kernel_count(NULL, &size));
+    EXPECT_NULL_HANDLE(kiln_program_kernel_name(NULL, 0, &name));
     EXPECT_NULL_HANDLE(kiln_kernel_create(NULL, "tiny", &kernel));
     EXPECT_NULL_HANDLE(kiln_kernel_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_kernel_release(NULL));
@@ -374,6 +376,8 @@ static void null_out_pointers_are_refused_everywhere(void **state)
         kiln_program_build_file(o.context, "/nonexistent.cl", NULL, NULL));
     EXPECT_NULL_ARGUMENT(kiln_program_build_log(o.program, NULL));
     EXPECT_NULL_ARGUMENT(kiln_program_origin_get(o.program, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_program_kernel_count(o.program, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_program_kernel_name(o.program, 0, NULL));
     EXPECT_NULL_ARGUMENT(kiln_kernel_create(o.program, NULL, &o.kernel));
     EXPECT_NULL_ARGUMENT(kiln_kernel_create(o.program, "tiny", NULL));
     EXPECT_NULL_ARGUMENT(kiln_kernel_name(o.kernel, NULL));
@@ -448,6 +452,8 @@ static void released_handles_are_refused(void **state)
     TEST_OK(kiln_kernel_release(kernel));
     EXPECT_RELEASED(kiln_kernel_name(kernel, &name));
     EXPECT_RELEASED(kiln_program_build_log(program, &name));
+    EXPECT_RELEASED(kiln_program_kernel_count(program, &size));
+    EXPECT_RELEASED(kiln_program_kernel_name(program, 0, &name));
     EXPECT_RELEASED(kiln_kernel_create(program, "tiny", &kernel));
     kiln_launch_config config = {.grid = KILN_DIM1(1), .block = KILN_DIM1(1)};
     kiln_arg args[] = {KILN_ARG_BUFFER(live), KILN_ARG_INT(9)};
@@ -701,6 +707,8 @@ static void successes_leave_no_error(void **state)
     kiln_program *cached = NULL;
     CLEARS_THE_LAST_ERROR(
         kiln_program_build(context, tiny_source, NULL, &cached));
+    CLEARS_THE_LAST_ERROR(kiln_program_kernel_count(cached, &size));
+    CLEARS_THE_LAST_ERROR(kiln_program_kernel_name(cached, 0, &name));
     CLEARS_THE_LAST_ERROR(kiln_kernel_create(cached, "tiny", &kernel));
     CLEARS_THE_LAST_ERROR(kiln_program_release(cached));
     CLEARS_THE_LAST_ERROR(kiln_kernel_name(kernel, &name));

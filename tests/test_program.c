@@ -2,8 +2,9 @@
  * Programs and kernels: building, compile errors carrying the compiler's
  * log, -D options changing results, kernels by name (and the error for a
  * name that is not a kernel), what Kiln reports of a kernel's parameters
- * (kinds, sizes, names and OpenCL type names), the largest block a kernel
- * allows, and native CUDA C on each backend.
+ * (kinds, sizes, names and OpenCL type names), the list of a program's
+ * kernels, the largest block a kernel allows, and native CUDA C on each
+ * backend.
  */
 #include "harness.h"
 
@@ -258,6 +259,149 @@ static void kernels_are_found_by_name_only(void **state)
     TEST_OK(kiln_program_release(program));
 }
 
+/* ---- listing a program's kernels ------------------------------------------------- */
+
+/* Four kernels (one with reqd_work_group_size), a helper function and a
+ * __constant table, which are not kernels. */
+static const char listing_source[] =
+    "__constant int listing_table[3] = {1, 2, 3};\n"
+    "int listing_helper(int x) { return x + listing_table[x % 3]; }\n"
+    "__kernel void first_kernel(__global int *a) {\n"
+    "    a[get_global_id(0)] = listing_helper((int)get_global_id(0));\n"
+    "}\n"
+    "__kernel __attribute__((reqd_work_group_size(8, 1, 1)))\n"
+    "void second_kernel(__global float *x, float s) {\n"
+    "    x[get_global_id(0)] *= s;\n"
+    "}\n"
+    "kernel void third(__global int *a, __local int *scratch) {\n"
+    "    scratch[get_local_id(0)] = a[get_global_id(0)];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    a[get_global_id(0)] = scratch[0];\n"
+    "}\n"
+    "__kernel void fourth_k(__global uint *u, uint n) {\n"
+    "    if (get_global_id(0) < n) u[get_global_id(0)] = n;\n"
+    "}\n";
+
+/* Asserts that `program` lists exactly the kernels `expected` (in any
+ * order, each once) and that each listed name makes a kernel. */
+static void check_kernel_names(kiln_program *program,
+                               const char *const *expected, size_t count)
+{
+    size_t listed = 0;
+    TEST_OK(kiln_program_kernel_count(program, &listed));
+    if (listed != count)
+        fail_msg("the program lists %zu kernels, expected %zu", listed, count);
+    bool seen[8] = {false};
+    assert_true(count <= 8);
+    for (size_t i = 0; i < listed; ++i) {
+        const char *name = NULL;
+        TEST_OK(kiln_program_kernel_name(program, i, &name));
+        assert_non_null(name);
+        size_t k = 0;
+        while (k < count && strcmp(expected[k], name) != 0)
+            ++k;
+        if (k == count)
+            fail_msg("kernel %zu is '%s', which is not expected", i, name);
+        if (seen[k])
+            fail_msg("kernel '%s' is listed twice", name);
+        seen[k] = true;
+        kiln_kernel *kernel = test_kernel(program, name);
+        const char *kernel_name = NULL;
+        TEST_OK(kiln_kernel_name(kernel, &kernel_name));
+        assert_string_equal(kernel_name, name);
+        TEST_OK(kiln_kernel_release(kernel));
+    }
+}
+
+static void program_lists_its_kernels(void **state)
+{
+    static const char *const expected[] = {"first_kernel", "second_kernel",
+                                           "third", "fourth_k"};
+    const size_t count = sizeof expected / sizeof *expected;
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, listing_source, NULL);
+    check_kernel_names(program, expected, count);
+    /* Asked again: the same list, the same strings. */
+    const char *first = NULL, *again = NULL;
+    TEST_OK(kiln_program_kernel_name(program, 0, &first));
+    TEST_OK(kiln_program_kernel_name(program, 0, &again));
+    assert_ptr_equal(first, again);
+
+    /* A build served from the memory cache lists the same kernels, and
+     * the names outlive the program handle they were read from as long as
+     * another handle of it lives. */
+    kiln_program *cached = test_build(context, listing_source, NULL);
+    kiln_program_origin origin;
+    TEST_OK(kiln_program_origin_get(cached, &origin));
+    assert_int_equal(origin, KILN_PROGRAM_FROM_MEMORY_CACHE);
+    check_kernel_names(cached, expected, count);
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_program_kernel_name(cached, 0, &again));
+    assert_string_equal(again, first);
+    TEST_OK(kiln_program_release(cached));
+
+    /* From the disk cache (a new context has an empty memory cache): the
+     * list comes from what the cache entry kept. */
+    kiln_cache_info cache;
+    TEST_OK(kiln_cache_get_info(&cache));
+    kiln_context *fresh = NULL;
+    TEST_OK(kiln_context_create(test_backend(state), -1, &fresh));
+    kiln_program *loaded = test_build(fresh, listing_source, NULL);
+    TEST_OK(kiln_program_origin_get(loaded, &origin));
+    if (cache.enabled)
+        assert_int_equal(origin, KILN_PROGRAM_FROM_DISK_CACHE);
+    check_kernel_names(loaded, expected, count);
+    TEST_OK(kiln_program_release(loaded));
+    TEST_OK(kiln_context_release(fresh));
+}
+
+static void program_without_kernels_lists_none(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(
+        context, "int lonely_helper(int x) { return 2 * x; }\n", NULL);
+    size_t count = 99;
+    TEST_OK(kiln_program_kernel_count(program, &count));
+    assert_int_equal(count, 0);
+    const char *name = NULL;
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_kernel_name(program, 0, &name));
+    TEST_ERROR_MENTIONS("has 0 kernels");
+    assert_null(name);
+    TEST_OK(kiln_program_release(program));
+}
+
+static void kernel_listing_refuses_bad_input(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, listing_source, NULL);
+    size_t count = 0;
+    const char *name = NULL;
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_kernel_count(NULL, &count));
+    TEST_ERROR_MENTIONS("kiln_program_kernel_count: program is NULL");
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE,
+               kiln_program_kernel_name(NULL, 0, &name));
+    TEST_ERROR_MENTIONS("kiln_program_kernel_name: program is NULL");
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_kernel_count(program, NULL));
+    TEST_ERROR_MENTIONS("count is NULL");
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_kernel_name(program, 0, NULL));
+    TEST_ERROR_MENTIONS("name is NULL");
+    /* Past the end: one past, and far past. */
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_kernel_name(program, 4, &name));
+    TEST_ERROR_MENTIONS("the program has 4 kernels; there is no kernel 4");
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_kernel_name(program, (size_t)-1, &name));
+    TEST_ERROR_MENTIONS("there is no kernel");
+    assert_null(name);
+    /* The program is still fine afterwards. */
+    TEST_OK(kiln_program_kernel_count(program, &count));
+    assert_int_equal(count, 4);
+    TEST_OK(kiln_program_release(program));
+}
+
 /* ---- parameters ------------------------------------------------------------------- */
 
 static const char params_source[] =
@@ -461,6 +605,37 @@ static const char cuda_source[] =
     "    if (i < n) a[i] += i;\n"
     "}\n";
 
+/* Native CUDA C: an extern "C" kernel by its name, a C++ kernel by its C
+ * name (the only kernel of that name), and two overloads by their mangled
+ * names, since their C name would be ambiguous. */
+static const char cuda_listing_source[] =
+    "extern \"C\" __global__ void by_c_name(int *a) { a[threadIdx.x] = 1; }\n"
+    "__global__ void cpp_kernel(float *x) { x[threadIdx.x] = 2.0f; }\n"
+    "__global__ void overloaded(int *a) { a[threadIdx.x] = 3; }\n"
+    "__global__ void overloaded(float *x) { x[threadIdx.x] = 4.0f; }\n"
+    "__device__ int not_a_kernel(int x) { return x + 1; }\n";
+
+static void cuda_c_program_lists_its_kernels(void **state)
+{
+    kiln_context *context = test_context(state);
+    if (strcmp(test_backend(state), "cuda") != 0)
+        skip(); /* native CUDA C builds on the CUDA backend only */
+    static const char *const expected[] = {"by_c_name", "cpp_kernel",
+                                           "_Z10overloadedPi",
+                                           "_Z10overloadedPf"};
+    kiln_program *program = test_build_cuda(context, cuda_listing_source,
+                                            NULL);
+    check_kernel_names(program, expected, sizeof expected / sizeof *expected);
+    TEST_OK(kiln_program_release(program));
+    /* From the disk cache: listed from the loaded module. */
+    kiln_context *fresh = NULL;
+    TEST_OK(kiln_context_create("cuda", -1, &fresh));
+    kiln_program *loaded = test_build_cuda(fresh, cuda_listing_source, NULL);
+    check_kernel_names(loaded, expected, sizeof expected / sizeof *expected);
+    TEST_OK(kiln_program_release(loaded));
+    TEST_OK(kiln_context_release(fresh));
+}
+
 static void cuda_c_builds_only_on_cuda(void **state)
 {
     kiln_context *context = test_context(state);
@@ -501,11 +676,15 @@ int main(void)
         KILN_TEST(untranslatable_construct_is_named),
         KILN_TEST(source_length_bounds_the_text),
         KILN_TEST(kernels_are_found_by_name_only),
+        KILN_TEST(program_lists_its_kernels),
+        KILN_TEST(program_without_kernels_lists_none),
+        KILN_TEST(kernel_listing_refuses_bad_input),
         KILN_TEST(parameters_are_described),
         KILN_TEST(double_parameters_are_described),
         KILN_TEST(max_block_size_respects_the_device_and_the_kernel),
         KILN_TEST(native_kernel_handle),
         KILN_TEST(cuda_c_builds_only_on_cuda),
+        KILN_TEST(cuda_c_program_lists_its_kernels),
     };
     return kiln_test_main("program", tests, sizeof tests / sizeof *tests);
 }
