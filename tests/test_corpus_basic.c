@@ -348,6 +348,7 @@ static void qualifiers(void **state)
     kiln_kernel *scale = test_kernel(program, "scale_restrict");
     kiln_kernel *neighbours = test_kernel(program, "volatile_neighbours");
     kiln_kernel *weights = test_kernel(program, "const_locals");
+    kiln_kernel *vectors = test_kernel(program, "volatile_vectors");
 
     float *f = CORPUS_ARRAY(float, N), *f_out = CORPUS_ARRAY(float, N);
     float *f_expected = CORPUS_ARRAY(float, N);
@@ -389,11 +390,20 @@ static void qualifiers(void **state)
     }
     corpus_expect_i32("const_locals", k_out, k_expected, N);
 
+    CORPUS_LAUNCH(vectors, KILN_DIM1(N / 4 / BLOCK), KILN_DIM1(BLOCK),
+                  KILN_ARG_BUFFER(k_in), KILN_ARG_BUFFER(k_buffer));
+    corpus_read(k_buffer, k_out, N * 4);
+    for (size_t i = 0; i < N; i += 4)
+        for (size_t c = 0; c < 4; ++c)
+            k_expected[i + c] = k[i + 3 - c] + (int32_t)c + 1;
+    corpus_expect_i32("volatile_vectors", k_out, k_expected, N);
+
     kiln_buffer *buffers[] = {f_in, f_buffer, k_in, k_buffer};
     corpus_release_buffers(buffers, 4);
     kiln_kernel_release(scale);
     kiln_kernel_release(neighbours);
     kiln_kernel_release(weights);
+    kiln_kernel_release(vectors);
     kiln_program_release(program);
     free(f), free(f_out), free(f_expected), free(k), free(k_out), free(k_expected);
 }

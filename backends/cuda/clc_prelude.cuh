@@ -261,6 +261,23 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
                              int> = 0>                                        \
     KL_CFN NAME(S0 a, S1 b, S... s)                                           \
         : NAME(kl_make_<NAME>(kl_iseq_for<N>{}, a, b, s...)) {}               \
+    /* volatile vectors (volatile __global int4 *p): copy in and out one  */ \
+    /* component at a time.  Templates, so the implicit copy operations    */ \
+    /* stay trivial.                                                       */ \
+    template <class V, kl_enable_if_t<kl_is_same<V, NAME>::value, int> = 0>   \
+    KL_FN NAME(const volatile V &b) {                                         \
+        const volatile T *from = &b.x;                                        \
+        T *to = &x;                                                           \
+        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
+            to[i] = from[i];                                                  \
+    }                                                                         \
+    template <class V, kl_enable_if_t<kl_is_same<V, NAME>::value, int> = 0>   \
+    KL_FN void operator=(const V &b) volatile {                               \
+        const T *from = &b.x;                                                 \
+        volatile T *to = &x;                                                  \
+        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
+            to[i] = from[i];                                                  \
+    }                                                                         \
     template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
         return kl_swz_lv<N, C...>(*this);                                     \
     }                                                                         \

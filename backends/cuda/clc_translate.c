@@ -290,7 +290,8 @@ static int tr_is_type_word(const tr_state *st, size_t i)
     case W_const: case W_volatile: case W_restrict: case W___restrict:
     case W___restrict__: case W_struct: case W_union: case W_enum:
     case W__Bool: case W_static: case W_inline: case W_extern:
-    case W___const: case W_event_t:
+    case W___const: case W___volatile: case W___volatile__: case W___signed:
+    case W___signed__: case W___inline: case W___inline__: case W_event_t:
         return 1;
     default:
         return 0;
@@ -545,6 +546,7 @@ static void tr_scan_declarations(tr_state *st)
                 if (expect_name && tr_is_ident(st, j) && tr_is_type_word(st, j)
                     && tr_ident(st, j)->info.width == 0 &&
                     !tr_is_word(st, j, W_const) &&
+                    !tr_is_word(st, j, W___const) &&
                     !tr_is_word(st, j, W_volatile) &&
                     !tr_is_word(st, j, W_restrict))
                     break; /* another parameter's type: not ours */
@@ -1148,7 +1150,8 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
         if (tr_is_address_space(st, i, &s) || tr_is_access_qualifier(st, i) ||
             tr_is_word(st, i, W_const) || tr_is_word(st, i, W_volatile) ||
             tr_is_word(st, i, W_restrict) || tr_is_word(st, i, W___restrict) ||
-            tr_is_word(st, i, W___restrict__))
+            tr_is_word(st, i, W___restrict__) || tr_is_word(st, i, W___const) ||
+            tr_is_word(st, i, W___volatile) || tr_is_word(st, i, W___volatile__))
             continue;
         if (tr_is_punct(st, i, P_STAR)) {
             clc_buffer_puts(&type, "*");
@@ -1617,8 +1620,30 @@ static void tr_walk(tr_state *st)
         case W_event_t:
             st->replace[i] = "kl_event_t";
             continue;
-        case W_restrict:
+        case W_restrict: case W___restrict:
             st->replace[i] = "__restrict__";
+            continue;
+        /* GNU spellings clang accepts in OpenCL C (OpenCV writes __const) */
+        case W___const:
+            st->replace[i] = "const";
+            continue;
+        case W___volatile: case W___volatile__:
+            st->replace[i] = "volatile";
+            continue;
+        case W___signed: case W___signed__:
+            st->replace[i] = "signed";
+            continue;
+        case W___inline: case W___inline__:
+            st->replace[i] = "inline";
+            continue;
+        case W__Bool:
+            st->replace[i] = "bool";
+            continue;
+        case W___alignof: case W___alignof__: case W__Alignof:
+            st->replace[i] = "alignof";
+            continue;
+        case W__Static_assert:
+            st->replace[i] = "static_assert";
             continue;
         case W_printf:
             st->uses_printf = 1;

@@ -1,7 +1,8 @@
 /*
  * Qualifiers: restrict and const on pointer parameters, const value
- * parameters, explicit __private, volatile global and local memory, and
- * the unprefixed spellings (global, local, constant, kernel).
+ * parameters, explicit __private, volatile global and local memory (of
+ * scalars and of whole vectors), the unprefixed spellings (global, local,
+ * constant, kernel) and the GNU spelling __const.
  */
 
 __kernel void scale_restrict(__global const float *restrict in,
@@ -44,4 +45,13 @@ kernel void const_locals(global const int *restrict in, global int *restrict out
     for (int k = 0; k < 4; ++k)
         acc += weights[k] * (base + k);
     out[gid] = acc;
+}
+
+/* Whole vectors through a volatile pointer, both ways. */
+kernel void volatile_vectors(global __const int4 *in, volatile global int4 *out)
+{
+    const size_t gid = get_global_id(0);
+    out[gid] = in[gid];
+    int4 back = out[gid];
+    out[gid] = back.wzyx + (int4)(1, 2, 3, 4);
 }
