@@ -2,3 +2,9 @@
 bin_PROGRAMS += tools/kiln-info
 tools_kiln_info_SOURCES = tools/kiln-info.c
 tools_kiln_info_LDADD = libkiln.la
+
+# kiln-compare: runs an OpenCL C file's kernels on two backends or devices
+# with identical inputs and compares every buffer.
+bin_PROGRAMS += tools/kiln-compare
+tools_kiln_compare_SOURCES = tools/kiln-compare.c
+tools_kiln_compare_LDADD = libkiln.la -lm
