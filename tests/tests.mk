@@ -60,3 +60,8 @@ check-valgrind:
 EXTRA_DIST += tests/valgrind.supp tests/sanitizer.supp
 # Reports of a sanitizer build's runs (tests/tap-run).
 CLEANFILES += tests/*.sanitizer.* tests/*/*.sanitizer.*
+
+# tools/kiln-compare against itself on each backend, and with one side
+# built differently (a shell script speaking TAP).
+TESTS += tests/kiln-compare-check
+EXTRA_DIST += tests/kiln-compare-check tests/compare/kernels.cl
