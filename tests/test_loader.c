@@ -198,6 +198,21 @@ static void unavailable_driver_reason_is_passed_on(void **state)
     expect(&result, "KILN_ERR_BACKEND_UNAVAILABLE", "fake driver: no device");
 }
 
+/* A plugin of an older minor ABI (a smaller table) still loads: the core
+ * gets as far as its initialize.  A table shorter than ABI 1.0 does not. */
+static void older_minor_abi_plugin_is_accepted(void **state)
+{
+    (void)state;
+    const char *settings[] = {
+        setting("KILN_PLUGIN_PATH", plugin_dir("abi10")), NULL};
+    probe_result result = run_probe("opencl", settings);
+    expect(&result, "KILN_ERR_BACKEND_UNAVAILABLE", "fake driver: no device");
+    const char *short_settings[] = {
+        setting("KILN_PLUGIN_PATH", plugin_dir("short")), NULL};
+    result = run_probe("opencl", short_settings);
+    expect(&result, "KILN_ERR_BACKEND_ABI", "needs at least");
+}
+
 static void non_elf_plugin_gives_the_loader_error(void **state)
 {
     (void)state;
@@ -382,6 +397,7 @@ int main(void)
         KILN_TEST(plugin_returning_null_is_refused),
         KILN_TEST(plugin_without_entry_point_is_refused),
         KILN_TEST(unavailable_driver_reason_is_passed_on),
+        KILN_TEST(older_minor_abi_plugin_is_accepted),
         KILN_TEST(non_elf_plugin_gives_the_loader_error),
         KILN_TEST(missing_plugin_names_every_place_searched),
         KILN_TEST(named_backend_never_falls_back),

@@ -33,7 +33,9 @@ tests_kiln_probe_LDADD = libkiln.la
 check_LTLIBRARIES += tests/plugins/abi/kiln-opencl.la \
 	tests/plugins/null/kiln-opencl.la \
 	tests/plugins/nosymbol/kiln-opencl.la \
-	tests/plugins/unavailable/kiln-opencl.la
+	tests/plugins/unavailable/kiln-opencl.la \
+	tests/plugins/abi10/kiln-opencl.la \
+	tests/plugins/short/kiln-opencl.la
 TEST_PLUGIN_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-rpath /nowhere
 tests_plugins_abi_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
@@ -48,6 +50,12 @@ tests_plugins_nosymbol_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_unavailable_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
 tests_plugins_unavailable_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE
 tests_plugins_unavailable_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_abi10_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_abi10_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE -DFAKE_ABI_1_0
+tests_plugins_abi10_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_short_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_short_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE -DFAKE_SHORT
+tests_plugins_short_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 else
 check-local:
 	@echo "cmocka was not found by configure: install libcmocka-dev to run the tests" >&2; exit 1
