@@ -13,9 +13,10 @@
  *
  * What each kernel gets (1-D launches only):
  *  - global size -g (default 4096, rounded up to a multiple of the local
- *    size); local size -l, else 64, else the kernel's one allowed size when
- *    both sides report the same limit below their devices' maximum (a
- *    reqd_work_group_size), else the smaller of the two limits if under 64;
+ *    size); local size -l, else the kernel's one allowed size when both
+ *    sides' kiln_kernel_max_block_size agree and are below their devices'
+ *    maximum (a reqd_work_group_size), else 64 (or the smaller of the two
+ *    limits when that is below 64);
  *  - a __global / __constant pointer: a buffer of global * 16 elements of
  *    the pointee type: floating-point values uniform in [-1, 1] (half: of
  *    magnitude below 1), integers uniform in [0, 256) ([0, 128) for char)
