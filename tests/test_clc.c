@@ -146,7 +146,7 @@ static void rewrites(void **state)
     assert_true(contains(s, "__constant__ kl_float4 table[2]"));
     assert_true(contains(s, "kl_make<kl_float4>(1, 2, 3, 4)"));
     assert_true(contains(s, "__shared__ int tile[4]"));
-    assert_true(contains(s, "int *p = tile"));
+    assert_true(contains(s, "int *p = kl_cptr( tile )"));
     assert_true(contains(s, "kl_get_global_id(0)"));
     assert_true(contains(s, "<< kl_shift_count("));
     assert_true(contains(s, "1 << 4")); /* a small literal count stays */
@@ -181,6 +181,33 @@ static void rewrites(void **state)
     assert_true(contains(out.source, "if (a) {"));
     assert_true(contains(out.source, "#line "));
     clc_translation_free(&out);
+
+    /* C that C++ rejects: pointer arguments and pointer initialisers go
+     * through kl_cptr (C converts between object pointers implicitly),
+     * enumerations are ints, a struct defined in a return type is declared
+     * first, array parameters are pointers, GNU and clang spellings. */
+    translate_ok("typedef enum { A, B } mode;\n"
+                 "struct pr { int a; } mk(int v) { struct pr p = {v}; return p; }\n"
+                 "uint f(__global uint *p, int n) { return p[n]; }\n"
+                 "void __kernel k(__global const int in[], __constant int c[],\n"
+                 "                __global __const float *x, int m) {\n"
+                 "  mode md = m; enum other { Z } z = 0;\n"
+                 "  __global float4 *v = x;\n"
+                 "  in[0] + f(in, md) + __builtin_astype(x[0], uint4).y + c[0];\n"
+                 "  __builtin_inff(); }\n",
+                 NULL, &out);
+    s = out.source;
+    assert_true(contains(s, "enum { A, B } ; typedef int mode;"));
+    assert_true(contains(s, "struct pr { int a; } ; struct pr mk(int v)"));
+    assert_true(contains(s, "f( kl_cptr(in ), md)"));
+    assert_true(contains(s, "kl_float4 *v = kl_cptr( x )"));
+    assert_true(contains(s, "extern \"C\" __global__ void k( const int * in, int * c,"));
+    assert_true(contains(s, "const float *x"));
+    assert_true(contains(s, "kl_as<kl_uint4>(x[0]"));
+    assert_true(contains(s, "kl_builtin_inff()"));
+    assert_string_equal(out.kernels[0].params[0].type_name, "int*");
+    assert_int_equal(out.kernels[0].params[1].kind, CLC_PARAM_CONSTANT);
+    clc_translation_free(&out);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
@@ -200,7 +227,8 @@ static void refusals(void **state)
                       "unbalanced", 1, 0);
     translate_refused("#include \"missing.h\"\n__kernel void k() {}\n",
                       "missing.h", 1, 0);
-    translate_refused("__kernel void k(__global int o[4]) {}\n", "array", 1, 1);
+    translate_refused("__kernel void k(__global int o[4][4]) {}\n",
+                      "array of arrays", 1, 1);
     translate_refused("__kernel void k(bool b) {}\n", "bool", 1, 0);
     translate_refused("__kernel int k(__global int *o) { return 0; }\n",
                       "return void", 1, 0);

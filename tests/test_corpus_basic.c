@@ -408,6 +408,65 @@ static void qualifiers(void **state)
     free(f), free(f_out), free(f_expected), free(k), free(k_out), free(k_expected);
 }
 
+/* ---- C idioms C++ rejects ------------------------------------------------------- */
+
+static int c_idioms_apply(int op, int a, int b)
+{
+    return op == 0 ? a + b : op == 5 ? a - b : a ^ b;
+}
+
+/* Exact: integer results, and floats only doubled and moved. */
+static void c_idioms(void **state)
+{
+    kiln_context *context = test_context(state);
+    enum { N = 1000, BLOCK = 64 };
+    kiln_program *program = corpus_build(context, "c_idioms", NULL);
+    kiln_kernel *kernel = test_kernel(program, "c_idioms");
+    static const int ops[3] = {0, 5, 6};
+    int op = ops[test_random_u64() % 3];
+
+    int32_t *in = CORPUS_ARRAY(int32_t, N), *out = CORPUS_ARRAY(int32_t, 2 * N);
+    int32_t *expected = CORPUS_ARRAY(int32_t, 2 * N);
+    float *vectors = CORPUS_ARRAY(float, 4 * N), *moved = CORPUS_ARRAY(float, 4 * N);
+    float *moved_expected = CORPUS_ARRAY(float, 4 * N);
+    corpus_random_i32(in, N, INT32_MIN, INT32_MAX);
+    test_random_floats(vectors, 4 * N, -1000, 1000);
+    kiln_buffer *in_buffer = test_buffer_from(context, in, 4 * N);
+    kiln_buffer *out_buffer = corpus_poisoned_buffer(context, 8 * N);
+    kiln_buffer *vector_buffer = test_buffer_from(context, vectors, 16 * N);
+    int32_t zero = 0, odd = 0;
+    kiln_buffer *odd_buffer = test_buffer_from(context, &zero, 4);
+    CORPUS_LAUNCH(kernel, KILN_DIM1(corpus_blocks(N, BLOCK)), KILN_DIM1(BLOCK),
+                  KILN_ARG_BUFFER(in_buffer), KILN_ARG_BUFFER(out_buffer),
+                  KILN_ARG_BUFFER(vector_buffer), KILN_ARG_INT(op),
+                  KILN_ARG_BUFFER(odd_buffer), KILN_ARG_INT(N));
+    corpus_read(out_buffer, out, 8 * N);
+    corpus_read(vector_buffer, moved, 16 * N);
+    corpus_read(odd_buffer, &odd, 4);
+    int32_t odd_expected = 0;
+    for (int i = 0; i < N; ++i) {
+        int v = in[i];
+        expected[2 * i] = c_idioms_apply(op, v & 0xffff, v >> 16);
+        expected[2 * i + 1] = __builtin_popcount((uint32_t)v);
+        const float *x = vectors + 4 * i;
+        float e[4] = {2 * x[0], 2 * x[3], 2 * x[1], 2 * x[2]};
+        memcpy(moved_expected + 4 * i, e, sizeof e);
+        odd_expected += v & 1;
+    }
+    corpus_expect_i32("split/apply_op through an enum, popcount through uint *",
+                      out, expected, 2 * N);
+    corpus_expect_f32_bits("float4 * as float *, void *, make_float2, astype",
+                           moved, moved_expected, 4 * N);
+    corpus_expect_i32("user-defined atomicAdd", &odd, &odd_expected, 1);
+
+    kiln_buffer *buffers[] = {in_buffer, out_buffer, vector_buffer, odd_buffer};
+    corpus_release_buffers(buffers, 4);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+    free(in), free(out), free(expected), free(vectors), free(moved),
+        free(moved_expected);
+}
+
 /* ---- uchar / ushort ---------------------------------------------------------------- */
 
 /* Exact: C's promotion rules on the host are OpenCL C's. */
@@ -1043,6 +1102,7 @@ int main(void)
         KILN_TEST(work_items_3d),
         KILN_TEST(struct_args),
         KILN_TEST(qualifiers),
+        KILN_TEST(c_idioms),
         KILN_TEST(small_types),
         KILN_TEST(int_division),
         KILN_TEST(unsigned_64bit),

@@ -249,7 +249,8 @@ static const char *const clc_cxx_keywords[] = {
     "const_cast", "decltype", "delete", "dynamic_cast", "explicit", "export",
     "friend", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
     "nullptr", "operator", "or", "or_eq", "protected", "public",
-    "reinterpret_cast", "requires", "static_cast", "template", "this",
+    "reinterpret_cast", "requires", "static_assert", "static_cast",
+    "template", "this",
     "thread_local", "throw", "try", "typeid", "typename", "using", "virtual",
     "wchar_t", "xor", "xor_eq",
 };

@@ -278,6 +278,33 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
         for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
             to[i] = from[i];                                                  \
     }                                                                         \
+    template <class B> KL_FN void kl_volatile_update(const B &b, int op)     \
+        volatile {                                                            \
+        NAME t(*this);                                                        \
+        switch (op) {                                                         \
+        case 0: t += b; break;                                                \
+        case 1: t -= b; break;                                                \
+        case 2: t *= b; break;                                                \
+        default: t /= b; break;                                               \
+        }                                                                     \
+        *this = t;                                                            \
+    }                                                                         \
+    template <class B> KL_FN void operator+=(const B &b) volatile {           \
+        kl_volatile_update(b, 0);                                             \
+    }                                                                         \
+    template <class B> KL_FN void operator-=(const B &b) volatile {           \
+        kl_volatile_update(b, 1);                                             \
+    }                                                                         \
+    template <class B> KL_FN void operator*=(const B &b) volatile {           \
+        kl_volatile_update(b, 2);                                             \
+    }                                                                         \
+    template <class B> KL_FN void operator/=(const B &b) volatile {           \
+        kl_volatile_update(b, 3);                                             \
+    }                                                                         \
+    template <int... C> KL_FN auto kl_swc() const volatile & {                \
+        const NAME t(*this);                                                  \
+        return kl_swz_rv<N, C...>(t);                                         \
+    }                                                                         \
     template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
         return kl_swz_lv<N, C...>(*this);                                     \
     }                                                                         \
@@ -745,8 +772,11 @@ template <class T, class S> KL_CFN T kl_as(const S &x) {
 
 /* ---- shifts with a non-literal count ---------------------------------------- */
 
-template <class T> KL_CFN kl_shc<kl_val_t<T>> kl_shift_count(T x) {
-    return kl_shc<kl_val_t<T>>{kl_val(x)};
+template <class T> KL_CFN auto kl_shift_count(T x) {
+    if constexpr (__is_enum(T)) /* an enumeration constant counts as int */
+        return kl_shc<int>{(int)x};
+    else
+        return kl_shc<kl_val_t<T>>{kl_val(x)};
 }
 #define KL_SHC_T(A) template <class A, class T, kl_enable_if_t<kl_is_int<A>::value && kl_is_int<T>::value, int> = 0>
 /* scalars: the count is masked to the promoted left operand's width */
@@ -1614,6 +1644,46 @@ KL_ATOMICS(kl_atomic_) KL_ATOMICS(kl_atom_)
 #undef KL_AT
 #undef KL_AT_MM
 #undef KL_ATOMICS
+
+/* ---- GCC built-ins in code preprocessed by clang (INFINITY is
+ * __builtin_inff()); the translator renames __builtin_X to kl_builtin_X -- */
+
+KL_DFN float kl_builtin_inff() { return __int_as_float(0x7f800000); }
+KL_DFN float kl_builtin_huge_valf() { return __int_as_float(0x7f800000); }
+KL_DFN double kl_builtin_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
+KL_DFN double kl_builtin_huge_val() { return __longlong_as_double(0x7ff0000000000000LL); }
+KL_DFN float kl_builtin_nanf(const char *) { return __int_as_float(0x7fc00000); }
+KL_DFN double kl_builtin_nan(const char *) { return __longlong_as_double(0x7ff8000000000000LL); }
+KL_DFN float kl_builtin_fabsf(float x) { return fabsf(x); }
+KL_DFN double kl_builtin_fabs(double x) { return fabs(x); }
+KL_DFN float kl_builtin_sqrtf(float x) { return sqrtf(x); }
+KL_DFN double kl_builtin_sqrt(double x) { return sqrt(x); }
+KL_DFN float kl_builtin_fmaf(float a, float b, float c) { return fmaf(a, b, c); }
+KL_DFN double kl_builtin_fma(double a, double b, double c) { return fma(a, b, c); }
+KL_DFN float kl_builtin_fminf(float a, float b) { return fminf(a, b); }
+KL_DFN float kl_builtin_fmaxf(float a, float b) { return fmaxf(a, b); }
+KL_DFN float kl_builtin_floorf(float x) { return floorf(x); }
+KL_DFN float kl_builtin_ceilf(float x) { return ceilf(x); }
+KL_DFN int kl_builtin_popcount(unsigned int x) { return __popc(x); }
+KL_DFN int kl_builtin_popcountl(unsigned long x) { return __popcll(x); }
+KL_DFN int kl_builtin_clz(unsigned int x) { return __clz((int)x); }
+KL_DFN int kl_builtin_clzl(unsigned long x) { return __clzll((long long)x); }
+KL_DFN int kl_builtin_ctz(unsigned int x) { return __ffs((int)x) - 1; }
+KL_DFN int kl_builtin_ctzl(unsigned long x) { return __ffsll((long long)x) - 1; }
+
+/* ---- C's implicit pointer conversions ----------------------------------------- */
+
+/* The translator wraps arguments to pointer parameters and initialisers of
+ * pointer variables in kl_cptr(): it converts to whatever object pointer
+ * the destination is, as C does (int * to uint *, float4 * to float *,
+ * const T * to T *).  An integer (0) converts like C's null pointer. */
+struct kl_anyptr {
+    void *p;
+    template <class T> KL_FN operator T *() const { return (T *)p; }
+};
+template <class U> KL_FN kl_anyptr kl_cptr(U *p) { return kl_anyptr{(void *)p}; }
+template <class X, kl_enable_if_t<kl_is_int<X>::value, int> = 0>
+KL_FN kl_anyptr kl_cptr(X x) { return kl_anyptr{(void *)(unsigned long)x}; }
 
 /* ---- dynamic shared memory for __local kernel parameters --------------------- */
 

@@ -39,6 +39,14 @@ typedef struct tr_kernel {
     size_t body_open; /* token index of the body's '{', or SIZE_MAX */
 } tr_kernel;
 
+/* A function defined or declared in the program: which of its first 64
+ * parameters are pointers (C converts any object pointer to them). */
+typedef struct tr_function {
+    int32_t ident;
+    uint64_t pointer_params;
+    int conflicting; /* declared twice with different pointer parameters */
+} tr_function;
+
 typedef struct tr_state {
     clc_arena *arena;
     clc_interner *interner;
@@ -58,6 +66,8 @@ typedef struct tr_state {
 
     tr_kernel *kernels;
     size_t kernel_count, kernel_capacity;
+    tr_function *functions;
+    size_t function_count, function_capacity;
     int uses_printf;
     int uses_double;
     int *unsupported;       /* set before refusing a valid construct */
@@ -70,7 +80,8 @@ enum {
     TR_IDENT_UNSUPPORTED = 8, /* images, pipes, device-side enqueue        */
     TR_IDENT_ADDRESS_CAST = 16, /* to_global/to_local/to_private          */
     TR_IDENT_VECTOR_TYPEDEF = 32, /* typedef'd to a vector type           */
-    TR_IDENT_CUDA_RESERVED = 64  /* a CUDA built-in variable's name        */
+    TR_IDENT_CUDA_RESERVED = 64, /* a CUDA built-in variable's name       */
+    TR_IDENT_FUNCTION = 128   /* declared as a function: see tr_function   */
 };
 
 /* Fails the translation at token `at` with `message`; `unsupported` marks
@@ -449,14 +460,36 @@ static void tr_intern_names(tr_state *st)
         tr_flag_set(st, clc_intern(st->interner, tr_unsupported[i].name,
                                    strlen(tr_unsupported[i].name)),
                     TR_IDENT_UNSUPPORTED);
-    /* Ordinary names in OpenCL C, built-in variables in CUDA. */
-    static const char *const cuda_names[] = {"threadIdx", "blockIdx",
-                                             "blockDim", "gridDim",
-                                             "warpSize"};
+    /* Ordinary names in OpenCL C, built-in variables, types and
+     * functions in CUDA (code ported from CUDA defines its own
+     * make_float2 or atomicAdd). */
+    static const char *const cuda_names[] = {
+        "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3",
+        "atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax",
+        "atomicInc", "atomicDec", "atomicCAS", "atomicAnd", "atomicOr",
+        "atomicXor", "__syncthreads", "__threadfence", "__threadfence_block"};
     for (size_t i = 0; i < sizeof cuda_names / sizeof cuda_names[0]; ++i)
         tr_flag_set(st, clc_intern(st->interner, cuda_names[i],
                                    strlen(cuda_names[i])),
                     TR_IDENT_CUDA_RESERVED);
+    /* CUDA's vector types the OpenCL names do not cover (int1,
+     * longlong2...) and their make_ functions */
+    static const char *const cuda_scalars[] = {
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+        "longlong", "ulonglong", "float", "double"};
+    for (size_t k = 0; k < sizeof cuda_scalars / sizeof cuda_scalars[0]; ++k)
+        for (int width = 1; width <= 4; ++width) {
+            char name[32];
+            int n = snprintf(name, sizeof name, "make_%s%d", cuda_scalars[k],
+                             width);
+            tr_flag_set(st, clc_intern(st->interner, name, (size_t)n),
+                        TR_IDENT_CUDA_RESERVED);
+            if (width == 1 || k == 8 || k == 9) {
+                n = snprintf(name, sizeof name, "%s%d", cuda_scalars[k], width);
+                tr_flag_set(st, clc_intern(st->interner, name, (size_t)n),
+                            TR_IDENT_CUDA_RESERVED);
+            }
+        }
     static const char *const casts[] = {"to_global", "to_local", "to_private"};
     for (size_t i = 0; i < 3; ++i)
         tr_flag_set(st, clc_intern(st->interner, casts[i], strlen(casts[i])),
@@ -578,6 +611,156 @@ static void tr_scan_declarations(tr_state *st)
             }
         }
     }
+}
+
+/* ---- C's implicit pointer conversions ------------------------------------------ */
+
+/* C converts an object pointer to any other implicitly (int * to uint *,
+ * float4 * to float *, const T * to T *: compilers warn), and OpenCL C code
+ * relies on it; C++ refuses.  Arguments to a program's own functions'
+ * pointer parameters, and initialisers of local pointer variables, go
+ * through the prelude's kl_cptr(), which converts to whatever pointer the
+ * destination is. */
+static tr_function *tr_function_find(const tr_state *st, int32_t ident)
+{
+    for (size_t f = 0; f < st->function_count; ++f)
+        if (st->functions[f].ident == ident)
+            return &st->functions[f];
+    return NULL;
+}
+
+static void tr_function_add(tr_state *st, int32_t ident, uint64_t pointers)
+{
+    tr_function *known = tr_function_find(st, ident);
+    if (known != NULL) {
+        known->conflicting |= known->pointer_params != pointers;
+        return;
+    }
+    if (st->function_count == st->function_capacity) {
+        size_t capacity = st->function_capacity ? st->function_capacity * 2 : 32;
+        tr_function *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
+        if (st->function_count)
+            memcpy(grown, st->functions, st->function_count * sizeof *grown);
+        st->functions = grown;
+        st->function_capacity = capacity;
+    }
+    st->functions[st->function_count++] =
+        (tr_function){.ident = ident, .pointer_params = pointers};
+    tr_flag_set(st, ident, TR_IDENT_FUNCTION);
+}
+
+/* File-scope `name(parameters)` followed by a body or ';' (attributes
+ * between them allowed) declares a function. */
+static void tr_scan_functions(tr_state *st)
+{
+    size_t depth = 0;
+    for (size_t i = 0; i + 1 < st->count; ++i) {
+        if (tr_is_punct(st, i, P_LBRACE)) {
+            ++depth;
+            continue;
+        }
+        if (tr_is_punct(st, i, P_RBRACE)) {
+            depth -= depth > 0;
+            continue;
+        }
+        if (depth != 0 || !tr_is_ident(st, i) ||
+            !tr_is_punct(st, i + 1, P_LPAREN) || st->match[i + 1] == SIZE_MAX)
+            continue;
+        size_t close = st->match[i + 1], next = close + 1;
+        if (tr_is_word(st, i, W___attribute__) || tr_is_word(st, i, W___attribute)) {
+            i = close;
+            continue;
+        }
+        while ((tr_is_word(st, next, W___attribute__) ||
+                tr_is_word(st, next, W___attribute)) &&
+               tr_is_punct(st, next + 1, P_LPAREN) &&
+               st->match[next + 1] != SIZE_MAX)
+            next = st->match[next + 1] + 1;
+        if (!tr_is_punct(st, next, P_LBRACE) && !tr_is_punct(st, next, P_SEMI))
+            continue;
+        uint64_t pointers = 0;
+        size_t param = 0;
+        int pointer = 0;
+        for (size_t j = i + 2; j <= close; ++j) {
+            if (j == close || tr_is_punct(st, j, P_COMMA)) {
+                if (pointer && param < 64)
+                    pointers |= UINT64_C(1) << param;
+                ++param;
+                pointer = 0;
+                continue;
+            }
+            if (tr_is_punct(st, j, P_STAR) || tr_is_punct(st, j, P_LBRACKET))
+                pointer = 1;
+            if (tr_is_open(st, j) && st->match[j] != SIZE_MAX)
+                j = st->match[j];
+        }
+        tr_function_add(st, st->tokens[i].ident, pointers);
+        i = close;
+    }
+}
+
+/* At the '(' of a call to one of the program's functions: wraps each
+ * argument for a pointer parameter in kl_cptr(...). */
+static void tr_pointer_arguments(tr_state *st, size_t open)
+{
+    const tr_function *function =
+        tr_function_find(st, st->tokens[open - 1].ident);
+    size_t close = st->match[open];
+    if (function == NULL || function->conflicting ||
+        function->pointer_params == 0 || close == SIZE_MAX)
+        return;
+    /* `type name(...)` inside a body is a declaration, not a call */
+    if (open >= 2 && tr_is_type_word(st, open - 2))
+        return;
+    size_t param = 0, begin = open + 1;
+    for (size_t j = open + 1; j <= close; ++j) {
+        if (j < close && tr_is_open(st, j) && st->match[j] != SIZE_MAX) {
+            j = st->match[j];
+            continue;
+        }
+        if (j == close || tr_is_punct(st, j, P_COMMA)) {
+            if (j > begin && param < 64 &&
+                (function->pointer_params >> param & 1))
+                tr_wrap(st, begin, j - 1, "kl_cptr(", ")");
+            ++param;
+            begin = j + 1;
+        }
+    }
+}
+
+/* At the '=' of `type *name = initialiser` in a body: wraps the
+ * initialiser in kl_cptr(...). */
+static void tr_pointer_initialiser(tr_state *st, size_t assign)
+{
+    size_t k = assign - 1;
+    if (assign < 3 || !tr_is_ident(st, k) || tr_is_type_word(st, k) ||
+        tr_is_punct(st, k - 1, P_DOT) || tr_is_punct(st, k - 1, P_ARROW))
+        return;
+    --k;
+    while (k > 0 && (tr_is_word(st, k, W_const) || tr_is_word(st, k, W_volatile) ||
+                     tr_is_word(st, k, W_restrict) ||
+                     tr_is_word(st, k, W___restrict) ||
+                     tr_is_word(st, k, W___restrict__)))
+        --k;
+    if (!tr_is_punct(st, k, P_STAR))
+        return;
+    while (k > 0 && tr_is_punct(st, k, P_STAR))
+        --k;
+    /* the declaration's type: `x * y = z` is no expression (x * y is not
+     * an lvalue), but `return *p = v` is */
+    if (!tr_is_ident(st, k) || tr_is_word(st, k, W_return) ||
+        tr_is_word(st, k, W_case) || tr_is_word(st, k, W_sizeof) ||
+        tr_is_word(st, k, W_else) || tr_is_word(st, k, W_do))
+        return;
+    size_t end = assign + 1;
+    while (end < st->count && !tr_is_punct(st, end, P_COMMA) &&
+           !tr_is_punct(st, end, P_SEMI) && !tr_is_close(st, end)) {
+        if (tr_is_open(st, end) && st->match[end] != SIZE_MAX)
+            end = st->match[end];
+        ++end;
+    }
+    if (end > assign + 1 && end < st->count)
+        tr_wrap(st, assign + 1, end - 1, "kl_cptr(", ")");
 }
 
 /* ---- swizzles ------------------------------------------------------------------ */
@@ -1095,10 +1278,91 @@ static const char *tr_type_text(tr_state *st, size_t begin, size_t end)
                               st->tokens[i].text);
         else if (tr_is_word(st, i, W_half))
             clc_buffer_puts(&text, "kl_half");
+        else if (tr_is_word(st, i, W___const))
+            clc_buffer_puts(&text, "const");
+        else if (tr_is_word(st, i, W___volatile) ||
+                 tr_is_word(st, i, W___volatile__))
+            clc_buffer_puts(&text, "volatile");
         else
             clc_buffer_append(&text, st->tokens[i].text, st->tokens[i].length);
     }
     return clc_buffer_text(&text);
+}
+
+/* __builtin_astype(x, T), clang's spelling of as_T(x) -> kl_as<T>(x) */
+static void tr_builtin_astype(tr_state *st, size_t at)
+{
+    size_t open = at + 1, comma = SIZE_MAX;
+    if (!tr_is_punct(st, open, P_LPAREN) || st->match[open] == SIZE_MAX)
+        tr_fail(st, at, "__builtin_astype needs (expression, type)");
+    size_t close = st->match[open];
+    for (size_t j = open + 1; j < close; ++j) {
+        if (tr_is_open(st, j) && st->match[j] != SIZE_MAX)
+            j = st->match[j];
+        else if (tr_is_punct(st, j, P_COMMA))
+            comma = j;
+    }
+    if (comma == SIZE_MAX || comma + 1 == close)
+        tr_fail(st, at, "__builtin_astype needs (expression, type)");
+    st->replace[at] = tr_printf(st, "kl_as<%s>", tr_type_text(st, comma + 1, close));
+    for (size_t j = comma; j < close; ++j)
+        st->replace[j] = "";
+}
+
+/* GCC built-ins that clang's OpenCL headers expand to (INFINITY is
+ * __builtin_inff()) and that NVRTC lacks: the prelude has kl_builtin_X. */
+static int tr_gnu_builtin(const clc_token *t)
+{
+    static const char *const names[] = {
+        "inff", "inf", "huge_valf", "huge_val", "nanf", "nan", "fabsf",
+        "fabs", "sqrtf", "sqrt", "fmaf", "fma", "fminf", "fmaxf", "floorf",
+        "ceilf", "popcount", "popcountl", "clz", "clzl", "ctz", "ctzl"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+        if (strlen(names[k]) == t->length - 10 &&
+            memcmp(names[k], t->text + 10, t->length - 10) == 0)
+            return 1;
+    return 0;
+}
+
+/* C converts int to an enumeration implicitly, C++ does not: a variable,
+ * member or parameter of enumeration type becomes an int (which is what
+ * it is in C); the enumeration's constants stay.  `typedef enum {...} T;`
+ * becomes `enum {...}; typedef int T;`. */
+static void tr_enum(tr_state *st, size_t at)
+{
+    size_t next = at + 1;
+    if (tr_is_ident(st, next) && !tr_is_punct(st, next + 1, P_LBRACE)) {
+        st->replace[at] = "";
+        st->replace[next] = "int";
+        return;
+    }
+    if (tr_is_ident(st, next))
+        ++next;
+    if (!tr_is_punct(st, next, P_LBRACE) || st->match[next] == SIZE_MAX)
+        return;
+    if (at > 0 && tr_is_word(st, at - 1, W_typedef)) {
+        st->replace[at - 1] = "";
+        tr_insert_add(st, st->match[next], 1, at - 1, st->match[next],
+                      "; typedef int");
+    }
+}
+
+/* `struct pair {...} make_pair(int v) {...}` defines the struct in the
+ * function's return type, which C++ forbids: `struct pair {...}; struct
+ * pair make_pair(...)`. */
+static void tr_struct_return(tr_state *st, size_t at)
+{
+    size_t tag = at + 1, open = at + 2;
+    if (!tr_is_ident(st, tag) || !tr_is_punct(st, open, P_LBRACE) ||
+        st->match[open] == SIZE_MAX)
+        return;
+    size_t close = st->match[open];
+    if (tr_is_ident(st, close + 1) && tr_is_punct(st, close + 2, P_LPAREN))
+        tr_insert_add(st, close, 1, close, close,
+                      tr_printf(st, "; %s %.*s",
+                                tr_is_word(st, at, W_struct) ? "struct" : "union",
+                                (int)st->tokens[tag].length,
+                                st->tokens[tag].text));
 }
 
 static void tr_copy_name(char *out, size_t size, const clc_token *t)
@@ -1114,6 +1378,18 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
 {
     int space = 0;
     size_t stars = 0, name_at = SIZE_MAX;
+    /* `global float a[]` (or a[N]) is the pointer `global float *a`, as
+     * for any C function parameter */
+    size_t array_open = SIZE_MAX;
+    if (end > begin + 2 && tr_is_punct(st, end - 1, P_RBRACKET) &&
+        st->match[end - 1] != SIZE_MAX && st->match[end - 1] > begin &&
+        tr_is_ident(st, st->match[end - 1] - 1)) {
+        array_open = st->match[end - 1];
+        for (size_t i = array_open; i < end; ++i)
+            st->replace[i] = "";
+        end = array_open;
+        ++stars;
+    }
     for (size_t i = begin; i < end; ++i) {
         int s;
         if (tr_is_address_space(st, i, &s) && s != 0)
@@ -1124,8 +1400,8 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
             !tr_is_address_space(st, i, &s) && !tr_is_access_qualifier(st, i))
             name_at = i; /* the last plain identifier: the name */
         if (tr_is_punct(st, i, P_LBRACKET))
-            tr_refuse(st, i, "cannot translate an array kernel parameter: "
-                           "declare it as a pointer");
+            tr_refuse(st, i, "cannot translate a kernel parameter that is an "
+                           "array of arrays: declare it as a pointer");
         if (tr_is_ident(st, i) && (tr_flags(st, i) & TR_IDENT_UNSUPPORTED))
             tr_refuse(st, i, "cannot translate '%.*s': %s",
                       (int)st->tokens[i].length, st->tokens[i].text,
@@ -1176,6 +1452,8 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
             other_type = 1;
         }
     }
+    if (array_open != SIZE_MAX)
+        clc_buffer_puts(&type, "*");
     size_t type_length = type.length < sizeof param->type_name - 1
                              ? type.length
                              : sizeof param->type_name - 1;
@@ -1194,7 +1472,7 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
             /* `__local T *p` -> `unsigned int kl_local_offset_p`, and the
              * body starts by pointing p into the dynamic shared memory. */
             size_t star = begin;
-            while (!tr_is_punct(st, star, P_STAR))
+            while (star < name_at && !tr_is_punct(st, star, P_STAR))
                 ++star;
             const char *element = tr_type_text(st, begin, star);
             for (size_t i = begin; i < end; ++i)
@@ -1210,6 +1488,9 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
                                         param->name));
             return;
         }
+        if (array_open != SIZE_MAX)
+            tr_insert_add(st, array_open - 1, 0, array_open - 1,
+                          array_open - 1, "*");
         param->kind = space == CLC_PARAM_CONSTANT ? CLC_PARAM_CONSTANT
                                                   : CLC_PARAM_GLOBAL;
         if (space == 0)
@@ -1324,7 +1605,7 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
     size_t name_at = open - 1;
     size_t close = st->match[open];
     int returns_void = 0;
-    for (size_t i = kernel_word; i < name_at; ++i)
+    for (size_t i = begin; i < name_at; ++i) /* `void __kernel f` too */
         if (tr_is_word(st, i, W_void))
             returns_void = 1;
     if (!returns_void)
@@ -1338,7 +1619,12 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
     if (tr_is_punct(st, after, P_LBRACE))
         body_open = after;
 
-    st->replace[kernel_word] = "extern \"C\" __global__";
+    if (begin < kernel_word) {
+        st->replace[kernel_word] = "";
+        tr_insert_add(st, begin, 0, begin, begin, "extern \"C\" __global__");
+    } else {
+        st->replace[kernel_word] = "extern \"C\" __global__";
+    }
     if (reqd[0] != 0) {
         unsigned long long threads = (unsigned long long)reqd[0] * reqd[1] *
                                      reqd[2];
@@ -1458,6 +1744,12 @@ static int tr_qualifies_pointer(const tr_state *st, size_t at)
             ++i;
             if (tr_is_punct(st, i, P_STAR))
                 return 1;
+            /* a parameter `__constant int c[]` is a pointer too */
+            if (tr_is_ident(st, i - 1) && tr_is_punct(st, i, P_LBRACKET) &&
+                st->match[i] != SIZE_MAX &&
+                (tr_is_punct(st, st->match[i] + 1, P_COMMA) ||
+                 tr_is_punct(st, st->match[i] + 1, P_RPAREN)))
+                return 1;
             return 0;
         }
         return 0;
@@ -1561,7 +1853,13 @@ static void tr_walk(tr_state *st)
                 if (depth > 0)
                     tr_conditional(st, i);
                 break;
+            case P_ASSIGN:
+                if (depth > 0)
+                    tr_pointer_initialiser(st, i);
+                break;
             case P_LPAREN:
+                if (depth > 0 && i > 0 && (tr_flags(st, i - 1) & TR_IDENT_FUNCTION))
+                    tr_pointer_arguments(st, i);
                 if (tr_compound_literal(st, i)) {
                     continue;
                 }
@@ -1645,6 +1943,16 @@ static void tr_walk(tr_state *st)
         case W__Static_assert:
             st->replace[i] = "static_assert";
             continue;
+        case W_enum:
+            tr_enum(st, i);
+            continue;
+        case W_struct: case W_union:
+            if (depth == 0)
+                tr_struct_return(st, i);
+            continue;
+        case W___builtin_astype:
+            tr_builtin_astype(st, i);
+            continue;
         case W_printf:
             st->uses_printf = 1;
             continue;
@@ -1673,6 +1981,12 @@ static void tr_walk(tr_state *st)
             continue;
         default:
             break;
+        }
+        if (t->length > 10 && memcmp(t->text, "__builtin_", 10) == 0 &&
+            tr_gnu_builtin(t)) {
+            st->replace[i] = tr_printf(st, "kl_builtin_%.*s",
+                                       (int)t->length - 10, t->text + 10);
+            continue;
         }
         if (ident->info.cxx_keyword || (flags & TR_IDENT_CUDA_RESERVED)) {
             st->replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
@@ -1936,6 +2250,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
                                   (st->count + 1) * sizeof *st->replace);
     tr_match_brackets(st);
     tr_scan_declarations(st);
+    tr_scan_functions(st);
     tr_walk(st);
 
     size_t text_length = 0;
