@@ -556,6 +556,12 @@ static bool same_parameters(run *r, side *sides)
                                  KILN_ERR_BACKEND);
                 return false;
             }
+        /* A backend that cannot tell a value's size (OpenCL's struct
+         * parameters) says 0: the other side's size stands. */
+        for (int s = 0; s < 2; ++s)
+            if (info[s].kind == KILN_PARAM_VALUE && info[s].size == 0 &&
+                info[1 - s].kind == KILN_PARAM_VALUE)
+                info[s].size = info[1 - s].size;
         if (info[0].kind != info[1].kind ||
             (info[0].kind == KILN_PARAM_VALUE && info[0].size != info[1].size)) {
             printf("kernel %s: MISMATCH param %zu (%s): %s of %zu bytes on a, "

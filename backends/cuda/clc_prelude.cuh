@@ -246,6 +246,14 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
 #define KL_REP8(e) KL_REP4(e), KL_REP4(e)
 #define KL_REP16(e) KL_REP8(e), KL_REP8(e)
 
+#define KL_VOLATILE_OP(NAME, OP)                                              \
+    template <class V, class B,                                               \
+              kl_enable_if_t<kl_is_same<V, volatile NAME>::value, int> = 0>   \
+    friend KL_FN void operator OP(V &a, const B &b) {                         \
+        NAME t(a);                                                            \
+        t OP b;                                                               \
+        a = t;                                                                \
+    }
 #define KL_VHEAD(NAME, T, N, CMP, K)                                            \
     typedef T kl_elem_type;                                                   \
     enum { kl_width_value = N };                                  \
@@ -278,29 +286,10 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
         for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
             to[i] = from[i];                                                  \
     }                                                                         \
-    template <class B> KL_FN void kl_volatile_update(const B &b, int op)     \
-        volatile {                                                            \
-        NAME t(*this);                                                        \
-        switch (op) {                                                         \
-        case 0: t += b; break;                                                \
-        case 1: t -= b; break;                                                \
-        case 2: t *= b; break;                                                \
-        default: t /= b; break;                                               \
-        }                                                                     \
-        *this = t;                                                            \
-    }                                                                         \
-    template <class B> KL_FN void operator+=(const B &b) volatile {           \
-        kl_volatile_update(b, 0);                                             \
-    }                                                                         \
-    template <class B> KL_FN void operator-=(const B &b) volatile {           \
-        kl_volatile_update(b, 1);                                             \
-    }                                                                         \
-    template <class B> KL_FN void operator*=(const B &b) volatile {           \
-        kl_volatile_update(b, 2);                                             \
-    }                                                                         \
-    template <class B> KL_FN void operator/=(const B &b) volatile {           \
-        kl_volatile_update(b, 3);                                             \
-    }                                                                         \
+    /* compound assignment to a volatile vector; V deduces the object's  */ \
+    /* own type, so only volatile objects see these                         */ \
+    KL_VOLATILE_OP(NAME, +=) KL_VOLATILE_OP(NAME, -=)                         \
+    KL_VOLATILE_OP(NAME, *=) KL_VOLATILE_OP(NAME, /=)                         \
     template <int... C> KL_FN auto kl_swc() const volatile & {                \
         const NAME t(*this);                                                  \
         return kl_swz_rv<N, C...>(t);                                         \

@@ -1744,12 +1744,22 @@ static int tr_qualifies_pointer(const tr_state *st, size_t at)
             ++i;
             if (tr_is_punct(st, i, P_STAR))
                 return 1;
-            /* a parameter `__constant int c[]` is a pointer too */
+            /* a parameter `__constant int c[]` is a pointer too: an array
+             * declarator in a list that a ')' closes, not a ';' */
             if (tr_is_ident(st, i - 1) && tr_is_punct(st, i, P_LBRACKET) &&
-                st->match[i] != SIZE_MAX &&
-                (tr_is_punct(st, st->match[i] + 1, P_COMMA) ||
-                 tr_is_punct(st, st->match[i] + 1, P_RPAREN)))
-                return 1;
+                st->match[i] != SIZE_MAX) {
+                for (size_t j = st->match[i] + 1; j < st->count; ++j) {
+                    if (tr_is_open(st, j) && st->match[j] != SIZE_MAX) {
+                        j = st->match[j];
+                        continue;
+                    }
+                    if (tr_is_punct(st, j, P_RPAREN))
+                        return 1;
+                    if (tr_is_close(st, j) || tr_is_punct(st, j, P_SEMI) ||
+                        tr_is_punct(st, j, P_LBRACE) || tr_is_punct(st, j, P_ASSIGN))
+                        return 0;
+                }
+            }
             return 0;
         }
         return 0;
