@@ -26,6 +26,7 @@ EXTRA_DIST += \
 	tests/corpus/atomics_local.cl \
 	tests/corpus/barrier_fences.cl \
 	tests/corpus/bitonic_sort.cl \
+	tests/corpus/c_idioms.cl \
 	tests/corpus/constant_memory.cl \
 	tests/corpus/conversions.cl \
 	tests/corpus/double_precision.cl \

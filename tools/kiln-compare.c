@@ -78,6 +78,7 @@ typedef struct side {
     kiln_context *context;
     kiln_program *program;
     size_t max_threads;      /* the device's threads per block             */
+    uint64_t local_memory;   /* the device's local memory per block        */
 } side;
 
 typedef struct settings {
@@ -733,6 +734,18 @@ static bool compare_kernel(const char *name, side *sides,
     if (!same_parameters(&r, sides))
         goto done;
     size_t local = config->local ? config->local : choose_local(&r, sides);
+    /* __local arguments of LOCAL_BYTES_PER_ITEM per work-item must fit in
+     * half of the smaller device's local memory (the kernel may have
+     * __local arrays of its own): a smaller work-group when they do not. */
+    size_t local_params = 0;
+    for (size_t i = 0; i < r.count; ++i)
+        local_params += r.args[i].info.kind == KILN_PARAM_LOCAL;
+    uint64_t room = sides[0].local_memory < sides[1].local_memory
+                        ? sides[0].local_memory
+                        : sides[1].local_memory;
+    while (!config->local && local_params > 0 && local > 1 &&
+           (uint64_t)local_params * local * LOCAL_BYTES_PER_ITEM > room / 2)
+        local /= 2;
     size_t global = (config->global + local - 1) / local * local;
     if (config->verbose)
         printf("kernel %s: global %zu, local %zu, seed %" PRIu64 "\n", name,
@@ -811,9 +824,9 @@ static int open_side(side *on, const char *path)
         return EXIT_UNAVAILABLE;
     }
     kiln_device_info info;
-    on->max_threads = kiln_context_device_info(on->context, &info) == KILN_OK
-                          ? info.max_threads_per_block
-                          : 0;
+    bool known = kiln_context_device_info(on->context, &info) == KILN_OK;
+    on->max_threads = known ? info.max_threads_per_block : 0;
+    on->local_memory = known ? info.local_memory : 0;
     kiln_build_options options = {.options = on->options};
     status = kiln_program_build_file(on->context, path, &options,
                                      &on->program);
