@@ -54,4 +54,4 @@ endif
 EXTRA_DIST += tests/clc/nbody.cl tests/clc/mandelbrot.cl \
 	tests/clc/blackscholes.cl tests/clc/radix_count.cl tests/clc/convolution.cl \
 	tests/clc/particles.cl tests/clc/typedefs.cl \
-	tests/clc/c99_idioms.cl tests/clc/cxx_names.cl
+	tests/clc/c99_idioms.cl tests/clc/cxx_names.cl tests/clc/work_items_cl20.cl

@@ -1567,6 +1567,16 @@ KL_WI(kl_get_group_id, blockIdx.x, blockIdx.y, blockIdx.z, 0)
 KL_WI(kl_get_num_groups, gridDim.x, gridDim.y, gridDim.z, 1)
 #undef KL_WI
 KL_DFN size_t kl_get_global_offset(uint) { return 0; }
+/* OpenCL 2.0 work-item functions; Kiln's work-groups are always uniform */
+KL_DFN size_t kl_get_enqueued_local_size(uint d) { return kl_get_local_size(d); }
+KL_DFN size_t kl_get_global_linear_id() {
+    return ((size_t)kl_get_global_id(2) * kl_get_global_size(1) +
+            kl_get_global_id(1)) * kl_get_global_size(0) + kl_get_global_id(0);
+}
+KL_DFN size_t kl_get_local_linear_id() {
+    return ((size_t)threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x +
+           threadIdx.x;
+}
 
 KL_DFN void kl_barrier(unsigned) { __syncthreads(); }
 KL_DFN void kl_mem_fence(unsigned flags) {

@@ -361,6 +361,7 @@ static const char *const tr_builtins[] = {
     /* work-items and synchronisation */
     "get_work_dim", "get_global_size", "get_global_id", "get_local_size",
     "get_local_id", "get_num_groups", "get_group_id", "get_global_offset",
+    "get_enqueued_local_size", "get_global_linear_id", "get_local_linear_id",
     "barrier", "mem_fence", "read_mem_fence", "write_mem_fence",
     /* math */
     "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2",
