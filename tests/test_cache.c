@@ -765,23 +765,9 @@ static void test_cache_dir_writable_by_others(void **state)
 
 /* ---- (5) processes racing on one key ------------------------------------------------------------ */
 
-/* Child processes started by this test do not see NVIDIA's OpenCL platform
- * (driver 580: only PoCL is listed in them, although a fresh shell sees
- * NVIDIA's); the same tests pass on PoCL and on the CUDA backend, which
- * cover the cache's cross-process behaviour. */
-static void skip_children_on_nvidia_opencl(void **state)
-{
-    if (test_on_nvidia_opencl(state)) {
-        printf("# opencl: NVIDIA's OpenCL platform is not visible in child "
-               "processes started by this test (see the comment)\n");
-        skip();
-    }
-}
-
 static void test_processes_racing_on_one_key(void **state)
 {
     (void)test_context(state); /* skips when the backend is missing */
-    skip_children_on_nvidia_opencl(state);
     char dir[4096];
     fresh_cache(dir, sizeof dir, "race");
     /* A source no cache has seen, PoCL's included, so every racer really
@@ -902,7 +888,6 @@ static void fallback_restore(fallback_snapshot *snapshot)
 static void test_no_home_directory(void **state)
 {
     (void)test_context(state);
-    skip_children_on_nvidia_opencl(state);
     /* Environments: each with HOME, XDG_CACHE_HOME and KILN_CACHE_DIR
      * removed, then the extra settings. */
     static const char *const extras[][2] = {

@@ -439,11 +439,34 @@ static void devices_reset(void)
     opencl_device_total = 0;
 }
 
+/* ocl-icd 2.3 splits OCL_ICD_FILENAMES (and OCL_ICD_VENDORS) at ':' in
+ * place, inside the environment, when it first loads the drivers: the
+ * process and every child it starts afterwards would see only the first
+ * file ("libpocl.so.2:libnvidia-opencl.so.1" becomes "libpocl.so.2").
+ * First listing of the platforms, with the variables put back after. */
+static cl_int first_platform_count(cl_uint *count)
+{
+    static const char *const names[2] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
+    char *saved[2];
+    for (int i = 0; i < 2; ++i) {
+        const char *value = getenv(names[i]);
+        saved[i] = value != NULL ? strdup(value) : NULL;
+    }
+    cl_int error = clGetPlatformIDs(0, NULL, count);
+    for (int i = 0; i < 2; ++i) {
+        const char *now = getenv(names[i]);
+        if (saved[i] != NULL && (now == NULL || strcmp(now, saved[i]) != 0))
+            setenv(names[i], saved[i], 1);
+        free(saved[i]);
+    }
+    return error;
+}
+
 kiln_status opencl_devices_init(void)
 {
     devices_reset();
     cl_uint count = 0;
-    cl_int error = clGetPlatformIDs(0, NULL, &count);
+    cl_int error = first_platform_count(&count);
     if (error != CL_SUCCESS || count == 0)
         return error == CL_SUCCESS || error == -1001 /* ..._NOT_FOUND_KHR */
                    ? no_platform(error)
