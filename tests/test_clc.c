@@ -208,6 +208,17 @@ static void rewrites(void **state)
     assert_string_equal(out.kernels[0].params[0].type_name, "int*");
     assert_int_equal(out.kernels[0].params[1].kind, CLC_PARAM_CONSTANT);
     clc_translation_free(&out);
+
+    /* A shared header's file-scope sampler that no kernel uses is dropped
+     * (a used one is refused: see refusals). */
+    translate_ok("constant sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE |\n"
+                 "    CLK_FILTER_NEAREST;\n"
+                 "__kernel void k(__global float *p) { p[0] = 1; }\n",
+                 NULL, &out);
+    assert_false(contains(out.source, "sampler_t"));
+    assert_false(contains(out.source, "nearest"));
+    assert_int_equal(out.kernel_count, 1);
+    clc_translation_free(&out);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
@@ -221,6 +232,10 @@ static void refusals(void **state)
                       "__kernel void img(read_only image2d_t i) {}\n",
                       "image2d_t", 4, 1);
     translate_refused("\n__kernel void k(sampler_t s) {}\n", "sampler", 2, 1);
+    translate_refused("constant sampler_t s = 0;\n"
+                      "int f(void) { return (int)s; }\n"
+                      "__kernel void k(__global int *o) { o[0] = f(); }\n",
+                      "sampler", 1, 1);
     translate_refused("__kernel void k(__global int *o) {\n"
                       "  o[0] = 1;\n", "unbalanced", 1, 0);
     translate_refused("__kernel void k(__global int *o) { o[0] = 1; ]\n",

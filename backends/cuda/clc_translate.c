@@ -614,6 +614,53 @@ static void tr_scan_declarations(tr_state *st)
     }
 }
 
+/* A file-scope `constant sampler_t name = ...;` that nothing uses (shared
+ * headers declare them for every kernel, darktable's for one) is dropped
+ * instead of refusing a program whose kernels only use buffers; a used one
+ * is refused where it is declared. */
+static void tr_drop_unused_samplers(tr_state *st)
+{
+    size_t depth = 0, begin = 0;
+    for (size_t i = 0; i < st->count; ++i) {
+        if (tr_is_punct(st, i, P_LBRACE)) {
+            ++depth;
+            continue;
+        }
+        if (tr_is_punct(st, i, P_RBRACE)) {
+            depth -= depth > 0;
+            if (depth == 0)
+                begin = i + 1;
+            continue;
+        }
+        if (depth == 0 && tr_is_punct(st, i, P_SEMI)) {
+            begin = i + 1;
+            continue;
+        }
+        if (depth != 0 || !tr_ident_is(st, i, "sampler_t") ||
+            !tr_is_ident(st, i + 1) ||
+            !(tr_is_punct(st, i + 2, P_ASSIGN) || tr_is_punct(st, i + 2, P_SEMI)))
+            continue;
+        size_t end = i + 1;
+        while (end < st->count && !tr_is_punct(st, end, P_SEMI)) {
+            if (tr_is_open(st, end) && st->match[end] != SIZE_MAX)
+                end = st->match[end];
+            ++end;
+        }
+        if (end >= st->count)
+            return;
+        int32_t name = st->tokens[i + 1].ident;
+        int used = 0;
+        for (size_t j = 0; j < st->count && !used; ++j)
+            used = (j < begin || j > end) && tr_is_ident(st, j) &&
+                   st->tokens[j].ident == name;
+        if (!used)
+            for (size_t j = begin; j <= end; ++j)
+                st->replace[j] = "";
+        begin = end + 1;
+        i = end;
+    }
+}
+
 /* ---- C's implicit pointer conversions ------------------------------------------ */
 
 /* C converts an object pointer to any other implicitly (int * to uint *,
@@ -2262,6 +2309,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     tr_match_brackets(st);
     tr_scan_declarations(st);
     tr_scan_functions(st);
+    tr_drop_unused_samplers(st);
     tr_walk(st);
 
     size_t text_length = 0;
