@@ -10,40 +10,17 @@
 
 /* "no kernel 'x' in program; kernels: a, b": the likely typo is in view.
  * The names come from the driver, which also knows kernels whose
- * signature could not be read.  (Not CL_PROGRAM_KERNEL_NAMES: NVIDIA's
- * OpenCL crashes on it for a program without kernels, and PoCL answers it
- * without writing anything.) */
+ * signature could not be read. */
 static kiln_status kernel_not_found(const kiln_backend_program *program,
                                     const char *name)
 {
-    cl_uint count = 0;
-    cl_kernel *kernels = NULL;
-    if (clCreateKernelsInProgram(program->program, 0, NULL, &count) !=
-            CL_SUCCESS ||
-        count == 0 || (kernels = calloc(count, sizeof *kernels)) == NULL ||
-        clCreateKernelsInProgram(program->program, count, kernels, &count) !=
-            CL_SUCCESS)
-        count = 0;
-    char *list = NULL;
-    size_t used = 0;
-    for (cl_uint i = 0; i < count; ++i) {
-        char *kernel_name = opencl_kernel_name(kernels[i]);
-        size_t length = kernel_name ? strlen(kernel_name) : 0;
-        char *grown = length ? realloc(list, used + length + 3) : NULL;
-        if (grown != NULL) {
-            list = grown;
-            used += (size_t)sprintf(list + used, "%s%s", used ? ", " : "",
-                                    kernel_name);
-        }
-        free(kernel_name);
-        clReleaseKernel(kernels[i]);
-    }
-    free(kernels);
+    cl_int error = CL_SUCCESS;
+    char *list = opencl_kernel_names(program->program, ", ", &error);
     kiln_status status = opencl_host->error(
         KILN_ERR_KERNEL_NOT_FOUND,
         "no kernel '%s' in program; kernels: %s (clCreateKernel: "
         "CL_INVALID_KERNEL_NAME)",
-        name, list != NULL ? list : "none");
+        name, list != NULL && list[0] != '\0' ? list : "none");
     free(list);
     return status;
 }

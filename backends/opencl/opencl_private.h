@@ -266,6 +266,14 @@ OPENCL_INTERNAL kiln_status opencl_signature_query(cl_kernel kernel,
                                                    opencl_signature *signature);
 /* The kernel's name (malloc'ed), NULL if the driver has none. */
 OPENCL_INTERNAL char *opencl_kernel_name(cl_kernel kernel);
+/* The names of a program's kernels joined by `separator` (malloc'ed; "" for
+ * none), read from the kernels themselves: NVIDIA's OpenCL crashes on
+ * CL_PROGRAM_KERNEL_NAMES for a program without kernels, and PoCL answers
+ * it without writing anything.  NULL with *error set when OpenCL fails
+ * (CL_OUT_OF_HOST_MEMORY when memory does). */
+OPENCL_INTERNAL char *opencl_kernel_names(cl_program program,
+                                          const char *separator,
+                                          cl_int *error);
 OPENCL_INTERNAL kiln_status opencl_signature_copy(
     const opencl_signature *source, opencl_signature *copy);
 OPENCL_INTERNAL void opencl_signature_free(opencl_signature *signature);

@@ -480,43 +480,15 @@ kiln_status opencl_program_kernel_names(kiln_backend_context *context,
                                         char **names)
 {
     (void)context;
-    /* From the kernels themselves, not CL_PROGRAM_KERNEL_NAMES: NVIDIA's
-     * OpenCL crashes on that for a program without kernels. */
-    cl_uint count = 0;
-    cl_int error = clCreateKernelsInProgram(program->program, 0, NULL, &count);
-    if (error != CL_SUCCESS)
-        return opencl_fail(error, KILN_ERR_BACKEND, "clCreateKernelsInProgram");
-    cl_kernel *kernels = calloc(count ? count : 1, sizeof *kernels);
-    if (kernels == NULL)
-        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                  "opencl: out of host memory");
-    if (count > 0 &&
-        (error = clCreateKernelsInProgram(program->program, count, kernels,
-                                          &count)) != CL_SUCCESS) {
-        free(kernels);
-        return opencl_fail(error, KILN_ERR_BACKEND, "clCreateKernelsInProgram");
-    }
-    char *text = calloc(1, 1);
-    size_t used = 0;
-    for (cl_uint i = 0; i < count; ++i) {
-        char *name = text != NULL ? opencl_kernel_name(kernels[i]) : NULL;
-        char *grown = name != NULL ? realloc(text, used + strlen(name) + 2)
-                                   : NULL;
-        if (grown == NULL) {
-            free(text);
-            text = NULL;
-        } else {
-            text = grown;
-            used += (size_t)sprintf(text + used, "%s%s", used ? ";" : "", name);
-        }
-        free(name);
-        clReleaseKernel(kernels[i]);
-    }
-    free(kernels);
+    cl_int error = CL_SUCCESS;
+    char *text = opencl_kernel_names(program->program, ";", &error);
     if (text == NULL)
-        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                  "opencl: out of host memory reading the "
-                                  "kernels' names");
+        return error == CL_OUT_OF_HOST_MEMORY
+                   ? opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                        "opencl: out of host memory reading "
+                                        "the kernels' names")
+                   : opencl_fail(error, KILN_ERR_BACKEND,
+                                 "clCreateKernelsInProgram");
     *names = text;
     return KILN_OK;
 }

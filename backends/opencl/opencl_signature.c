@@ -6,6 +6,7 @@
 #include "opencl_private.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,50 @@ char *opencl_kernel_name(cl_kernel kernel)
 {
     cl_int error = CL_SUCCESS;
     return kernel_text(kernel, -1, CL_KERNEL_FUNCTION_NAME, &error);
+}
+
+char *opencl_kernel_names(cl_program program, const char *separator,
+                          cl_int *error)
+{
+    cl_uint count = 0;
+    *error = clCreateKernelsInProgram(program, 0, NULL, &count);
+    if (*error != CL_SUCCESS)
+        return NULL;
+    cl_kernel *kernels = calloc(count ? count : 1, sizeof *kernels);
+    if (kernels == NULL) {
+        *error = CL_OUT_OF_HOST_MEMORY;
+        return NULL;
+    }
+    if (count > 0 &&
+        (*error = clCreateKernelsInProgram(program, count, kernels, &count)) !=
+            CL_SUCCESS) {
+        free(kernels);
+        return NULL;
+    }
+    char *text = calloc(1, 1);
+    size_t used = 0;
+    for (cl_uint i = 0; i < count; ++i) {
+        /* a kernel the driver has no name for is left out */
+        char *name = text != NULL ? opencl_kernel_name(kernels[i]) : NULL;
+        if (name != NULL) {
+            char *grown =
+                realloc(text, used + strlen(name) + strlen(separator) + 1);
+            if (grown == NULL) {
+                free(text);
+                text = NULL;
+            } else {
+                text = grown;
+                used += (size_t)sprintf(text + used, "%s%s",
+                                        used ? separator : "", name);
+            }
+        }
+        free(name);
+        clReleaseKernel(kernels[i]);
+    }
+    free(kernels);
+    if (text == NULL)
+        *error = CL_OUT_OF_HOST_MEMORY;
+    return text;
 }
 
 kiln_status opencl_signature_query(cl_kernel kernel, cl_uint address_bits,
