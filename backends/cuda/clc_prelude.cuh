@@ -1645,28 +1645,15 @@ KL_ATOMICS(kl_atomic_) KL_ATOMICS(kl_atom_)
 #undef KL_ATOMICS
 
 /* ---- GCC built-ins in code preprocessed by clang (INFINITY is
- * __builtin_inff()); the translator renames __builtin_X to kl_builtin_X -- */
+ * __builtin_inff()) that CUDA has no function for; the translator renames
+ * __builtin_X to kl_builtin_X (and the others to CUDA's functions) ------- */
 
-KL_DFN float kl_builtin_inff() { return __int_as_float(0x7f800000); }
-KL_DFN float kl_builtin_huge_valf() { return __int_as_float(0x7f800000); }
-KL_DFN double kl_builtin_inf() { return __longlong_as_double(0x7ff0000000000000LL); }
-KL_DFN double kl_builtin_huge_val() { return __longlong_as_double(0x7ff0000000000000LL); }
-KL_DFN float kl_builtin_nanf(const char *) { return __int_as_float(0x7fc00000); }
-KL_DFN double kl_builtin_nan(const char *) { return __longlong_as_double(0x7ff8000000000000LL); }
-KL_DFN float kl_builtin_fabsf(float x) { return fabsf(x); }
-KL_DFN double kl_builtin_fabs(double x) { return fabs(x); }
-KL_DFN float kl_builtin_sqrtf(float x) { return sqrtf(x); }
-KL_DFN double kl_builtin_sqrt(double x) { return sqrt(x); }
-KL_DFN float kl_builtin_fmaf(float a, float b, float c) { return fmaf(a, b, c); }
-KL_DFN double kl_builtin_fma(double a, double b, double c) { return fma(a, b, c); }
-KL_DFN float kl_builtin_fminf(float a, float b) { return fminf(a, b); }
-KL_DFN float kl_builtin_fmaxf(float a, float b) { return fmaxf(a, b); }
-KL_DFN float kl_builtin_floorf(float x) { return floorf(x); }
-KL_DFN float kl_builtin_ceilf(float x) { return ceilf(x); }
-KL_DFN int kl_builtin_popcount(unsigned int x) { return __popc(x); }
-KL_DFN int kl_builtin_popcountl(unsigned long x) { return __popcll(x); }
-KL_DFN int kl_builtin_clz(unsigned int x) { return __clz((int)x); }
-KL_DFN int kl_builtin_clzl(unsigned long x) { return __clzll((long long)x); }
+KL_DFN float kl_builtin_inff() { return __kiln_huge_valf; }
+KL_DFN float kl_builtin_huge_valf() { return __kiln_huge_valf; }
+KL_DFN double kl_builtin_inf() { return __kiln_huge_val; }
+KL_DFN double kl_builtin_huge_val() { return __kiln_huge_val; }
+KL_DFN float kl_builtin_nanf(const char *) { return __kiln_nanf; }
+KL_DFN double kl_builtin_nan(const char *) { return (double)__kiln_nanf; }
 KL_DFN int kl_builtin_ctz(unsigned int x) { return __ffs((int)x) - 1; }
 KL_DFN int kl_builtin_ctzl(unsigned long x) { return __ffsll((long long)x) - 1; }
 

@@ -123,18 +123,27 @@ static void tr_refuse(tr_state *st, size_t at, const char *format, ...)
     tr_fail_at(st, at, 1, message);
 }
 
+/* `items` (an arena array of `count` items of `size` bytes) with room for
+ * one more, doubling its capacity when full. */
+static void *tr_grow(tr_state *st, void *items, size_t count,
+                     size_t *capacity, size_t size, size_t first)
+{
+    if (count < *capacity)
+        return items;
+    size_t grown_capacity = *capacity ? *capacity * 2 : first;
+    void *grown = clc_arena_alloc(st->arena, grown_capacity * size);
+    if (count)
+        memcpy(grown, items, count * size);
+    *capacity = grown_capacity;
+    return grown;
+}
+
 static void tr_insert_add(tr_state *st, size_t token, int after,
                           size_t span_begin, size_t span_end,
                           const char *text)
 {
-    if (st->insert_count == st->insert_capacity) {
-        size_t capacity = st->insert_capacity ? st->insert_capacity * 2 : 256;
-        tr_insert *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->insert_count)
-            memcpy(grown, st->inserts, st->insert_count * sizeof *grown);
-        st->inserts = grown;
-        st->insert_capacity = capacity;
-    }
+    st->inserts = tr_grow(st, st->inserts, st->insert_count,
+                          &st->insert_capacity, sizeof *st->inserts, 256);
     tr_insert *insert = &st->inserts[st->insert_count];
     insert->token = token;
     insert->after = after;
@@ -307,6 +316,15 @@ static int tr_is_type_word(const tr_state *st, size_t i)
     default:
         return 0;
     }
+}
+
+/* const, volatile, restrict and their GNU spellings */
+static int tr_is_qualifier(const tr_state *st, size_t i)
+{
+    return tr_is_word(st, i, W_const) || tr_is_word(st, i, W___const) ||
+           tr_is_word(st, i, W_volatile) || tr_is_word(st, i, W___volatile) ||
+           tr_is_word(st, i, W___volatile__) || tr_is_word(st, i, W_restrict) ||
+           tr_is_word(st, i, W___restrict) || tr_is_word(st, i, W___restrict__);
 }
 
 /* ---- brackets --------------------------------------------------------------- */
@@ -579,10 +597,7 @@ static void tr_scan_declarations(tr_state *st)
                 }
                 if (expect_name && tr_is_ident(st, j) && tr_is_type_word(st, j)
                     && tr_ident(st, j)->info.width == 0 &&
-                    !tr_is_word(st, j, W_const) &&
-                    !tr_is_word(st, j, W___const) &&
-                    !tr_is_word(st, j, W_volatile) &&
-                    !tr_is_word(st, j, W_restrict))
+                    !tr_is_qualifier(st, j))
                     break; /* another parameter's type: not ours */
                 ++j;
             }
@@ -684,14 +699,8 @@ static void tr_function_add(tr_state *st, int32_t ident, uint64_t pointers)
         known->conflicting |= known->pointer_params != pointers;
         return;
     }
-    if (st->function_count == st->function_capacity) {
-        size_t capacity = st->function_capacity ? st->function_capacity * 2 : 32;
-        tr_function *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->function_count)
-            memcpy(grown, st->functions, st->function_count * sizeof *grown);
-        st->functions = grown;
-        st->function_capacity = capacity;
-    }
+    st->functions = tr_grow(st, st->functions, st->function_count,
+                            &st->function_capacity, sizeof *st->functions, 32);
     st->functions[st->function_count++] =
         (tr_function){.ident = ident, .pointer_params = pointers};
     tr_flag_set(st, ident, TR_IDENT_FUNCTION);
@@ -778,6 +787,8 @@ static void tr_pointer_arguments(tr_state *st, size_t open)
 
 /* At the '=' of `type *name = initialiser` in a body: wraps the
  * initialiser in kl_cptr(...). */
+static size_t tr_assignment_end(const tr_state *st, size_t begin);
+
 static void tr_pointer_initialiser(tr_state *st, size_t assign)
 {
     size_t k = assign - 1;
@@ -785,10 +796,7 @@ static void tr_pointer_initialiser(tr_state *st, size_t assign)
         tr_is_punct(st, k - 1, P_DOT) || tr_is_punct(st, k - 1, P_ARROW))
         return;
     --k;
-    while (k > 0 && (tr_is_word(st, k, W_const) || tr_is_word(st, k, W_volatile) ||
-                     tr_is_word(st, k, W_restrict) ||
-                     tr_is_word(st, k, W___restrict) ||
-                     tr_is_word(st, k, W___restrict__)))
+    while (k > 0 && tr_is_qualifier(st, k))
         --k;
     if (!tr_is_punct(st, k, P_STAR))
         return;
@@ -800,15 +808,10 @@ static void tr_pointer_initialiser(tr_state *st, size_t assign)
         tr_is_word(st, k, W_case) || tr_is_word(st, k, W_sizeof) ||
         tr_is_word(st, k, W_else) || tr_is_word(st, k, W_do))
         return;
-    size_t end = assign + 1;
-    while (end < st->count && !tr_is_punct(st, end, P_COMMA) &&
-           !tr_is_punct(st, end, P_SEMI) && !tr_is_close(st, end)) {
-        if (tr_is_open(st, end) && st->match[end] != SIZE_MAX)
-            end = st->match[end];
-        ++end;
-    }
-    if (end > assign + 1 && end < st->count)
-        tr_wrap(st, assign + 1, end - 1, "kl_cptr(", ")");
+    size_t begin = assign + 1;
+    if (begin < st->count && !tr_is_punct(st, begin, P_COMMA) &&
+        !tr_is_punct(st, begin, P_SEMI) && !tr_is_close(st, begin))
+        tr_wrap(st, begin, tr_assignment_end(st, begin), "kl_cptr(", ")");
 }
 
 /* ---- swizzles ------------------------------------------------------------------ */
@@ -1358,18 +1361,31 @@ static void tr_builtin_astype(tr_state *st, size_t at)
 }
 
 /* GCC built-ins that clang's OpenCL headers expand to (INFINITY is
- * __builtin_inff()) and that NVRTC lacks: the prelude has kl_builtin_X. */
-static int tr_gnu_builtin(const clc_token *t)
+ * __builtin_inff()) and that NVRTC lacks: CUDA's function of that job, or
+ * the prelude's kl_builtin_X where CUDA has none.  NULL for others. */
+static const char *tr_gnu_builtin(tr_state *st, const clc_token *t)
 {
-    static const char *const names[] = {
-        "inff", "inf", "huge_valf", "huge_val", "nanf", "nan", "fabsf",
-        "fabs", "sqrtf", "sqrt", "fmaf", "fma", "fminf", "fmaxf", "floorf",
-        "ceilf", "popcount", "popcountl", "clz", "clzl", "ctz", "ctzl"};
-    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
-        if (strlen(names[k]) == t->length - 10 &&
-            memcmp(names[k], t->text + 10, t->length - 10) == 0)
-            return 1;
-    return 0;
+    static const struct {
+        const char *name, *cuda; /* cuda NULL: the prelude's kl_builtin_ */
+    } builtins[] = {
+        {"inff", NULL},        {"inf", NULL},         {"huge_valf", NULL},
+        {"huge_val", NULL},    {"nanf", NULL},        {"nan", NULL},
+        {"ctz", NULL},         {"ctzl", NULL},        {"fabsf", "fabsf"},
+        {"fabs", "fabs"},      {"sqrtf", "sqrtf"},    {"sqrt", "sqrt"},
+        {"fmaf", "fmaf"},      {"fma", "fma"},        {"fminf", "fminf"},
+        {"fmaxf", "fmaxf"},    {"floorf", "floorf"},  {"ceilf", "ceilf"},
+        {"popcount", "__popc"}, {"popcountl", "__popcll"},
+        {"clz", "__clz"},      {"clzl", "__clzll"}};
+    size_t prefix = strlen("__builtin_");
+    if (t->length <= prefix || memcmp(t->text, "__builtin_", prefix) != 0)
+        return NULL;
+    for (size_t k = 0; k < sizeof builtins / sizeof builtins[0]; ++k)
+        if (strlen(builtins[k].name) == t->length - prefix &&
+            memcmp(builtins[k].name, t->text + prefix, t->length - prefix) == 0)
+            return builtins[k].cuda != NULL
+                       ? builtins[k].cuda
+                       : tr_printf(st, "kl_builtin_%s", builtins[k].name);
+    return NULL;
 }
 
 /* C converts int to an enumeration implicitly, C++ does not: a variable,
@@ -1472,10 +1488,7 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
     for (size_t i = begin; i < type_end; ++i) {
         int s;
         if (tr_is_address_space(st, i, &s) || tr_is_access_qualifier(st, i) ||
-            tr_is_word(st, i, W_const) || tr_is_word(st, i, W_volatile) ||
-            tr_is_word(st, i, W_restrict) || tr_is_word(st, i, W___restrict) ||
-            tr_is_word(st, i, W___restrict__) || tr_is_word(st, i, W___const) ||
-            tr_is_word(st, i, W___volatile) || tr_is_word(st, i, W___volatile__))
+            tr_is_qualifier(st, i))
             continue;
         if (tr_is_punct(st, i, P_STAR)) {
             clc_buffer_puts(&type, "*");
@@ -1688,14 +1701,8 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
     /* Only definitions are recorded: a prototype has no code. */
     if (body_open == SIZE_MAX)
         return close;
-    if (st->kernel_count == st->kernel_capacity) {
-        size_t capacity = st->kernel_capacity ? st->kernel_capacity * 2 : 8;
-        tr_kernel *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->kernel_count)
-            memcpy(grown, st->kernels, st->kernel_count * sizeof *grown);
-        st->kernels = grown;
-        st->kernel_capacity = capacity;
-    }
+    st->kernels = tr_grow(st, st->kernels, st->kernel_count,
+                          &st->kernel_capacity, sizeof *st->kernels, 8);
     tr_kernel *kernel = &st->kernels[st->kernel_count++];
     memset(kernel, 0, sizeof *kernel);
     if (st->tokens[name_at].length >= sizeof kernel->signature.name)
@@ -2040,10 +2047,9 @@ static void tr_walk(tr_state *st)
         default:
             break;
         }
-        if (t->length > 10 && memcmp(t->text, "__builtin_", 10) == 0 &&
-            tr_gnu_builtin(t)) {
-            st->replace[i] = tr_printf(st, "kl_builtin_%.*s",
-                                       (int)t->length - 10, t->text + 10);
+        const char *gnu = tr_gnu_builtin(st, t);
+        if (gnu != NULL) {
+            st->replace[i] = gnu;
             continue;
         }
         if (ident->info.cxx_keyword || (flags & TR_IDENT_CUDA_RESERVED)) {
