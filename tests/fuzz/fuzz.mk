@@ -12,7 +12,7 @@ endif
 EXTRA_DIST += tests/fuzz/fuzz.mk tests/fuzz/fuzz_prepared.c tests/fuzz/fuzz_env.c \
 	tests/fuzz/fuzz_cache_entry.c tests/fuzz/fuzz_source.c \
 	tests/fuzz/fuzz_translate.c tests/fuzz/fuzz_cuda_blob.c \
-	tests/fuzz/fuzz_opencl_blob.c
+	tests/fuzz/fuzz_opencl_blob.c tests/fuzz/fuzz_host.h
 
 FUZZ_CFLAGS = -std=c11 -g -O1 -pthread \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -32,12 +32,14 @@ tests/fuzz/fuzz_translate: $(top_srcdir)/tests/fuzz/fuzz_translate.c $(FUZZ_TRAN
 FUZZ_OPENCL_BLOB = $(top_srcdir)/backends/opencl/opencl_blob.c \
 	$(top_srcdir)/backends/opencl/opencl_signature.c \
 	$(top_srcdir)/backends/opencl/opencl_errors.c
-tests/fuzz/fuzz_opencl_blob: $(top_srcdir)/tests/fuzz/fuzz_opencl_blob.c $(FUZZ_OPENCL_BLOB)
+tests/fuzz/fuzz_opencl_blob: $(top_srcdir)/tests/fuzz/fuzz_opencl_blob.c \
+		$(top_srcdir)/tests/fuzz/fuzz_host.h $(FUZZ_OPENCL_BLOB)
 	@mkdir -p tests/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -I$(top_srcdir)/backends/opencl -o $@ \
 		$(top_srcdir)/tests/fuzz/fuzz_opencl_blob.c $(FUZZ_OPENCL_BLOB) $(OPENCL_LIBS)
 
-tests/fuzz/fuzz_cuda_blob: $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c $(top_srcdir)/backends/cuda/cuda_blob.c
+tests/fuzz/fuzz_cuda_blob: $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c \
+		$(top_srcdir)/tests/fuzz/fuzz_host.h $(top_srcdir)/backends/cuda/cuda_blob.c
 	@mkdir -p tests/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c \
 		$(top_srcdir)/backends/cuda/cuda_blob.c

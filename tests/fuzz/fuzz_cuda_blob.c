@@ -8,44 +8,12 @@
  * blob as is.  A blob that parses must serialize back to the same bytes.
  */
 #include "cuda_compile.h"
+#include "fuzz_host.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static char last_error[512];
-
-static kiln_status fuzz_error(kiln_status status, const char *format, ...)
-    KILN_PRINTF_LIKE(2, 3);
-static kiln_status fuzz_error(kiln_status status, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(last_error, sizeof last_error, format, args);
-    va_end(args);
-    return status;
-}
-
-static void fuzz_trace(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
-static void fuzz_trace(const char *format, ...) { (void)format; }
-
-static const char *fuzz_getenv(const char *name)
-{
-    (void)name;
-    return NULL;
-}
-
-static const kiln_host_api fuzz_host = {
-    .abi_major = KILN_BACKEND_ABI_MAJOR,
-    .abi_minor = KILN_BACKEND_ABI_MINOR,
-    .struct_size = sizeof(kiln_host_api),
-    .error = fuzz_error,
-    .trace = fuzz_trace,
-    .getenv = fuzz_getenv,
-};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
