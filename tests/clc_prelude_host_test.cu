@@ -1,9 +1,9 @@
 /* Host-side semantic checks of the OpenCL C prelude (its KL_FN functions are
  * __host__ __device__); not wired into the build.  From the repository root:
  *   nvcc -std=c++17 -x cu -diag-suppress 20011,20013,20014,20015 \
- *        -I backends/cuda tests/clc_prelude_host_test.cu -o /tmp/t && /tmp/t
+ *        -I translate tests/clc_prelude_host_test.cu -o /tmp/t && /tmp/t
  * (the suppressed warnings are about host lambdas given to kl_tern). */
-#include "clc_prelude.cuh"
+#include "prelude_cuda.cuh"
 #include <stdio.h>
 #include <string.h>
 #include <math.h>

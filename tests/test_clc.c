@@ -8,7 +8,7 @@
  */
 #include "harness.h"
 
-#include "clc_translate.h"
+#include "translate.h"
 
 #include <dirent.h>
 #include <stdio.h>

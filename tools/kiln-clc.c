@@ -8,7 +8,7 @@
  *     -p   print the prelude and exit
  *   other arguments starting with '-' are build options (-DN=4 ...).
  */
-#include "clc_translate.h"
+#include "translate.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -20,10 +20,11 @@ backends_cuda_kiln_cuda_la_SOURCES = \
 	backends/cuda/cuda_memory.c \
 	backends/cuda/cuda_program.c \
 	backends/cuda/cuda_stream.c
-backends_cuda_kiln_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+backends_cuda_kiln_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
+	$(CUDA_CPPFLAGS)
 backends_cuda_kiln_cuda_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version \
 	-shared -no-undefined -export-symbols-regex '^kiln_backend_entry$$'
-backends_cuda_kiln_cuda_la_LIBADD = backends/cuda/libkiln_clc.la \
+backends_cuda_kiln_cuda_la_LIBADD = translate/libkiln_translate.la \
 	$(CUDA_DRIVER_LIBS) $(NVRTC_LIBS)
 
 if HAVE_CMOCKA

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clc_translate.h"
+#include "translate.h"
 #include "kiln_backend.h"
 
 #if defined(__GNUC__)

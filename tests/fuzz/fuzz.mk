@@ -16,11 +16,12 @@ EXTRA_DIST += tests/fuzz/fuzz.mk tests/fuzz/fuzz_prepared.c tests/fuzz/fuzz_env.
 
 FUZZ_CFLAGS = -std=c11 -g -O1 -pthread \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$(top_srcdir)/include -I$(top_srcdir)/core -I$(top_srcdir)/backends/cuda \
+	-I$(top_srcdir)/include -I$(top_srcdir)/core -I$(top_srcdir)/translate \
+	-I$(top_srcdir)/backends/cuda \
 	-I$(top_builddir) -DKILN_PLUGIN_DIR='"/nonexistent"'
 FUZZ_CORE = $(filter %.c,$(libkiln_la_SOURCES:%=$(top_srcdir)/%))
-FUZZ_TRANSLATOR = $(wildcard $(top_srcdir)/backends/cuda/clc_*.c) \
-	$(top_builddir)/backends/cuda/clc_prelude.c
+FUZZ_TRANSLATOR = $(wildcard $(top_srcdir)/translate/*.c) \
+	$(top_builddir)/translate/prelude_cuda.c
 
 tests/fuzz/fuzz_translate: $(top_srcdir)/tests/fuzz/fuzz_translate.c $(FUZZ_TRANSLATOR)
 	@mkdir -p tests/fuzz

@@ -2,7 +2,7 @@
  * Fuzz target: the OpenCL C -> CUDA translation pass.  Any input: it may
  * reject, it must never crash, hang or leak, and a rejection must say why.
  */
-#include "clc_translate.h"
+#include "translate.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,8 +1,9 @@
 /*
- * OpenCL C -> CUDA C translation (private to the CUDA backend).
+ * OpenCL C -> CUDA C translation: the front end's entry point (private to
+ * Kiln: the CUDA plugin, kiln-clc and the tests link it).
  *
  * The pass turns a portable OpenCL C program into CUDA C++ that NVRTC
- * compiles after the prelude (clc_prelude.cuh, embedded at build time and
+ * compiles after the prelude (prelude_cuda.cuh, embedded at build time and
  * returned by clc_prelude_source()).  It is pure C with no CUDA dependency so
  * that it can be tested and fuzzed on machines without a GPU.
  *

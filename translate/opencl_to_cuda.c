@@ -1,10 +1,10 @@
 /*
- * OpenCL C -> CUDA C++ translation (see clc_translate.h).
+ * OpenCL C -> CUDA C++ translation (see translate.h).
  *
  * The pass works on the preprocessed token stream.  It does not build a
  * syntax tree: OpenCL C is C99 plus a few constructs that are recognisable
  * from their tokens (qualifiers, vector type names, vector literals,
- * swizzles, built-in names), and the prelude (clc_prelude.cuh) gives the
+ * swizzles, built-in names), and the prelude (prelude_cuda.cuh) gives the
  * rest its OpenCL meaning through C++ overloading.  Where C++ cannot be made
  * to do it (a vector condition in ?:, OpenCL's masked shift counts) the pass
  * finds the operands by operator precedence and wraps them in prelude calls.
@@ -13,10 +13,10 @@
  * before or after it); the output is written once at the end, with #line
  * directives that keep NVRTC's diagnostics on the user's lines.
  */
-#include "clc_translate.h"
+#include "translate.h"
 
-#include "clc_lexer.h"
-#include "clc_preprocess.h"
+#include "lexer.h"
+#include "preprocess.h"
 
 #include <stdarg.h>
 #include <stdint.h>

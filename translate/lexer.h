@@ -1,5 +1,6 @@
 /*
- * OpenCL C tokenizer for the translation pass (private to the CUDA backend).
+ * OpenCL C tokenizer of the front end (private to Kiln: the translation
+ * passes and their tests use it).
  *
  * The lexer turns source text into preprocessing tokens (C99 6.4): it
  * removes comments and line splices, keeps each token's physical line, and

@@ -1,6 +1,6 @@
 /*
  * The C preprocessor of the OpenCL C translation pass (see
- * clc_preprocess.h).
+ * preprocess.h).
  *
  * Macro expansion follows Prosser's algorithm (the one the C standard's
  * rescanning rules describe): every token carries a hide set, the names of
@@ -8,7 +8,7 @@
  * never expands again.  Expansion is bounded in depth and in the tokens it
  * may produce, so no input makes it run away.
  */
-#include "clc_preprocess.h"
+#include "preprocess.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * Kiln CUDA backend: the prelude NVRTC compiles before OpenCL C translated
- * by clc_translate.c (given to NVRTC as the header "kiln_cl_prelude.h").
+ * by opencl_to_cuda.c (given to NVRTC as the header "kiln_cl_prelude.h").
  *
  * Contract with the translator (full text: notes/clc-contract.md), in short:
  *  - C++17, no system headers; every name starts with kl_ / KL_ / __kiln_,

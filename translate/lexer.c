@@ -1,7 +1,7 @@
 /*
- * OpenCL C tokenizer, arena and identifier interning (see clc_lexer.h).
+ * OpenCL C tokenizer, arena and identifier interning (see lexer.h).
  */
-#include "clc_lexer.h"
+#include "lexer.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
- * The C preprocessor of the OpenCL C translation pass (private to the CUDA
- * backend).
+ * The C preprocessor of the front end (private to Kiln: the translation
+ * passes use it).
  *
  * NVRTC never sees the user's macros: real kernels hide qualifiers, types
  * and vector literals behind them, so the pass must expand them before it
@@ -23,7 +23,7 @@
 #ifndef KILN_CLC_PREPROCESS_H
 #define KILN_CLC_PREPROCESS_H
 
-#include "clc_lexer.h"
+#include "lexer.h"
 
 typedef struct clc_pp_output {
     clc_token *tokens;        /* ends with CLC_TOK_EOF             */
