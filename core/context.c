@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool kiln_reference_drop(atomic_int *references)
-{
-    return atomic_fetch_sub_explicit(references, 1, memory_order_acq_rel) == 1;
-}
-
 /* The device index: the argument, else KILN_DEVICE, else 0. */
 static kiln_status context_device_index(const kiln_backend_ops *ops, int wanted,
                                         int *index)

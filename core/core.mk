@@ -3,18 +3,22 @@
 lib_LTLIBRARIES += libkiln.la
 libkiln_la_SOURCES = \
 	core/internal.h \
+	core/args.c \
 	core/buffer.c \
 	core/cache.c \
 	core/context.c \
 	core/device.c \
 	core/env.c \
 	core/error.c \
+	core/event.c \
 	core/handle.c \
 	core/hash.c \
+	core/host_memory.c \
 	core/kernel.c \
 	core/launch.c \
 	core/loader.c \
 	core/pool.c \
+	core/prepared.c \
 	core/program.c \
 	core/source.c \
 	core/stream.c \

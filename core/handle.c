@@ -1,5 +1,6 @@
 /*
- * The graveyard of released handles (see kiln_handle_bury in internal.h).
+ * What every handle shares: reference counting, and the graveyard of
+ * released handles (see kiln_handle_bury in internal.h).
  *
  * A use after release is a programming error that C cannot prevent; what
  * Kiln can do is make the common case — a handle used again shortly after
@@ -26,4 +27,9 @@ void kiln_handle_bury(void *object)
     graveyard_next = (graveyard_next + 1) % GRAVEYARD_SIZE;
     pthread_mutex_unlock(&graveyard_lock);
     free(oldest);
+}
+
+bool kiln_reference_drop(atomic_int *references)
+{
+    return atomic_fetch_sub_explicit(references, 1, memory_order_acq_rel) == 1;
 }

@@ -87,7 +87,7 @@ KILN_INTERNAL size_t kiln_plugin_search_dirs(const char *backend,
 /* The services the core offers every plugin. */
 KILN_INTERNAL const kiln_host_api *kiln_host_services(void);
 
-/* ---- handles ------------------------------------------------------------ */
+/* ---- handle.c: what every handle shares --------------------------------- */
 
 /* Every handle starts with a magic word naming its type; released objects
  * get KILN_MAGIC_DEAD before their memory is freed, so a stale handle is
@@ -353,12 +353,25 @@ KILN_INTERNAL void kiln_string_free(kiln_string *string);
 
 /* ---- launch.c ----------------------------------------------------------- */
 
-/* The prepared-launch type string: one character per argument. */
-KILN_INTERNAL kiln_status kiln_prepared_parse(const char *types, char *kinds,
-                                              size_t capacity, size_t *count);
+/* Launches take up to this many arguments without allocating. */
+#define KILN_STACK_ARGS 32
+
+/* In/Out/InOut: host arrays staged through device memory around a launch. */
+static inline bool kiln_arg_kind_is_host(kiln_arg_kind kind)
+{
+    return kind == KILN_ARG_KIND_IN || kind == KILN_ARG_KIND_OUT ||
+           kind == KILN_ARG_KIND_INOUT;
+}
+
 KILN_INTERNAL kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                               const kiln_launch_config *config,
                                               size_t arg_count,
                                               const kiln_arg *args);
+
+/* ---- prepared.c --------------------------------------------------------- */
+
+/* The prepared-launch type string: one character per argument. */
+KILN_INTERNAL kiln_status kiln_prepared_parse(const char *types, char *kinds,
+                                              size_t capacity, size_t *count);
 
 #endif /* KILN_INTERNAL_H */

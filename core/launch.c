@@ -3,15 +3,13 @@
  * kernel, the arguments against the kernel's real parameters, host In/Out
  * arguments are staged through pooled device memory, and only then does
  * the backend see the launch.  This is the hot path: no allocation for up
- * to STACK_ARGS arguments.
+ * to KILN_STACK_ARGS arguments.
  */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define STACK_ARGS 32
 
 static const char *param_kind_word(kiln_param_kind kind)
 {
@@ -163,12 +161,6 @@ static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
     return status;
 }
 
-static bool arg_is_host(kiln_arg_kind kind)
-{
-    return kind == KILN_ARG_KIND_IN || kind == KILN_ARG_KIND_OUT ||
-           kind == KILN_ARG_KIND_INOUT;
-}
-
 static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
                               const kiln_arg *args, size_t local_memory)
 {
@@ -192,7 +184,7 @@ static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
     for (size_t i = 0; i < arg_count; ++i) {
         const kiln_param_info *param = &kernel->info.params[i];
         const kiln_arg *arg = &args[i];
-        bool host = arg_is_host(arg->kind);
+        bool host = kiln_arg_kind_is_host(arg->kind);
         bool pointer_sized = param->size == sizeof(void *) || param->size == 0;
         bool accepted;
         switch (param->kind) {
@@ -284,7 +276,7 @@ static void release_staging(kiln_context *context, size_t arg_count,
                             kiln_stream *stream)
 {
     for (size_t i = 0; i < arg_count; ++i)
-        if (arg_is_host(args[i].kind) && staged[i].memory != NULL)
+        if (kiln_arg_kind_is_host(args[i].kind) && staged[i].memory != NULL)
             kiln_pool_return(context, staged[i].memory, staged[i].capacity,
                              stream, KILN_PENDING_ONE_STREAM);
 }
@@ -307,11 +299,11 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         KILN_OK)
         return status;
 
-    kiln_backend_arg stack_args[STACK_ARGS];
-    staged_host_arg stack_staged[STACK_ARGS];
+    kiln_backend_arg stack_args[KILN_STACK_ARGS];
+    staged_host_arg stack_staged[KILN_STACK_ARGS];
     kiln_backend_arg *backend_args = stack_args;
     staged_host_arg *staged = stack_staged;
-    if (arg_count > STACK_ARGS) {
+    if (arg_count > KILN_STACK_ARGS) {
         backend_args = malloc(arg_count * sizeof *backend_args);
         staged = calloc(arg_count, sizeof *staged);
         if (backend_args == NULL || staged == NULL) {
@@ -428,339 +420,4 @@ kiln_status kiln_launch(kiln_kernel *kernel, const kiln_launch_config *config,
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
     KILN_CHECK_OUT(config, "config");
     return kiln_launch_checked(kernel, config, arg_count, args);
-}
-
-/* ---- prepared launches ------------------------------------------------------ */
-
-#define PREPARED_MAX_ARGS 64
-
-typedef union prepared_value {
-    int8_t i8;
-    uint8_t u8;
-    int16_t i16;
-    uint16_t u16;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    size_t z;
-    float f;
-    double d;
-} prepared_value;
-
-/* Checks a type string and writes one type character per argument into
- * `kinds` (spaces dropped).  Separate from the va_arg walk so the parser
- * can be tested and fuzzed on its own. */
-kiln_status kiln_prepared_parse(const char *types, char *kinds, size_t capacity,
-                                size_t *count)
-{
-    static const char accepted[] = "PcChHiIlLzfdS<>=";
-    size_t n = 0;
-    for (size_t position = 0; types[position] != '\0'; ++position) {
-        char type = types[position];
-        if (type == ' ')
-            continue;
-        if (strchr(accepted, type) == NULL)
-            return kiln_error(
-                KILN_ERR_INVALID_ARGUMENT,
-                "type string '%.80s': position %zu: unknown type '%c' (use "
-                "P c C h H i I l L z f d S < > =)",
-                types, position + 1,
-                (type >= 32 && type < 127) ? type : '?');
-        if (n == capacity)
-            return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                              "type string '%.80s': more than %zu arguments",
-                              types, capacity);
-        kinds[n++] = type;
-    }
-    *count = n;
-    return KILN_OK;
-}
-
-kiln_status kiln_launch_prepared(kiln_kernel *kernel,
-                                 const kiln_launch_config *config,
-                                 const char *types, ...)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
-    KILN_CHECK_OUT(config, "config");
-    KILN_CHECK_OUT(types, "types");
-    char kinds[PREPARED_MAX_ARGS];
-    size_t count = 0;
-    kiln_status status =
-        kiln_prepared_parse(types, kinds, PREPARED_MAX_ARGS, &count);
-    if (status != KILN_OK)
-        return status;
-    kiln_arg args[PREPARED_MAX_ARGS];
-    prepared_value values[PREPARED_MAX_ARGS];
-    va_list list;
-    va_start(list, types);
-    for (size_t i = 0; i < count; ++i) {
-        kiln_arg *arg = &args[i];
-        prepared_value *value = &values[i];
-        memset(arg, 0, sizeof *arg);
-        arg->kind = KILN_ARG_KIND_VALUE;
-        arg->value = value;
-        switch (kinds[i]) {
-        case 'P':
-            arg->kind = KILN_ARG_KIND_BUFFER;
-            arg->value = NULL;
-            arg->buffer = va_arg(list, kiln_buffer *);
-            break;
-        case 'c':
-            value->i8 = (int8_t)va_arg(list, int);
-            arg->size = 1;
-            break;
-        case 'C':
-            value->u8 = (uint8_t)va_arg(list, int);
-            arg->size = 1;
-            break;
-        case 'h':
-            value->i16 = (int16_t)va_arg(list, int);
-            arg->size = 2;
-            break;
-        case 'H':
-            value->u16 = (uint16_t)va_arg(list, int);
-            arg->size = 2;
-            break;
-        case 'i':
-            value->i32 = va_arg(list, int32_t);
-            arg->size = 4;
-            break;
-        case 'I':
-            value->u32 = va_arg(list, uint32_t);
-            arg->size = 4;
-            break;
-        case 'l':
-            value->i64 = va_arg(list, int64_t);
-            arg->size = 8;
-            break;
-        case 'L':
-            value->u64 = va_arg(list, uint64_t);
-            arg->size = 8;
-            break;
-        case 'z':
-            value->z = va_arg(list, size_t);
-            arg->size = sizeof(size_t);
-            break;
-        case 'f':
-            value->f = (float)va_arg(list, double);
-            arg->size = 4;
-            break;
-        case 'd':
-            value->d = va_arg(list, double);
-            arg->size = 8;
-            break;
-        case 'S':
-            arg->kind = KILN_ARG_KIND_LOCAL;
-            arg->value = NULL;
-            arg->size = va_arg(list, size_t);
-            break;
-        default: /* '<' '>' '=' */
-            arg->kind = kinds[i] == '<'   ? KILN_ARG_KIND_IN
-                        : kinds[i] == '>' ? KILN_ARG_KIND_OUT
-                                          : KILN_ARG_KIND_INOUT;
-            arg->value = NULL;
-            arg->host = va_arg(list, void *);
-            arg->size = va_arg(list, size_t);
-            break;
-        }
-    }
-    va_end(list);
-    return kiln_launch_checked(kernel, config, count, args);
-}
-
-/* ---- argument lists ---------------------------------------------------------- */
-
-typedef struct args_entry {
-    kiln_arg_kind kind;
-    size_t size;
-    size_t value_offset; /* into values: offsets survive realloc */
-    kiln_buffer *buffer;
-    void *host;
-} args_entry;
-
-struct kiln_args {
-    uint32_t magic;
-    args_entry *entries;
-    size_t count, capacity;
-    unsigned char *values;
-    size_t values_length, values_capacity;
-};
-
-kiln_status kiln_args_create(kiln_args **args)
-{
-    kiln_error_clear();
-    KILN_CHECK_OUT(args, "args");
-    kiln_args *result = calloc(1, sizeof *result);
-    if (result == NULL)
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    result->magic = KILN_MAGIC_ARGS;
-    *args = result;
-    return KILN_OK;
-}
-
-kiln_status kiln_args_release(kiln_args *args)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    free(args->entries);
-    free(args->values);
-    kiln_handle_bury(args);
-    return KILN_OK;
-}
-
-kiln_status kiln_args_clear(kiln_args *args)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    args->count = 0;
-    args->values_length = 0;
-    return KILN_OK;
-}
-
-static kiln_status args_push(kiln_args *args, kiln_arg_kind kind,
-                             const void *value, size_t size,
-                             kiln_buffer *buffer, void *host)
-{
-    if (args->count == args->capacity) {
-        size_t capacity = args->capacity ? args->capacity * 2 : 8;
-        args_entry *grown = realloc(args->entries, capacity * sizeof *grown);
-        if (grown == NULL)
-            return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                              "out of host memory");
-        args->entries = grown;
-        args->capacity = capacity;
-    }
-    args_entry *entry = &args->entries[args->count];
-    entry->kind = kind;
-    entry->size = size;
-    entry->buffer = buffer;
-    entry->host = host;
-    entry->value_offset = 0;
-    if (value != NULL) {
-        /* 16-byte alignment keeps every OpenCL type naturally aligned. */
-        size_t offset = (args->values_length + 15) & ~(size_t)15;
-        if (size > SIZE_MAX - offset - 16)
-            return kiln_error(KILN_ERR_INVALID_SIZE, "value too large");
-        if (offset + size > args->values_capacity) {
-            size_t capacity = args->values_capacity ? args->values_capacity : 256;
-            while (capacity < offset + size)
-                capacity *= 2;
-            unsigned char *grown = realloc(args->values, capacity);
-            if (grown == NULL)
-                return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                  "out of host memory");
-            args->values = grown;
-            args->values_capacity = capacity;
-        }
-        memcpy(args->values + offset, value, size);
-        entry->value_offset = offset;
-        args->values_length = offset + size;
-    }
-    args->count++;
-    return KILN_OK;
-}
-
-kiln_status kiln_args_add_buffer(kiln_args *args, kiln_buffer *buffer)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
-    return args_push(args, KILN_ARG_KIND_BUFFER, NULL, 0, buffer, NULL);
-}
-
-kiln_status kiln_args_add_value(kiln_args *args, const void *value,
-                                size_t size)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    KILN_CHECK_OUT(value, "value");
-    if (size == 0)
-        return kiln_error(KILN_ERR_INVALID_SIZE,
-                          "kiln_args_add_value: size is 0");
-    return args_push(args, KILN_ARG_KIND_VALUE, value, size, NULL, NULL);
-}
-
-kiln_status kiln_args_add_local(kiln_args *args, size_t size)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    if (size == 0)
-        return kiln_error(KILN_ERR_INVALID_SIZE,
-                          "kiln_args_add_local: size is 0");
-    return args_push(args, KILN_ARG_KIND_LOCAL, NULL, size, NULL, NULL);
-}
-
-kiln_status kiln_args_add_host(kiln_args *args, kiln_arg_kind kind, void *host,
-                               size_t size)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    KILN_CHECK_OUT(host, "host");
-    if (!arg_is_host(kind))
-        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                          "kiln_args_add_host: kind must be KILN_ARG_KIND_IN, "
-                          "_OUT or _INOUT");
-    if (size == 0)
-        return kiln_error(KILN_ERR_INVALID_SIZE,
-                          "kiln_args_add_host: size is 0");
-    return args_push(args, kind, NULL, size, NULL, host);
-}
-
-#define ARGS_ADD_TYPED(function, type)                                  \
-    kiln_status function(kiln_args *args, type value)                   \
-    {                                                                   \
-        kiln_error_clear();                                             \
-        KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");               \
-        return args_push(args, KILN_ARG_KIND_VALUE, &value, sizeof value, \
-                         NULL, NULL);                                   \
-    }
-ARGS_ADD_TYPED(kiln_args_add_int, int32_t)
-ARGS_ADD_TYPED(kiln_args_add_uint, uint32_t)
-ARGS_ADD_TYPED(kiln_args_add_long, int64_t)
-ARGS_ADD_TYPED(kiln_args_add_ulong, uint64_t)
-ARGS_ADD_TYPED(kiln_args_add_float, float)
-ARGS_ADD_TYPED(kiln_args_add_double, double)
-#undef ARGS_ADD_TYPED
-
-kiln_status kiln_args_count(const kiln_args *args, size_t *count)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    KILN_CHECK_OUT(count, "count");
-    *count = args->count;
-    return KILN_OK;
-}
-
-kiln_status kiln_launch_args(kiln_kernel *kernel,
-                             const kiln_launch_config *config,
-                             const kiln_args *args)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
-    KILN_CHECK_OUT(config, "config");
-    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
-    kiln_arg stack[STACK_ARGS];
-    kiln_arg *list = stack;
-    if (args->count > STACK_ARGS &&
-        (list = malloc(args->count * sizeof *list)) == NULL)
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    for (size_t i = 0; i < args->count; ++i) {
-        const args_entry *entry = &args->entries[i];
-        list[i] = (kiln_arg){
-            .kind = entry->kind,
-            .size = entry->size,
-            .value = entry->kind == KILN_ARG_KIND_VALUE
-                         ? args->values + entry->value_offset
-                         : NULL,
-            .buffer = entry->buffer,
-            .host = entry->host,
-        };
-    }
-    kiln_status status = kiln_launch_checked(kernel, config, args->count,
-                                             args->count ? list : NULL);
-    if (list != stack)
-        free(list);
-    return status;
 }

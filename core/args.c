@@ -1,0 +1,202 @@
+/*
+ * Argument lists built up one argument at a time (kiln_args), then
+ * launched with kiln_launch_args.
+ */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct args_entry {
+    kiln_arg_kind kind;
+    size_t size;
+    size_t value_offset; /* into values: offsets survive realloc */
+    kiln_buffer *buffer;
+    void *host;
+} args_entry;
+
+struct kiln_args {
+    uint32_t magic;
+    args_entry *entries;
+    size_t count, capacity;
+    unsigned char *values;
+    size_t values_length, values_capacity;
+};
+
+kiln_status kiln_args_create(kiln_args **args)
+{
+    kiln_error_clear();
+    KILN_CHECK_OUT(args, "args");
+    kiln_args *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    result->magic = KILN_MAGIC_ARGS;
+    *args = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_args_release(kiln_args *args)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    free(args->entries);
+    free(args->values);
+    kiln_handle_bury(args);
+    return KILN_OK;
+}
+
+kiln_status kiln_args_clear(kiln_args *args)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    args->count = 0;
+    args->values_length = 0;
+    return KILN_OK;
+}
+
+static kiln_status args_push(kiln_args *args, kiln_arg_kind kind,
+                             const void *value, size_t size,
+                             kiln_buffer *buffer, void *host)
+{
+    if (args->count == args->capacity) {
+        size_t capacity = args->capacity ? args->capacity * 2 : 8;
+        args_entry *grown = realloc(args->entries, capacity * sizeof *grown);
+        if (grown == NULL)
+            return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                              "out of host memory");
+        args->entries = grown;
+        args->capacity = capacity;
+    }
+    args_entry *entry = &args->entries[args->count];
+    entry->kind = kind;
+    entry->size = size;
+    entry->buffer = buffer;
+    entry->host = host;
+    entry->value_offset = 0;
+    if (value != NULL) {
+        /* 16-byte alignment keeps every OpenCL type naturally aligned. */
+        size_t offset = (args->values_length + 15) & ~(size_t)15;
+        if (size > SIZE_MAX - offset - 16)
+            return kiln_error(KILN_ERR_INVALID_SIZE, "value too large");
+        if (offset + size > args->values_capacity) {
+            size_t capacity = args->values_capacity ? args->values_capacity : 256;
+            while (capacity < offset + size)
+                capacity *= 2;
+            unsigned char *grown = realloc(args->values, capacity);
+            if (grown == NULL)
+                return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "out of host memory");
+            args->values = grown;
+            args->values_capacity = capacity;
+        }
+        memcpy(args->values + offset, value, size);
+        entry->value_offset = offset;
+        args->values_length = offset + size;
+    }
+    args->count++;
+    return KILN_OK;
+}
+
+kiln_status kiln_args_add_buffer(kiln_args *args, kiln_buffer *buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    return args_push(args, KILN_ARG_KIND_BUFFER, NULL, 0, buffer, NULL);
+}
+
+kiln_status kiln_args_add_value(kiln_args *args, const void *value,
+                                size_t size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    KILN_CHECK_OUT(value, "value");
+    if (size == 0)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_args_add_value: size is 0");
+    return args_push(args, KILN_ARG_KIND_VALUE, value, size, NULL, NULL);
+}
+
+kiln_status kiln_args_add_local(kiln_args *args, size_t size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    if (size == 0)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_args_add_local: size is 0");
+    return args_push(args, KILN_ARG_KIND_LOCAL, NULL, size, NULL, NULL);
+}
+
+kiln_status kiln_args_add_host(kiln_args *args, kiln_arg_kind kind, void *host,
+                               size_t size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    KILN_CHECK_OUT(host, "host");
+    if (!kiln_arg_kind_is_host(kind))
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_args_add_host: kind must be KILN_ARG_KIND_IN, "
+                          "_OUT or _INOUT");
+    if (size == 0)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_args_add_host: size is 0");
+    return args_push(args, kind, NULL, size, NULL, host);
+}
+
+#define ARGS_ADD_TYPED(function, type)                                  \
+    kiln_status function(kiln_args *args, type value)                   \
+    {                                                                   \
+        kiln_error_clear();                                             \
+        KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");               \
+        return args_push(args, KILN_ARG_KIND_VALUE, &value, sizeof value, \
+                         NULL, NULL);                                   \
+    }
+ARGS_ADD_TYPED(kiln_args_add_int, int32_t)
+ARGS_ADD_TYPED(kiln_args_add_uint, uint32_t)
+ARGS_ADD_TYPED(kiln_args_add_long, int64_t)
+ARGS_ADD_TYPED(kiln_args_add_ulong, uint64_t)
+ARGS_ADD_TYPED(kiln_args_add_float, float)
+ARGS_ADD_TYPED(kiln_args_add_double, double)
+#undef ARGS_ADD_TYPED
+
+kiln_status kiln_args_count(const kiln_args *args, size_t *count)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    KILN_CHECK_OUT(count, "count");
+    *count = args->count;
+    return KILN_OK;
+}
+
+kiln_status kiln_launch_args(kiln_kernel *kernel,
+                             const kiln_launch_config *config,
+                             const kiln_args *args)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    kiln_arg stack[KILN_STACK_ARGS];
+    kiln_arg *list = stack;
+    if (args->count > KILN_STACK_ARGS &&
+        (list = malloc(args->count * sizeof *list)) == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    for (size_t i = 0; i < args->count; ++i) {
+        const args_entry *entry = &args->entries[i];
+        list[i] = (kiln_arg){
+            .kind = entry->kind,
+            .size = entry->size,
+            .value = entry->kind == KILN_ARG_KIND_VALUE
+                         ? args->values + entry->value_offset
+                         : NULL,
+            .buffer = entry->buffer,
+            .host = entry->host,
+        };
+    }
+    kiln_status status = kiln_launch_checked(kernel, config, args->count,
+                                             args->count ? list : NULL);
+    if (list != stack)
+        free(list);
+    return status;
+}

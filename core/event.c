@@ -1,0 +1,128 @@
+/*
+ * Events: recorded on a stream, waited on, and timed.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+kiln_status kiln_event_create(kiln_context *context, kiln_event **event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(event, "event");
+    kiln_event *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                          "kiln_event_create: out of host memory");
+    kiln_status status =
+        context->ops->event_create(context->backend, &result->backend);
+    if (status != KILN_OK) {
+        free(result);
+        return status;
+    }
+    kiln_context_retain(context);
+    result->context = context;
+    atomic_init(&result->references, 1);
+    atomic_init(&result->recorded, false);
+    result->magic = KILN_MAGIC_EVENT;
+    *event = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_event_retain(kiln_event *event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
+    atomic_fetch_add_explicit(&event->references, 1, memory_order_relaxed);
+    return KILN_OK;
+}
+
+kiln_status kiln_event_release(kiln_event *event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
+    if (kiln_reference_drop(&event->references)) {
+        kiln_context *context = event->context;
+        context->ops->event_destroy(context->backend, event->backend);
+        kiln_handle_bury(event);
+        kiln_context_release_internal(context);
+    }
+    return KILN_OK;
+}
+
+kiln_status kiln_event_record(kiln_event *event, kiln_stream *stream)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
+    kiln_context *context = event->context;
+    kiln_backend_stream *backend_stream = NULL;
+    kiln_status status = kiln_stream_resolve(context, stream, &backend_stream);
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "kiln_event_record");
+    status = context->ops->event_record(context->backend, event->backend,
+                                        backend_stream);
+    if (status == KILN_OK)
+        atomic_store(&event->recorded, true);
+    return status;
+}
+
+static kiln_status event_check_recorded(const kiln_event *event,
+                                        const char *function)
+{
+    if (!atomic_load(&event->recorded))
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: the event was never recorded", function);
+    return KILN_OK;
+}
+
+kiln_status kiln_event_synchronize(kiln_event *event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
+    kiln_status status = event_check_recorded(event, __func__);
+    if (status != KILN_OK)
+        return status;
+    return event->context->ops->event_synchronize(event->context->backend,
+                                                  event->backend);
+}
+
+kiln_status kiln_event_query(kiln_event *event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
+    kiln_status status = event_check_recorded(event, __func__);
+    if (status != KILN_OK)
+        return status;
+    return event->context->ops->event_query(event->context->backend,
+                                            event->backend);
+}
+
+kiln_status kiln_event_elapsed(kiln_event *start, kiln_event *end,
+                               float *milliseconds)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(start, KILN_MAGIC_EVENT, "start event");
+    KILN_CHECK_HANDLE(end, KILN_MAGIC_EVENT, "end event");
+    KILN_CHECK_OUT(milliseconds, "milliseconds");
+    if (start->context != end->context)
+        return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
+                          "kiln_event_elapsed: the events belong to different "
+                          "contexts");
+    kiln_status status = event_check_recorded(start, __func__);
+    if (status == KILN_OK)
+        status = event_check_recorded(end, __func__);
+    if (status != KILN_OK)
+        return status;
+    kiln_context *context = start->context;
+    return context->ops->event_elapsed(context->backend, start->backend,
+                                       end->backend, milliseconds);
+}
+
+kiln_status kiln_event_native(const kiln_event *event, void *out, size_t size)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
+    KILN_CHECK_OUT(out, "out");
+    return event->context->ops->native_handle(
+        event->context->backend, KILN_NATIVE_EVENT, event->backend, out, size);
+}
