@@ -214,15 +214,14 @@ static kiln_status buffer_copy(const char *function, kiln_buffer *destination,
         status = check_buffer_handle(function, source, "source buffer");
     if (status != KILN_OK)
         return status;
-    if (destination->context != source->context)
-        return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
-                          "%s: the buffers belong to different contexts",
-                          function);
     status = check_range(function, destination, destination_offset, size);
     if (status == KILN_OK)
         status = check_range(function, source, source_offset, size);
     if (status != KILN_OK)
         return status;
+    if (destination->context != source->context)
+        return kiln_peer_copy(function, destination, destination_offset,
+                              source, source_offset, size, stream, blocking);
     if (destination == source &&
         destination_offset < source_offset + size &&
         source_offset < destination_offset + size)

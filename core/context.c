@@ -79,6 +79,7 @@ kiln_status kiln_context_create(const char *backend, int device,
         return status;
     }
     pthread_mutex_init(&result->lock, NULL);
+    kiln_peer_context_init(result);
     kiln_pool_init(&result->pool);
     atomic_init(&result->references, 1);
     result->magic = KILN_MAGIC_CONTEXT;
@@ -110,6 +111,7 @@ static void context_destroy(kiln_context *context)
     }
     context->host_allocations = NULL;
     pthread_mutex_unlock(&context->lock);
+    kiln_peer_context_free(context);
     context->ops->context_destroy(context->backend);
     pthread_mutex_destroy(&context->lock);
     kiln_handle_bury(context);

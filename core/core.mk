@@ -17,6 +17,7 @@ libkiln_la_SOURCES = \
 	core/kernel.c \
 	core/launch.c \
 	core/loader.c \
+	core/peer.c \
 	core/pool.c \
 	core/prepared.c \
 	core/program.c \

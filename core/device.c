@@ -115,3 +115,70 @@ kiln_status kiln_device_get_info(const char *backend, int index,
     *info = result;
     return KILN_OK;
 }
+
+kiln_status kiln_device_list(kiln_device_info *devices, size_t capacity,
+                             size_t *count)
+{
+    kiln_error_clear();
+    KILN_CHECK_OUT(count, "count");
+    if (devices == NULL && capacity > 0)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_device_list: devices is NULL with a capacity "
+                          "of %zu",
+                          capacity);
+    size_t found = 0;
+    for (size_t backend = 0; backend < kiln_backend_known_count(); ++backend) {
+        kiln_backend_info info;
+        kiln_backend_describe(backend, &info);
+        if (info.status != KILN_OK)
+            continue;
+        const kiln_backend_ops *ops;
+        if (kiln_backend_acquire(info.name, &ops) != KILN_OK)
+            continue;
+        int devices_here = 0;
+        if (ops->device_count(&devices_here) != KILN_OK)
+            continue;
+        for (int index = 0; index < devices_here; ++index, ++found) {
+            if (found >= capacity)
+                continue;
+            kiln_device_info *entry = &devices[found];
+            memset(entry, 0, sizeof *entry);
+            kiln_status status = ops->device_info(index, entry);
+            if (status != KILN_OK)
+                return kiln_error_prefix(status,
+                                         "kiln_device_list: device %d of %s",
+                                         index, ops->name);
+            snprintf(entry->backend, sizeof entry->backend, "%s", ops->name);
+            entry->index = index;
+        }
+    }
+    /* What describing unusable backends left behind is not this call's. */
+    kiln_error_clear();
+    *count = found;
+    return KILN_OK;
+}
+
+kiln_status kiln_device_for_rank(const char *backend, int local_rank,
+                                 int *device)
+{
+    kiln_error_clear();
+    KILN_CHECK_OUT(device, "device");
+    if (local_rank < 0)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_device_for_rank: local_rank %d is negative",
+                          local_rank);
+    const kiln_backend_ops *ops;
+    kiln_status status = ops_for(backend, &ops);
+    if (status != KILN_OK)
+        return status;
+    int devices = 0;
+    status = ops->device_count(&devices);
+    if (status != KILN_OK)
+        return status;
+    if (devices == 0)
+        return kiln_error(KILN_ERR_NO_DEVICE,
+                          "kiln_device_for_rank: backend %s found no device",
+                          ops->name);
+    *device = local_rank % devices;
+    return KILN_OK;
+}

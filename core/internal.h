@@ -130,6 +130,10 @@ struct kiln_context {
     kiln_pool pool;
     kiln_host_allocation *host_allocations;
     kiln_memory_cache_entry *memory_cache;
+    /* Page-locked memory that stages copies to and from other contexts
+     * (core/peer.c): allocated at the first one, used by one at a time. */
+    pthread_mutex_t staging_lock;
+    void *staging;
 };
 
 struct kiln_buffer {
@@ -281,6 +285,26 @@ KILN_INTERNAL kiln_status kiln_stream_resolve(kiln_context *context,
 /* Remembers the last stream that used a buffer asynchronously. */
 KILN_INTERNAL void kiln_buffer_note_async_use(kiln_buffer *buffer,
                                               kiln_stream *stream);
+
+/* ---- peer.c: work between two contexts ---------------------------------- */
+
+KILN_INTERNAL void kiln_peer_context_init(kiln_context *context);
+/* Frees the staging memory (the context's last release). */
+KILN_INTERNAL void kiln_peer_context_free(kiln_context *context);
+/* A copy between buffers of two different contexts, ranges checked by the
+ * caller: the backend's direct path where it has one, else staged through
+ * page-locked host memory.  `stream` (NULL: the destination's default)
+ * must belong to one of the two contexts. */
+KILN_INTERNAL kiln_status kiln_peer_copy(const char *function,
+                                         kiln_buffer *destination,
+                                         size_t destination_offset,
+                                         kiln_buffer *source,
+                                         size_t source_offset, size_t size,
+                                         kiln_stream *stream, int blocking);
+/* kiln_stream_wait_event for an event of another context (both handles
+ * checked, the event recorded). */
+KILN_INTERNAL kiln_status kiln_peer_wait(kiln_stream *stream,
+                                         kiln_event *event);
 
 /* ---- cache.c ------------------------------------------------------------ */
 

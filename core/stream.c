@@ -112,14 +112,12 @@ kiln_status kiln_stream_wait_event(kiln_stream *stream, kiln_event *event)
     kiln_error_clear();
     KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
     KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
-    if (event->context != stream->context)
-        return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
-                          "kiln_stream_wait_event: the event belongs to "
-                          "another context");
     if (!atomic_load(&event->recorded))
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "kiln_stream_wait_event: the event was never "
                           "recorded");
+    if (event->context != stream->context)
+        return kiln_peer_wait(stream, event);
     kiln_context *context = stream->context;
     return context->ops->stream_wait_event(context->backend, stream->backend,
                                            event->backend);

@@ -158,6 +158,36 @@ kiln_status kiln_device_count(const char *backend, int *count);
 kiln_status kiln_device_get_info(const char *backend, int index,
                                  kiln_device_info *info);
 
+/* Every device of every usable backend in one list, for programs that use
+ * several devices at once: backends in kiln_backend_get_info's order,
+ * each one's devices by index.  Writes at most `capacity` entries to
+ * `devices` (NULL allowed when capacity is 0) and the number that exist to
+ * *count, so a first call with capacity 0 sizes the array.  Each entry's
+ * `backend` and `index` open it: kiln_context_create(d.backend, d.index,
+ * &context).  One GPU may be listed twice, under CUDA and under its
+ * vendor's OpenCL.  Backends that cannot be used are left out
+ * (kiln_backend_get_info says why): none usable is a count of 0, not an
+ * error.  KILN_BACKEND does not narrow the list. */
+kiln_status kiln_device_list(kiln_device_info *devices, size_t capacity,
+                             size_t *count);
+
+/* The device one process of a multi-process job (MPI: one rank per GPU)
+ * should open: `local_rank` modulo the backend's device count, so ranks
+ * spread over their node's devices, and share them when there are more
+ * ranks than devices.  `local_rank` is the process's rank among those on
+ * its node, which MPI gives as the rank in
+ *     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+ *                         MPI_INFO_NULL, &node_comm);
+ * (Open MPI also sets OMPI_COMM_WORLD_LOCAL_RANK, Slurm SLURM_LOCALID).
+ * Pass the result to kiln_context_create(backend, device, ...).  Where the
+ * launcher already gives each rank one GPU (srun --gpus-per-task=1 sets
+ * CUDA_VISIBLE_DEVICES per rank), the backend sees one device and every
+ * rank gets 0.  `backend` NULL: the default backend.  Errors: a negative
+ * `local_rank` is KILN_ERR_INVALID_ARGUMENT; a backend without devices
+ * KILN_ERR_NO_DEVICE; KILN_ERR_BACKEND_* as kiln_device_count. */
+kiln_status kiln_device_for_rank(const char *backend, int local_rank,
+                                 int *device);
+
 /* ------------------------------------------------------------------------ */
 /* Contexts                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -200,7 +230,12 @@ kiln_status kiln_stream_release(kiln_stream *stream);
  * `context`; exactly one of the two is used: pass the stream, or NULL and
  * the context). */
 kiln_status kiln_stream_synchronize(kiln_context *context, kiln_stream *stream);
-/* Work queued on `stream` after this waits for `event`. */
+/* Work queued on `stream` after this waits for `event`.  The event may
+ * belong to another context: two CUDA contexts wait on the device (the
+ * host goes on); any other pair (OpenCL contexts, two backends) waits on
+ * the host: the call returns once the event has completed, so what is
+ * queued next is ordered after it.  An event never recorded is
+ * KILN_ERR_INVALID_ARGUMENT. */
 kiln_status kiln_stream_wait_event(kiln_stream *stream, kiln_event *event);
 
 /* Events mark a point in a stream; two recorded events give the device time
@@ -250,7 +285,23 @@ kiln_status kiln_buffer_write(kiln_buffer *buffer, size_t offset,
 kiln_status kiln_buffer_read(kiln_buffer *buffer, size_t offset, void *host,
                              size_t size);
 /* Device to device; the ranges may be in the same buffer but must not
- * overlap (KILN_ERR_INVALID_ARGUMENT). */
+ * overlap (KILN_ERR_INVALID_ARGUMENT).
+ *
+ * The two buffers may belong to different contexts: two devices, two
+ * contexts on one device, or two backends.  Between two contexts of the
+ * CUDA backend the copy is direct (cuMemcpyPeer: GPU to GPU over NVLink or
+ * PCIe where the GPUs allow peer access, else staged by the driver); any
+ * other pair (two OpenCL contexts, CUDA <-> OpenCL) is staged by the host
+ * through page-locked memory in chunks, reading the next chunks while the
+ * earlier ones are written.  The synchronous copy runs after the work
+ * already queued on the default streams of both contexts.  The async form
+ * takes a stream of either buffer's context (NULL: the destination's
+ * default stream; a stream of a third context is
+ * KILN_ERR_CONTEXT_MISMATCH) and is ordered after that stream's earlier
+ * work only: order it after the other context's work with
+ * kiln_stream_wait_event.  A direct async copy also makes the other
+ * context's default stream wait for it; a staged one is done by the host
+ * and has arrived when the call returns.  See docs/MULTI-DEVICE.md. */
 kiln_status kiln_buffer_copy(kiln_buffer *destination,
                              size_t destination_offset, kiln_buffer *source,
                              size_t source_offset, size_t size);

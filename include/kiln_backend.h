@@ -42,9 +42,10 @@ extern "C" {
  * minor lacks are treated as absent, and the public calls that need them
  * answer KILN_ERR_UNSUPPORTED.
  *   1.0  every op up to native_handle (all required)
- *   1.1  program_kernel_names (optional) */
+ *   1.1  program_kernel_names (optional)
+ *   1.2  memory_copy_peer, stream_wait_event_peer (optional) */
 #define KILN_BACKEND_ABI_MAJOR 1
-#define KILN_BACKEND_ABI_MINOR 1
+#define KILN_BACKEND_ABI_MINOR 2
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -256,6 +257,38 @@ typedef struct kiln_backend_ops {
     kiln_status (*program_kernel_names)(kiln_backend_context *context,
                                         kiln_backend_program *program,
                                         char **names);
+
+    /* ---- ABI 1.2: work between two contexts of this backend ---- */
+
+    /* Copies `size` bytes from `source` (of `source_context`) to
+     * `destination` (of `destination_context`, another context of this
+     * backend), queued on `stream` of `stream_context`, which is one of the
+     * two (NULL: that context's default stream).  Ordered after earlier
+     * work on that stream only; `blocking` returns when the data has
+     * arrived, and a blocking copy on a NULL stream is also ordered after
+     * work already queued on both contexts.  Ranges are checked by the
+     * core.  KILN_ERR_UNSUPPORTED, with the reason, when the backend has no
+     * path between the two contexts that beats the core's own staging
+     * through host memory.  Optional: NULL means the core always stages. */
+    kiln_status (*memory_copy_peer)(kiln_backend_context *stream_context,
+                                    kiln_backend_stream *stream,
+                                    kiln_backend_context *destination_context,
+                                    kiln_backend_memory *destination,
+                                    size_t destination_offset,
+                                    kiln_backend_context *source_context,
+                                    kiln_backend_memory *source,
+                                    size_t source_offset, size_t size,
+                                    int blocking);
+    /* Makes work queued on `stream` of `context` after this wait for
+     * `event` (recorded, of `event_context`, another context of this
+     * backend) without blocking the host.  KILN_ERR_UNSUPPORTED when the
+     * vendor API cannot (an OpenCL wait list takes events of its own
+     * cl_context only).  Optional: NULL (or UNSUPPORTED) makes the core
+     * wait for the event on the host instead. */
+    kiln_status (*stream_wait_event_peer)(kiln_backend_context *context,
+                                          kiln_backend_stream *stream,
+                                          kiln_backend_context *event_context,
+                                          kiln_backend_event *event);
 } kiln_backend_ops;
 
 /* The size of an ABI 1.0 table: the smallest the core accepts. */

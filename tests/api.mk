@@ -7,4 +7,5 @@ KILN_TESTS += \
 	tests/test_launch \
 	tests/test_stream \
 	tests/test_threads \
-	tests/test_errors
+	tests/test_errors \
+	tests/test_multi_device

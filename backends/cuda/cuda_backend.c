@@ -126,6 +126,8 @@ static void cuda_ops_fill(void)
     ops->launch = cuda_kernel_launch;
     ops->native_handle = cuda_context_native_handle;
     ops->program_kernel_names = cuda_program_kernel_names;
+    ops->memory_copy_peer = cuda_memory_copy_peer;
+    ops->stream_wait_event_peer = cuda_stream_wait_event_peer;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

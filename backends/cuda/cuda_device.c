@@ -231,6 +231,64 @@ void cuda_device_release(cuda_device *device)
         }
         (void)cuDevicePrimaryCtxRelease(device->handle);
         device->primary = NULL;
+        /* A later primary context starts without peer access, and others'
+         * access to this one went with it. */
+        device->peers_enabled = 0;
+        if (device->ordinal < 64)
+            for (int i = 0; i < cuda_device_total; ++i)
+                cuda_devices[i].peers_enabled &=
+                    ~((uint64_t)1 << device->ordinal);
     }
     pthread_mutex_unlock(&cuda_devices_lock);
+}
+
+kiln_status cuda_device_peer_access(cuda_device *from, cuda_device *to,
+                                    int *direct)
+{
+    *direct = 0;
+    /* Past 64 GPUs the masks end: the driver's staging serves the rest. */
+    if (to->ordinal >= 64)
+        return KILN_OK;
+    const uint64_t bit = (uint64_t)1 << to->ordinal;
+    pthread_mutex_lock(&cuda_devices_lock);
+    if (from->peers_enabled & bit) {
+        pthread_mutex_unlock(&cuda_devices_lock);
+        *direct = 1;
+        return KILN_OK;
+    }
+    if (from->peers_refused & bit) {
+        pthread_mutex_unlock(&cuda_devices_lock);
+        return KILN_OK;
+    }
+    int can = 0;
+    const char *call = "cuDeviceCanAccessPeer";
+    CUresult result = cuDeviceCanAccessPeer(&can, from->handle, to->handle);
+    if (result == CUDA_SUCCESS && can) {
+        call = "cuCtxSetCurrent";
+        result = cuCtxSetCurrent(from->primary);
+        if (result == CUDA_SUCCESS) {
+            call = "cuCtxEnablePeerAccess";
+            result = cuCtxEnablePeerAccess(to->primary, 0);
+            /* The runtime or another library may have enabled it. */
+            if (result == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+                result = CUDA_SUCCESS;
+        }
+    }
+    if (result == CUDA_SUCCESS && can)
+        from->peers_enabled |= bit;
+    else
+        from->peers_refused |= bit;
+    pthread_mutex_unlock(&cuda_devices_lock);
+    if (result != CUDA_SUCCESS && cuda_result_is_sticky(result))
+        return cuda_fail(from, result, KILN_ERR_BACKEND,
+                         "%s(device %d -> device %d)", call, from->ordinal,
+                         to->ordinal);
+    cuda_host->trace("cuda: device %d -> device %d: %s", from->ordinal,
+                     to->ordinal,
+                     result != CUDA_SUCCESS
+                         ? cuda_result_name(result)
+                     : can ? "peer access enabled"
+                           : "no peer access (the driver stages copies)");
+    *direct = result == CUDA_SUCCESS && can;
+    return KILN_OK;
 }

@@ -132,6 +132,70 @@ kiln_status cuda_memory_copy(kiln_backend_context *context,
 }
 
 /*
+ * Copies between two Kiln contexts.  On one GPU they share its primary
+ * context, so this is an ordinary device copy.  Between two GPUs it is
+ * cuMemcpyPeer: direct over NVLink or PCIe once peer access is enabled
+ * (where cuDeviceCanAccessPeer allows it), else staged by the driver.
+ */
+kiln_status cuda_memory_copy_peer(
+    kiln_backend_context *stream_context, kiln_backend_stream *stream,
+    kiln_backend_context *destination_context,
+    kiln_backend_memory *destination, size_t destination_offset,
+    kiln_backend_context *source_context, kiln_backend_memory *source,
+    size_t source_offset, size_t size, int blocking)
+{
+    if (destination_context->context == source_context->context)
+        return cuda_memory_copy(stream_context, stream, destination,
+                                destination_offset, source, source_offset,
+                                size, blocking);
+    /* A fault on either GPU is reported before anything is queued. */
+    kiln_status status = cuda_context_enter(source_context);
+    if (status == KILN_OK)
+        status = cuda_context_enter(destination_context);
+    int direct = 0;
+    if (status == KILN_OK)
+        status = cuda_device_peer_access(destination_context->device,
+                                         source_context->device, &direct);
+    if (status == KILN_OK)
+        status = cuda_device_peer_access(source_context->device,
+                                         destination_context->device, &direct);
+    if (status == KILN_OK)
+        status = cuda_context_bind(stream_context);
+    if (status != KILN_OK)
+        return status;
+    CUdeviceptr to = destination->pointer + destination_offset;
+    CUdeviceptr from = source->pointer + source_offset;
+    CUresult result;
+    const char *call;
+    if (blocking && stream == NULL) {
+        /* cuMemcpyPeer is ordered after all work already queued in both
+         * contexts (the ABI's promise for this case) but returns before
+         * the copy is done: wait for the context then. */
+        call = "cuMemcpyPeer";
+        result = cuMemcpyPeer(to, destination_context->context, from,
+                              source_context->context, size);
+        if (result == CUDA_SUCCESS) {
+            call = "cuCtxSynchronize";
+            result = cuCtxSynchronize();
+        }
+    } else {
+        CUstream queue = cuda_stream_of(stream);
+        call = "cuMemcpyPeerAsync";
+        result = cuda_memory_finish(
+            cuMemcpyPeerAsync(to, destination_context->context, from,
+                              source_context->context, size, queue),
+            queue, blocking, &call);
+    }
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(stream_context->device, result, KILN_ERR_BACKEND,
+                         "%s(%zu bytes, device %d -> device %d, %s)", call,
+                         size, source_context->device->ordinal,
+                         destination_context->device->ordinal,
+                         direct ? "peer access" : "staged by the driver");
+    return KILN_OK;
+}
+
+/*
  * Fills.  A pattern made of two equal halves is the half repeated, so it
  * is first reduced to its shortest period (a zero double is a zero byte):
  * 1, 2 and 4 bytes are one cuMemsetD8/D16/D32.  What remains of 8- and

@@ -29,6 +29,13 @@ typedef struct cuda_device {
      * primary context, 0 if none: every op then reports the fault, and the
      * primary context is reset when the last Kiln context goes. */
     atomic_int fault;
+    /* Guarded by cuda_devices_lock: bit i set when this primary context
+     * may reach device i's memory directly (cuCtxEnablePeerAccess done);
+     * cleared when either primary context is released.  `peers_refused`:
+     * bit i when the pair allows no peer access (a property of the
+     * hardware: kept). */
+    uint64_t peers_enabled;
+    uint64_t peers_refused;
 } cuda_device;
 
 struct kiln_backend_context {
@@ -99,6 +106,14 @@ CUDA_INTERNAL kiln_status cuda_device_acquire(cuda_device *device,
 /* The reverse; the last one releases the primary context (resetting it
  * first if it faulted). */
 CUDA_INTERNAL void cuda_device_release(cuda_device *device);
+/* Lets `from`'s primary context read and write `to`'s memory directly when
+ * the two GPUs allow peer access (NVLink or PCIe), once per pair while both
+ * primary contexts live; *direct says whether they do.  Without it the
+ * driver still copies between them, staged through host memory.  Both
+ * devices must hold a Kiln context; leaves `from`'s context current. */
+CUDA_INTERNAL kiln_status cuda_device_peer_access(cuda_device *from,
+                                                  cuda_device *to,
+                                                  int *direct);
 
 /* ---- cuda_backend.c ----------------------------------------------------------- */
 
@@ -179,6 +194,12 @@ CUDA_INTERNAL kiln_status cuda_memory_fill(kiln_backend_context *context,
                                            size_t offset, size_t size,
                                            const void *pattern,
                                            size_t pattern_size, int blocking);
+CUDA_INTERNAL kiln_status cuda_memory_copy_peer(
+    kiln_backend_context *stream_context, kiln_backend_stream *stream,
+    kiln_backend_context *destination_context,
+    kiln_backend_memory *destination, size_t destination_offset,
+    kiln_backend_context *source_context, kiln_backend_memory *source,
+    size_t source_offset, size_t size, int blocking);
 CUDA_INTERNAL kiln_status cuda_host_alloc(kiln_backend_context *context,
                                           size_t size, void **host);
 CUDA_INTERNAL void cuda_host_free(kiln_backend_context *context, void *host);
@@ -194,6 +215,9 @@ CUDA_INTERNAL kiln_status cuda_stream_synchronize(kiln_backend_context *context,
 CUDA_INTERNAL kiln_status cuda_stream_wait_event(kiln_backend_context *context,
                                                  kiln_backend_stream *stream,
                                                  kiln_backend_event *event);
+CUDA_INTERNAL kiln_status cuda_stream_wait_event_peer(
+    kiln_backend_context *context, kiln_backend_stream *stream,
+    kiln_backend_context *event_context, kiln_backend_event *event);
 CUDA_INTERNAL kiln_status cuda_event_create(kiln_backend_context *context,
                                             kiln_backend_event **event);
 CUDA_INTERNAL void cuda_event_destroy(kiln_backend_context *context,

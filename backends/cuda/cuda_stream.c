@@ -68,6 +68,17 @@ kiln_status cuda_stream_wait_event(kiln_backend_context *context,
     return KILN_OK;
 }
 
+kiln_status cuda_stream_wait_event_peer(kiln_backend_context *context,
+                                        kiln_backend_stream *stream,
+                                        kiln_backend_context *event_context,
+                                        kiln_backend_event *event)
+{
+    /* cuStreamWaitEvent takes an event of any context, on any GPU: the
+     * wait happens on the device, the host goes on. */
+    (void)event_context;
+    return cuda_stream_wait_event(context, stream, event);
+}
+
 kiln_status cuda_event_create(kiln_backend_context *context,
                               kiln_backend_event **event)
 {
