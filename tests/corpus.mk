@@ -1,7 +1,7 @@
-# The conformance corpus: OpenCL C kernels in tests/corpus/*.cl, each run by
-# a host test on every backend against a CPU reference (see
-# tests/corpus/README.md for which kernel covers which construct).  The
-# kernels are read from the source tree at run time (KILN_TEST_SRCDIR).
+# The conformance corpus: OpenCL C kernels in tests/kernels/corpus/*.cl,
+# each run by a host test on every backend against a CPU reference (see
+# tests/kernels/corpus/README.md for which kernel covers which construct).
+# The kernels are read from the source tree at run time (KILN_TEST_SRCDIR).
 
 CORPUS_COMMON = tests/test_corpus_common.c tests/test_corpus_common.h
 
@@ -20,41 +20,48 @@ tests_test_corpus_algorithms_SOURCES = tests/test_corpus_algorithms.c $(CORPUS_C
 
 # Automake does not expand wildcards: every kernel is listed.
 EXTRA_DIST += \
-	tests/corpus/README.md \
-	tests/corpus/atomics_64bit.cl \
-	tests/corpus/atomics_global.cl \
-	tests/corpus/atomics_local.cl \
-	tests/corpus/barrier_fences.cl \
-	tests/corpus/bitonic_sort.cl \
-	tests/corpus/c_idioms.cl \
-	tests/corpus/constant_memory.cl \
-	tests/corpus/conversions.cl \
-	tests/corpus/double_precision.cl \
-	tests/corpus/elementwise.cl \
-	tests/corpus/float_atomics.cl \
-	tests/corpus/histogram.cl \
-	tests/corpus/int_division.cl \
-	tests/corpus/macros.cl \
-	tests/corpus/math_float.cl \
-	tests/corpus/math_integer.cl \
-	tests/corpus/math_native_half.cl \
-	tests/corpus/prefix_sum.cl \
-	tests/corpus/printf.cl \
-	tests/corpus/qualifiers.cl \
-	tests/corpus/reductions.cl \
-	tests/corpus/reinterpret.cl \
-	tests/corpus/reqd_work_group_size.cl \
-	tests/corpus/sgemm_tiled.cl \
-	tests/corpus/small_types.cl \
-	tests/corpus/stencil_5pt.cl \
-	tests/corpus/struct_args.cl \
-	tests/corpus/swizzles.cl \
-	tests/corpus/three_local_args.cl \
-	tests/corpus/transpose.cl \
-	tests/corpus/unsigned_64bit.cl \
-	tests/corpus/vector_conditional.cl \
-	tests/corpus/vector_literals.cl \
-	tests/corpus/vector_relational.cl \
-	tests/corpus/vector_sizes.cl \
-	tests/corpus/vload_vstore.cl \
-	tests/corpus/work_items_3d.cl
+	tests/kernels/corpus/README.md \
+	tests/kernels/corpus/atomics_64bit.cl \
+	tests/kernels/corpus/atomics_global.cl \
+	tests/kernels/corpus/atomics_local.cl \
+	tests/kernels/corpus/barrier_fences.cl \
+	tests/kernels/corpus/bitonic_sort.cl \
+	tests/kernels/corpus/c_idioms.cl \
+	tests/kernels/corpus/constant_memory.cl \
+	tests/kernels/corpus/conversions.cl \
+	tests/kernels/corpus/double_precision.cl \
+	tests/kernels/corpus/elementwise.cl \
+	tests/kernels/corpus/float_atomics.cl \
+	tests/kernels/corpus/histogram.cl \
+	tests/kernels/corpus/int_division.cl \
+	tests/kernels/corpus/macros.cl \
+	tests/kernels/corpus/math_float.cl \
+	tests/kernels/corpus/math_integer.cl \
+	tests/kernels/corpus/math_native_half.cl \
+	tests/kernels/corpus/prefix_sum.cl \
+	tests/kernels/corpus/printf.cl \
+	tests/kernels/corpus/qualifiers.cl \
+	tests/kernels/corpus/reductions.cl \
+	tests/kernels/corpus/reinterpret.cl \
+	tests/kernels/corpus/reqd_work_group_size.cl \
+	tests/kernels/corpus/sgemm_tiled.cl \
+	tests/kernels/corpus/small_types.cl \
+	tests/kernels/corpus/stencil_5pt.cl \
+	tests/kernels/corpus/struct_args.cl \
+	tests/kernels/corpus/swizzles.cl \
+	tests/kernels/corpus/three_local_args.cl \
+	tests/kernels/corpus/transpose.cl \
+	tests/kernels/corpus/unsigned_64bit.cl \
+	tests/kernels/corpus/vector_conditional.cl \
+	tests/kernels/corpus/vector_literals.cl \
+	tests/kernels/corpus/vector_relational.cl \
+	tests/kernels/corpus/vector_sizes.cl \
+	tests/kernels/corpus/vload_vstore.cl \
+	tests/kernels/corpus/work_items_3d.cl
+
+# Kernels from other projects, which test_clc translates and compiles.
+EXTRA_DIST += tests/kernels/foreign/nbody.cl tests/kernels/foreign/mandelbrot.cl \
+	tests/kernels/foreign/blackscholes.cl tests/kernels/foreign/radix_count.cl \
+	tests/kernels/foreign/convolution.cl tests/kernels/foreign/particles.cl \
+	tests/kernels/foreign/typedefs.cl tests/kernels/foreign/c99_idioms.cl \
+	tests/kernels/foreign/cxx_names.cl tests/kernels/foreign/work_items_cl20.cl

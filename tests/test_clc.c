@@ -3,8 +3,9 @@
  * refuses (and that the message names the construct and the line), the
  * kernel signatures it reports, and, where the CUDA toolkit was found at
  * configure time, that NVRTC compiles every corpus kernel and every kernel
- * in tests/clc/ after translation (NVRTC runs on the CPU; only running the
- * code needs a GPU, which the corpus tests do on the CUDA backend).
+ * in tests/kernels/foreign/ after translation (NVRTC runs on the CPU; only
+ * running the code needs a GPU, which the corpus tests do on the CUDA
+ * backend).
  */
 #include "harness.h"
 
@@ -406,13 +407,13 @@ static void compile_directory(const char *dir)
 static void nvrtc_corpus(void **state)
 {
     (void)state;
-    compile_directory("tests/corpus");
+    compile_directory("tests/kernels/corpus");
 }
 
 static void nvrtc_foreign(void **state)
 {
     (void)state;
-    compile_directory("tests/clc");
+    compile_directory("tests/kernels/foreign");
 }
 
 /* NVRTC's errors point into the user's file and line, not the translation. */

@@ -3,8 +3,8 @@
  * work-item functions in 3-D, structs, qualifiers, narrow and 64-bit
  * integers, integer division, __constant memory, printf,
  * reqd_work_group_size and double precision.  Each test builds
- * tests/corpus/<name>.cl, runs it on random data and compares with a CPU
- * reference; the tolerance is stated in each test.
+ * tests/kernels/corpus/<name>.cl, runs it on random data and compares with
+ * a CPU reference; the tolerance is stated in each test.
  */
 #include "test_corpus_common.h"
 

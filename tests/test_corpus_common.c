@@ -13,7 +13,8 @@ kiln_program *corpus_build(kiln_context *context, const char *name,
                            const kiln_build_options *options)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/tests/corpus/%s.cl", test_srcdir(), name);
+    snprintf(path, sizeof path, "%s/tests/kernels/corpus/%s.cl",
+             test_srcdir(), name);
     kiln_program *program = NULL;
     kiln_status status =
         kiln_program_build_file(context, path, options, &program);

@@ -1,7 +1,7 @@
 /*
  * Shared host code of the conformance corpus (tests/test_corpus_*.c): each
- * kernel lives in tests/corpus/NAME.cl so that it stays readable on its own,
- * and is built from the source tree with kiln_program_build_file.  The
+ * kernel lives in tests/kernels/corpus/NAME.cl so that it stays readable on
+ * its own, and is built from the source tree with kiln_program_build_file.  The
  * helpers fail the running test (cmocka) with a message naming what was
  * compared, the element and both values.
  */
@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Builds tests/corpus/<name>.cl (under KILN_TEST_SRCDIR) with `options`
- * (may be NULL); fails the test with the build log on error. */
+/* Builds tests/kernels/corpus/<name>.cl (under KILN_TEST_SRCDIR) with
+ * `options` (may be NULL); fails the test with the build log on error. */
 kiln_program *corpus_build(kiln_context *context, const char *name,
                            const kiln_build_options *options);
 

@@ -19,6 +19,7 @@ KILN_TESTS = \
 include $(srcdir)/tests/api.mk
 include $(srcdir)/tests/conveniences.mk
 include $(srcdir)/tests/corpus.mk
+include $(srcdir)/tests/backends.mk
 
 check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
 TESTS += $(KILN_TESTS)
@@ -72,4 +73,4 @@ CLEANFILES += tests/*.sanitizer.* tests/*/*.sanitizer.*
 # tools/kiln-compare against itself on each backend, and with one side
 # built differently (a shell script speaking TAP).
 TESTS += tests/kiln-compare-check
-EXTRA_DIST += tests/kiln-compare-check tests/compare/kernels.cl
+EXTRA_DIST += tests/kiln-compare-check tests/kernels/compare/kernels.cl

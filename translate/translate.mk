@@ -37,24 +37,3 @@ bin_PROGRAMS += tools/kiln-clc
 tools_kiln_clc_SOURCES = tools/kiln-clc.c
 tools_kiln_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
 tools_kiln_clc_LDADD = translate/libkiln_translate.la
-
-# The translation's own test: runs everywhere; where the CUDA toolkit was
-# found it also compiles every translated test kernel with NVRTC (no GPU
-# needed for that).
-if HAVE_CMOCKA
-check_PROGRAMS += tests/test_clc
-TESTS += tests/test_clc
-tests_test_clc_SOURCES = tests/test_clc.c
-tests_test_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
-tests_test_clc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_test_clc_LDADD = tests/libkilntest.la libkiln.la \
-	translate/libkiln_translate.la $(CMOCKA_LIBS) -lm
-if HAVE_CUDA
-tests_test_clc_CPPFLAGS += -DKILN_TEST_NVRTC $(CUDA_CPPFLAGS)
-tests_test_clc_LDADD += $(NVRTC_LIBS)
-endif
-endif
-EXTRA_DIST += tests/clc/nbody.cl tests/clc/mandelbrot.cl \
-	tests/clc/blackscholes.cl tests/clc/radix_count.cl tests/clc/convolution.cl \
-	tests/clc/particles.cl tests/clc/typedefs.cl \
-	tests/clc/c99_idioms.cl tests/clc/cxx_names.cl tests/clc/work_items_cl20.cl

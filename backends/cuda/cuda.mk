@@ -1,5 +1,5 @@
-# kiln-cuda: the CUDA backend plugin (driver API + NVRTC), and its test of
-# native CUDA C through the public API.
+# kiln-cuda: the CUDA backend plugin (driver API + NVRTC); its test of
+# native CUDA C through the public API is in tests/backends.mk.
 #
 # The plugin links libcuda.so.1 directly (the toolkit's stub at build time):
 # without the NVIDIA driver it does not load, and the core reports why.  It
@@ -27,12 +27,4 @@ backends_cuda_kiln_cuda_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version \
 backends_cuda_kiln_cuda_la_LIBADD = translate/libkiln_translate.la \
 	$(CUDA_DRIVER_LIBS) $(NVRTC_LIBS)
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/test_cuda_native
-TESTS += tests/test_cuda_native
-tests_test_cuda_native_SOURCES = tests/test_cuda_native.c
-tests_test_cuda_native_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_test_cuda_native_LDADD = tests/libkilntest.la libkiln.la \
-	$(CMOCKA_LIBS) -lm
-endif
 endif

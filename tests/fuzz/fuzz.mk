@@ -53,7 +53,8 @@ tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_CORE)
 # short examples for the rest.
 fuzz-corpus:
 	@for t in $(FUZZ_TARGETS); do mkdir -p tests/fuzz/corpus-$$t; done
-	@for f in $(top_srcdir)/tests/corpus/*.cl $(top_srcdir)/tests/clc/*.cl \
+	@for f in $(top_srcdir)/tests/kernels/corpus/*.cl \
+	          $(top_srcdir)/tests/kernels/foreign/*.cl \
 	          $(top_srcdir)/examples/*.cl; do \
 	  test -f "$$f" || continue; \
 	  cp "$$f" tests/fuzz/corpus-translate/; cp "$$f" tests/fuzz/corpus-source/; \

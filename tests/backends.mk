@@ -1,0 +1,24 @@
+# Tests of one part below the API, built where that part is.
+
+# The translation's own test: runs everywhere; where the CUDA toolkit was
+# found it also compiles every translated test kernel with NVRTC (no GPU
+# needed for that).
+check_PROGRAMS += tests/test_clc
+TESTS += tests/test_clc
+tests_test_clc_SOURCES = tests/test_clc.c
+tests_test_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
+tests_test_clc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_test_clc_LDADD = tests/libkilntest.la libkiln.la \
+	translate/libkiln_translate.la $(CMOCKA_LIBS) -lm
+if HAVE_CUDA
+tests_test_clc_CPPFLAGS += -DKILN_TEST_NVRTC $(CUDA_CPPFLAGS)
+tests_test_clc_LDADD += $(NVRTC_LIBS)
+
+# Native CUDA C through the public API (the CUDA backend only).
+check_PROGRAMS += tests/test_cuda_native
+TESTS += tests/test_cuda_native
+tests_test_cuda_native_SOURCES = tests/test_cuda_native.c
+tests_test_cuda_native_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_test_cuda_native_LDADD = tests/libkilntest.la libkiln.la \
+	$(CMOCKA_LIBS) -lm
+endif
