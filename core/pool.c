@@ -25,8 +25,11 @@ void kiln_pool_init(kiln_pool *pool)
 }
 
 /* Sizes round up to 512 bytes, and above 1 MiB to an eighth of their power
- * of two, so a block wastes at most 12.5% and similar sizes share blocks. */
-static size_t pool_size_class(size_t size)
+ * of two, so a block wastes at most 12.5% and similar sizes share blocks.
+ * A class never passes the device's largest allocation (`limit`, 0: none),
+ * which need not be a power of two (NVIDIA's OpenCL: a quarter of the
+ * memory): the sizes just below it share one block of exactly the limit. */
+static size_t pool_size_class(size_t size, uint64_t limit)
 {
     size_t step = 512;
     if (size > ((size_t)1 << 20)) {
@@ -37,7 +40,10 @@ static size_t pool_size_class(size_t size)
     }
     if (size > SIZE_MAX - (step - 1))
         return size;
-    return (size + step - 1) / step * step;
+    size_t rounded = (size + step - 1) / step * step;
+    if (limit != 0 && size <= limit && rounded > limit)
+        return (size_t)limit;
+    return rounded;
 }
 
 static void block_free(kiln_context *context, kiln_pool_block *block)
@@ -83,7 +89,8 @@ kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
 {
     pthread_mutex_lock(&context->lock);
     bool pooled = context->pool.enabled;
-    size_t wanted = pooled ? pool_size_class(size) : size;
+    size_t wanted =
+        pooled ? pool_size_class(size, context->device.max_allocation) : size;
     kiln_pool_block *block = pooled ? pool_take(context, wanted) : NULL;
     context->pool.stats.allocations++;
     if (block != NULL)

@@ -20,6 +20,7 @@ include $(srcdir)/tests/api.mk
 include $(srcdir)/tests/conveniences.mk
 include $(srcdir)/tests/corpus.mk
 include $(srcdir)/tests/backends.mk
+include $(srcdir)/tests/hardening.mk
 
 check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
 TESTS += $(KILN_TESTS)
