@@ -216,7 +216,15 @@ static bool cache_directory(char *dir, size_t size, char *why,
     const char *xdg = kiln_env_xdg_cache_home();
     const char *home = kiln_env_home();
     int written = -1;
-    if (chosen != NULL) {
+    if (chosen != NULL && chosen[0] != '/') {
+        /* Relative to whatever the current directory is at each build:
+         * refused, as KILN_PLUGIN_PATH's relative entries are. */
+        snprintf(why, why_size,
+                 "KILN_CACHE_DIR='%.256s' is relative: give an absolute "
+                 "path",
+                 chosen);
+        return false;
+    } else if (chosen != NULL) {
         written = snprintf(dir, size, "%s", chosen);
     } else if (xdg != NULL && xdg[0] == '/') {
         written = snprintf(dir, size, "%s/kiln", xdg);
@@ -305,7 +313,10 @@ bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
     }
     if (!entry_path(path, sizeof path, dir, key->hex))
         return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO at the entry's path must not wait for a writer
+     * before fstat can see that it is no regular file.  (Reads of a
+     * regular file ignore the flag.) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         kiln_trace("disk cache: miss %s", key->hex);
         return false;
@@ -529,6 +540,20 @@ kiln_status kiln_cache_get_info(kiln_cache_info *info)
         kiln_trace("disk cache: %s", why);
         return KILN_OK;
     }
+    /* The user's own directory may still hold no files (/proc/self):
+     * only one where a file can be made is reported as a cache. */
+    char probe[4400];
+    snprintf(probe, sizeof probe, "%s/" TEMP_PREFIX "probe-XXXXXX",
+             info->directory);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        kiln_trace("disk cache: nothing can be stored in %s: %s",
+                   info->directory, strerror(errno));
+        info->directory[0] = '\0';
+        return KILN_OK;
+    }
+    close(fd);
+    (void)unlink(probe);
     info->enabled = 1;
     size_t count;
     uint64_t total;

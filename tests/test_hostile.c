@@ -1,0 +1,203 @@
+/*
+ * What an adversarial test of the public API broke (issue 18), each case
+ * answered with its own status and a clear message: no crash, no hang, no
+ * leak, no stale result.  Calls that used to hang run under an alarm, so a
+ * regression fails the test instead of stalling the suite.
+ */
+#include "config.h" /* _GNU_SOURCE: setenv, mkdtemp under -std=c11 */
+
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A call that used to hang must come back within this many seconds. */
+#define HANG_LIMIT_SECONDS 60
+
+static void hang_alarm(int signal_number)
+{
+    (void)signal_number;
+    static const char message[] =
+        "test_hostile: a call did not return (it hangs)\n";
+    (void)!write(2, message, sizeof message - 1);
+    _exit(1);
+}
+
+static void hang_guard_start(void)
+{
+    signal(SIGALRM, hang_alarm);
+    alarm(HANG_LIMIT_SECONDS);
+}
+
+static void hang_guard_stop(void)
+{
+    alarm(0);
+}
+
+/* Sets an environment variable for one test; env_restore puts it back. */
+typedef struct saved_env {
+    const char *name;
+    char *value;
+} saved_env;
+
+static saved_env env_set(const char *name, const char *value)
+{
+    const char *old = getenv(name);
+    saved_env saved = {name, old ? strdup(old) : NULL};
+    if (value != NULL)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    return saved;
+}
+
+static void env_restore(saved_env *saved)
+{
+    if (saved->value != NULL)
+        setenv(saved->name, saved->value, 1);
+    else
+        unsetenv(saved->name);
+    free(saved->value);
+    saved->value = NULL;
+}
+
+static kiln_cache_info cache_info(void)
+{
+    kiln_cache_info info;
+    memset(&info, 0x55, sizeof info);
+    TEST_OK(kiln_cache_get_info(&info));
+    return info;
+}
+
+/* A fresh private directory under the scratch directory. */
+static void fresh_dir(char *dir, size_t size, const char *label)
+{
+    static unsigned counter;
+    snprintf(dir, size, "%s/hostile-%s-%u", test_scratch_dir(), label,
+             counter++);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        fail_msg("cannot create %s: %s", dir, strerror(errno));
+    /* KILN_CACHE_DIR takes absolute paths only. */
+    char *absolute = realpath(dir, NULL);
+    if (absolute == NULL)
+        fail_msg("realpath %s: %s", dir, strerror(errno));
+    snprintf(dir, size, "%s", absolute);
+    free(absolute);
+}
+
+/* A source no other test (or earlier run) has built. */
+static void unique_source(char *source, size_t size)
+{
+    snprintf(source, size,
+             "__kernel void scale(__global float *x) {\n"
+             "    x[get_global_id(0)] *= %u.0f; /* %llu */\n"
+             "}\n",
+             (unsigned)(test_random_u64() % 1000 + 2),
+             (unsigned long long)test_random_u64());
+}
+
+/* ---- the cache directory ------------------------------------------------------ */
+
+/* An entry's path taken by a FIFO (or anything but a regular file) is a
+ * miss, at once: the open must not wait for a writer. */
+static void fifo_at_an_entry_path_is_a_miss(void **state)
+{
+    kiln_context *context = test_context(state);
+    char dir[4096], source[512];
+    fresh_dir(dir, sizeof dir, "fifo");
+    saved_env cache_dir = env_set("KILN_CACHE_DIR", dir);
+    saved_env cache = env_set("KILN_CACHE", NULL);
+    unique_source(source, sizeof source);
+    kiln_program *program = test_build(context, source, NULL);
+    TEST_OK(kiln_program_release(program));
+
+    /* The entry just written becomes a FIFO. */
+    DIR *listing = opendir(dir);
+    assert_non_null(listing);
+    char entry[4400] = "";
+    struct dirent *item;
+    while ((item = readdir(listing)) != NULL)
+        if (strstr(item->d_name, ".kbin") != NULL)
+            snprintf(entry, sizeof entry, "%s/%s", dir, item->d_name);
+    closedir(listing);
+    if (entry[0] == '\0')
+        fail_msg("the build stored no entry in %s", dir);
+    assert_int_equal(unlink(entry), 0);
+    if (mkfifo(entry, 0600) != 0)
+        fail_msg("mkfifo %s: %s", entry, strerror(errno));
+
+    /* A second context has an empty memory cache: it goes to the disk. */
+    kiln_context *second = NULL;
+    TEST_OK(kiln_context_create(test_backend(state), -1, &second));
+    hang_guard_start();
+    program = test_build(second, source, NULL);
+    hang_guard_stop();
+    kiln_program_origin origin;
+    TEST_OK(kiln_program_origin_get(program, &origin));
+    assert_int_equal(origin, KILN_PROGRAM_COMPILED);
+    kiln_kernel *kernel = test_kernel(program, "scale");
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_context_release(second));
+    env_restore(&cache);
+    env_restore(&cache_dir);
+}
+
+/* A relative KILN_CACHE_DIR would follow the current directory around:
+ * refused, as KILN_PLUGIN_PATH's relative entries are, and nothing is
+ * created.  Builds still work. */
+static void relative_cache_directory_is_refused(void **state)
+{
+    kiln_context *context = test_context(state);
+    char dir[4096], here[4096], source[512];
+    fresh_dir(dir, sizeof dir, "relative");
+    assert_non_null(getcwd(here, sizeof here));
+    assert_int_equal(chdir(dir), 0);
+    saved_env cache_dir = env_set("KILN_CACHE_DIR", "kiln-cache");
+    saved_env cache = env_set("KILN_CACHE", NULL);
+    kiln_cache_info info = cache_info();
+    if (info.enabled || info.directory[0] != '\0')
+        fail_msg("KILN_CACHE_DIR=kiln-cache: enabled %d in '%s'; expected "
+                 "the cache refused",
+                 info.enabled, info.directory);
+    unique_source(source, sizeof source);
+    kiln_program *program = test_build(context, source, NULL);
+    TEST_OK(kiln_program_release(program));
+    struct stat unused;
+    if (stat("kiln-cache", &unused) == 0)
+        fail_msg("a relative KILN_CACHE_DIR was created in %s", dir);
+    env_restore(&cache);
+    env_restore(&cache_dir);
+    assert_int_equal(chdir(here), 0);
+}
+
+/* A directory that exists and is the user's but where no file can be
+ * made (/proc/self) is not a cache. */
+static void directory_where_nothing_can_be_stored_is_not_enabled(void **state)
+{
+    (void)state;
+    saved_env cache_dir = env_set("KILN_CACHE_DIR", "/proc/self");
+    saved_env cache = env_set("KILN_CACHE", NULL);
+    kiln_cache_info info = cache_info();
+    if (info.enabled)
+        fail_msg("KILN_CACHE_DIR=/proc/self is reported enabled ('%s')",
+                 info.directory);
+    env_restore(&cache);
+    env_restore(&cache_dir);
+}
+
+int main(void)
+{
+    static const kiln_test tests[] = {
+        KILN_TEST(fifo_at_an_entry_path_is_a_miss),
+        KILN_TEST(relative_cache_directory_is_refused),
+        KILN_TEST(directory_where_nothing_can_be_stored_is_not_enabled),
+    };
+    return kiln_test_main("hostile", tests, sizeof tests / sizeof tests[0]);
+}
