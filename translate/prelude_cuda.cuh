@@ -9,7 +9,7 @@
  *  - KL_FN functions are __host__ __device__ (testable on the CPU with nvcc);
  *    atomics, work-item functions, barriers are __device__ only.
  *  - half -> kl_half (2-byte storage); event_t -> kl_event_t (int).
- *  - <scalar>N -> kl_<scalar>N: one struct per type, alignment = size,
+ *  - <scalar>N -> kl_<scalar>N, a typedef of kl_v<T, N>: alignment = size,
  *    N=3 has a padding member w; members x y z w s4..s7 s8 s9 sa..sf; trivial
  *    default constructor, implicit constexpr splat from any arithmetic scalar.
  *    kl_vec<T,N>::type, kl_elem_t<V>, kl_width<V>::value, kl_at(v, i).
@@ -143,10 +143,17 @@ template <int N> using kl_iseq_for = typename kl_iseq_for_<N>::type;
 
 /* ---- vector types -------------------------------------------------------- */
 
+/* One class template, kl_v<T, N>, with a partial specialisation per width
+ * (the members' names differ); kl_float4 and the others name its
+ * specialisations.  A template costs NVRTC almost nothing until a program
+ * uses a type, and then only the operators it calls are instantiated:
+ * fifty non-template structs with all their operators cost ~20 times more
+ * to compile than a typical kernel. */
 struct kl_mk_tag {}; /* selects the member-wise constructor */
 /* builds V from the flattened components of a... */
 template <class V, int... I, class... A>
 KL_CFN V kl_make_(kl_iseq<I...>, const A &...a);
+template <class T, int N> struct kl_v;
 template <class T, int N> struct kl_vec;
 template <class T> struct kl_vec<T, 1> { typedef T type; };
 
@@ -158,7 +165,7 @@ template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v);
  * expression only looks at the operators of the types in it (found by ADL,
  * also through a proxy, whose template argument is the vector type).  The
  * vector-vector forms are non-templates, so proxies and scalars convert;
- * vector-scalar forms are templates on the scalar, which is splat. */
+ * vector-scalar forms take the element type, to which the scalar converts. */
 template <class T> struct kl_shc { T v; }; /* a shift count (see kl_shift_count) */
 template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
 
@@ -184,13 +191,15 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
 #define KL_VSCALAR(V, T, R, OP)                                               \
     friend KL_CFN R operator OP(const V &a, T b) { return a OP V(b); }        \
     friend KL_CFN R operator OP(T a, const V &b) { return V(a) OP b; }
+/* compound assignments are friends too, so that the integer-only ones can
+ * live in a base class; V & binds only non-const, non-volatile lvalues, as
+ * the implicit object of a member would */
 #define KL_VOP(V, T, N, OP)                                                    \
     friend KL_CFN V operator OP(const V &a, const V &b) {                     \
         return KL_MK(V, N, KL_BIN_, OP);                                      \
     }                                                                         \
-    KL_VSCALAR(V, T, V, OP)                                                      \
-    KL_CFN V &operator OP##=(const V &b) {                                    \
-        V &a = *this;                                                         \
+    KL_VSCALAR(V, T, V, OP)                                                   \
+    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
         return a = KL_MK(V, N, KL_BIN_, OP);                                  \
     }
 #define KL_VCMP(V, T, N, C, OP)                                                \
@@ -202,24 +211,23 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
     friend KL_CFN V operator OP(const V &a, const V &b) {                     \
         return KL_MK(V, N, F, T);                                             \
     }                                                                         \
-    KL_VSCALAR(V, T, V, OP)                                                      \
-    KL_CFN V &operator OP##=(const V &b) {                                    \
-        V &a = *this;                                                         \
+    KL_VSCALAR(V, T, V, OP)                                                   \
+    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
         return a = KL_MK(V, N, F, T);                                         \
     }                                                                         \
     template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
         return a OP kl_shc_vec<V>(c);                                         \
     }                                                                         \
-    template <class U> KL_CFN V &operator OP##=(kl_shc<U> c) {                \
-        return *this OP##= kl_shc_vec<V>(c);                                  \
+    template <class U> friend KL_CFN V &operator OP##=(V &a, kl_shc<U> c) {   \
+        return a OP##= kl_shc_vec<V>(c);                                      \
     }
 /* every type: C is the comparison result (-1/0 in the element-sized signed
  * integer vector) */
 #define KL_OPS_F(V, T, N, C)                                                  \
-    KL_VOP(V, T, N, +) KL_VOP(V, T, N, -) KL_VOP(V, T, N, *) KL_VOP(V, T, N, /)           \
-    KL_VCMP(V, T, N, C, ==) KL_VCMP(V, T, N, C, !=) KL_VCMP(V, T, N, C, <)             \
-    KL_VCMP(V, T, N, C, >) KL_VCMP(V, T, N, C, <=) KL_VCMP(V, T, N, C, >=)             \
-    KL_VCMP(V, T, N, C, &&) KL_VCMP(V, T, N, C, ||)                                 \
+    KL_VOP(V, T, N, +) KL_VOP(V, T, N, -) KL_VOP(V, T, N, *) KL_VOP(V, T, N, /) \
+    KL_VCMP(V, T, N, C, ==) KL_VCMP(V, T, N, C, !=) KL_VCMP(V, T, N, C, <)    \
+    KL_VCMP(V, T, N, C, >) KL_VCMP(V, T, N, C, <=) KL_VCMP(V, T, N, C, >=)    \
+    KL_VCMP(V, T, N, C, &&) KL_VCMP(V, T, N, C, ||)                           \
     friend KL_CFN V operator-(const V &a) { return KL_MK(V, N, KL_UN_, -); }  \
     friend KL_CFN V operator+(const V &a) { return a; }                       \
     friend KL_CFN C operator!(const V &a) { return KL_MK(C, N, KL_NOT_, !); } \
@@ -233,12 +241,20 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
     }                                                                         \
     KL_CFN V operator++(int) { V t = *this; ++*this; return t; }              \
     KL_CFN V operator--(int) { V t = *this; --*this; return t; }
-/* integer types add % & | ^ ~ and the shifts */
-#define KL_OPS_I(V, T, N, C)                                                  \
-    KL_OPS_F(V, T, N, C)                                                      \
-    KL_VOP(V, T, N, %) KL_VOP(V, T, N, &) KL_VOP(V, T, N, |) KL_VOP(V, T, N, ^)           \
-    KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)                 \
-    friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); }
+/* integer types add % & | ^ ~ and the shifts: friends of this empty base,
+ * which ADL sees as it sees the vector's own (one specialisation per width,
+ * as the macros spell the components out) */
+template <class V, class T, int N> struct kl_int_ops;
+#define KL_INT_OPS(N)                                                         \
+    template <class V, class T> struct kl_int_ops<V, T, N> {                  \
+        KL_VOP(V, T, N, %) KL_VOP(V, T, N, &) KL_VOP(V, T, N, |)              \
+        KL_VOP(V, T, N, ^)                                                    \
+        KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)             \
+        friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); } \
+    };
+KL_INT_OPS(2) KL_INT_OPS(3) KL_INT_OPS(4) KL_INT_OPS(8) KL_INT_OPS(16)
+#undef KL_INT_OPS
+struct kl_no_ops {};
 
 #define KL_REP2(e) e, e
 #define KL_REP3(e) e, e, e
@@ -246,20 +262,22 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
 #define KL_REP8(e) KL_REP4(e), KL_REP4(e)
 #define KL_REP16(e) KL_REP8(e), KL_REP8(e)
 
-#define KL_VOLATILE_OP(NAME, OP)                                              \
+#define KL_VOLATILE_OP(OP)                                                    \
     template <class V, class B,                                               \
-              kl_enable_if_t<kl_is_same<V, volatile NAME>::value, int> = 0>   \
+              kl_enable_if_t<kl_is_same<V, volatile kl_v>::value, int> = 0>   \
     friend KL_FN void operator OP(V &a, const B &b) {                         \
-        NAME t(a);                                                            \
+        kl_v t(a);                                                            \
         t OP b;                                                               \
         a = t;                                                                \
     }
-#define KL_VHEAD(NAME, T, N, CMP, K)                                            \
+/* the members every width has; T and N are the template's */
+#define KL_VHEAD(N)                                                           \
     typedef T kl_elem_type;                                                   \
-    enum { kl_width_value = N };                                  \
-    NAME() = default;                                                         \
+    enum { kl_width_value = N };                                              \
+    typedef kl_v<kl_sint_t<(int)sizeof(T)>, N> kl_cmp_type;                   \
+    kl_v() = default;                                                         \
     template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
-    KL_CFN NAME(S s) : NAME(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
+    KL_CFN kl_v(S s) : kl_v(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
     /* brace initialisation {a, b, ...}: N scalars, each converted */         \
     template <class S0, class S1, class... S,                                 \
               kl_enable_if_t<(2 + sizeof...(S) == N) &&                       \
@@ -267,19 +285,19 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
                                  kl_is_scalar<S1>::value &&                   \
                                  (true && ... && kl_is_scalar<S>::value),     \
                              int> = 0>                                        \
-    KL_CFN NAME(S0 a, S1 b, S... s)                                           \
-        : NAME(kl_make_<NAME>(kl_iseq_for<N>{}, a, b, s...)) {}               \
+    KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
+        : kl_v(kl_make_<kl_v>(kl_iseq_for<N>{}, a, b, s...)) {}               \
     /* volatile vectors (volatile __global int4 *p): copy in and out one  */ \
     /* component at a time.  Templates, so the implicit copy operations    */ \
     /* stay trivial.                                                       */ \
-    template <class V, kl_enable_if_t<kl_is_same<V, NAME>::value, int> = 0>   \
-    KL_FN NAME(const volatile V &b) {                                         \
+    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
+    KL_FN kl_v(const volatile V &b) {                                         \
         const volatile T *from = &b.x;                                        \
         T *to = &x;                                                           \
         for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
             to[i] = from[i];                                                  \
     }                                                                         \
-    template <class V, kl_enable_if_t<kl_is_same<V, NAME>::value, int> = 0>   \
+    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
     KL_FN void operator=(const V &b) volatile {                               \
         const T *from = &b.x;                                                 \
         volatile T *to = &x;                                                  \
@@ -288,10 +306,10 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
     }                                                                         \
     /* compound assignment to a volatile vector; V deduces the object's  */ \
     /* own type, so only volatile objects see these                         */ \
-    KL_VOLATILE_OP(NAME, +=) KL_VOLATILE_OP(NAME, -=)                         \
-    KL_VOLATILE_OP(NAME, *=) KL_VOLATILE_OP(NAME, /=)                         \
+    KL_VOLATILE_OP(+=) KL_VOLATILE_OP(-=)                                     \
+    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)                                     \
     template <int... C> KL_FN auto kl_swc() const volatile & {                \
-        const NAME t(*this);                                                  \
+        const kl_v t(*this);                                                  \
         return kl_swz_rv<N, C...>(t);                                         \
     }                                                                         \
     template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
@@ -303,68 +321,55 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
     template <int... C> KL_CFN auto kl_swc() && {                             \
         return kl_swz_rv<N, C...>(*this);                                     \
     }                                                                         \
-    KL_OPS_##K(NAME, T, N, CMP)
+    KL_OPS_F(kl_v, T, N, kl_cmp_type)
 
-#define KL_VS2(NAME, T, CMP, K)                                                       \
-    struct alignas(2 * sizeof(T)) NAME {                                      \
-        T x, y;                                                               \
-        KL_CFN NAME(kl_mk_tag, T a, T b) : x(a), y(b) {}                      \
-        KL_VHEAD(NAME, T, 2, CMP, K)                                                  \
-    };
-#define KL_VS3(NAME, T, CMP, K)                                                       \
-    struct alignas(4 * sizeof(T)) NAME {                                      \
-        T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */            \
-        KL_CFN NAME(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}      \
-        KL_VHEAD(NAME, T, 3, CMP, K)                                                  \
-    };
-#define KL_VS4(NAME, T, CMP, K)                                                       \
-    struct alignas(4 * sizeof(T)) NAME {                                      \
-        T x, y, z, w;                                                         \
-        KL_CFN NAME(kl_mk_tag, T a, T b, T c, T d)                            \
-            : x(a), y(b), z(c), w(d) {}                                       \
-        KL_VHEAD(NAME, T, 4, CMP, K)                                                  \
-    };
-#define KL_VS8(NAME, T, CMP, K)                                                       \
-    struct alignas(8 * sizeof(T)) NAME {                                      \
-        T x, y, z, w, s4, s5, s6, s7;                                         \
-        KL_CFN NAME(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6,      \
-                    T a7)                                                     \
-            : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}   \
-        KL_VHEAD(NAME, T, 8, CMP, K)                                                  \
-    };
-#define KL_VS16(NAME, T, CMP, K)                                                      \
-    struct alignas(16 * sizeof(T)) NAME {                                     \
-        T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;         \
-        KL_CFN NAME(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6,      \
-                    T a7, T a8, T a9, T aa, T ab, T ac, T ad, T ae, T af)     \
-            : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),     \
-              s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae),         \
-              sf(af) {}                                                       \
-        KL_VHEAD(NAME, T, 16, CMP, K)                                                 \
-    };
-#define KL_VS(NAME, T, N, CMP, K)                                               \
-    KL_VS##N(NAME, T, CMP, K) template <> struct kl_vec<T, N> { typedef NAME type; };
+/* the base with the integer operators, for integer elements */
+template <class T, int N>
+using kl_ops_base = kl_cond_t<kl_is_int<T>::value, kl_int_ops<kl_v<T, N>, T, N>, kl_no_ops>;
 
-/* every vector type: M(name, element type, width, comparison type, I|F) */
-#define KL_FOR_N(M, S, T, C, K)                                               \
-    M(kl_##S##2, T, 2, kl_##C##2, K) M(kl_##S##3, T, 3, kl_##C##3, K)         \
-    M(kl_##S##4, T, 4, kl_##C##4, K) M(kl_##S##8, T, 8, kl_##C##8, K)         \
-    M(kl_##S##16, T, 16, kl_##C##16, K)
-/* OpenCL's char is signed whatever the host's char is; the signed types come
- * first, as comparison results of the unsigned and floating ones */
-#define KL_FOR_INT_VECS(M)                                                    \
-    KL_FOR_N(M, char, signed char, char, I)                                   \
-    KL_FOR_N(M, uchar, unsigned char, char, I)                                \
-    KL_FOR_N(M, short, short, short, I)                                       \
-    KL_FOR_N(M, ushort, unsigned short, short, I)                             \
-    KL_FOR_N(M, int, int, int, I) KL_FOR_N(M, uint, unsigned int, int, I)     \
-    KL_FOR_N(M, long, long, long, I)                                          \
-    KL_FOR_N(M, ulong, unsigned long, long, I)
-#define KL_FOR_FP_VECS(M)                                                     \
-    KL_FOR_N(M, float, float, int, F) KL_FOR_N(M, double, double, long, F)
+template <class T> struct alignas(2 * sizeof(T)) kl_v<T, 2> : kl_ops_base<T, 2> {
+    T x, y;
+    KL_CFN kl_v(kl_mk_tag, T a, T b) : x(a), y(b) {}
+    KL_VHEAD(2)
+};
+template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 3> : kl_ops_base<T, 3> {
+    T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */
+    KL_CFN kl_v(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}
+    KL_VHEAD(3)
+};
+template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 4> : kl_ops_base<T, 4> {
+    T x, y, z, w;
+    KL_CFN kl_v(kl_mk_tag, T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
+    KL_VHEAD(4)
+};
+template <class T> struct alignas(8 * sizeof(T)) kl_v<T, 8> : kl_ops_base<T, 8> {
+    T x, y, z, w, s4, s5, s6, s7;
+    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7)
+        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}
+    KL_VHEAD(8)
+};
+template <class T> struct alignas(16 * sizeof(T)) kl_v<T, 16> : kl_ops_base<T, 16> {
+    T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;
+    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7,
+                T a8, T a9, T aa, T ab, T ac, T ad, T ae, T af)
+        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),
+          s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae), sf(af) {}
+    KL_VHEAD(16)
+};
 
-KL_FOR_INT_VECS(KL_VS)
-KL_FOR_FP_VECS(KL_VS)
+/* the OpenCL names: kl_<scalar>N; kl_vec<T, N> is defined for OpenCL's
+ * element types only.  OpenCL's char is signed whatever the host's char is. */
+#define KL_VN(S, T, N)                                                        \
+    typedef kl_v<T, N> kl_##S##N;                                             \
+    template <> struct kl_vec<T, N> { typedef kl_v<T, N> type; };
+#define KL_VS(S, T)                                                           \
+    KL_VN(S, T, 2) KL_VN(S, T, 3) KL_VN(S, T, 4) KL_VN(S, T, 8) KL_VN(S, T, 16)
+KL_VS(char, signed char) KL_VS(uchar, unsigned char) KL_VS(short, short)
+KL_VS(ushort, unsigned short) KL_VS(int, int) KL_VS(uint, unsigned int)
+KL_VS(long, long) KL_VS(ulong, unsigned long) KL_VS(float, float)
+KL_VS(double, double)
+#undef KL_VS
+#undef KL_VN
 template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
 
 template <class T, class = void> struct kl_is_vec_ : kl_bool_c<false> {
