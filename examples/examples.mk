@@ -37,3 +37,25 @@ EXTRA_DIST += examples/run-all
 check-examples: all
 	@$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/examples/run-all -q examples
 .PHONY: check-examples
+
+# The MPI examples, when configure found MPI (--with-mpi): one rank per
+# device.  examples/run-mpi runs them with 2 ranks and with 4 ranks
+# oversubscribed; `make check-mpi` does that for this build.
+noinst_HEADERS += examples/mpi_example.h
+EXTRA_DIST += examples/run-mpi
+if HAVE_MPI
+noinst_PROGRAMS += examples/mpi_sum_of_squares examples/mpi_jacobi
+examples_mpi_sum_of_squares_SOURCES = examples/mpi_sum_of_squares.c
+examples_mpi_sum_of_squares_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+examples_mpi_sum_of_squares_LDADD = libkiln.la $(MPI_LIBS) -lm
+examples_mpi_jacobi_SOURCES = examples/mpi_jacobi.c
+examples_mpi_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+examples_mpi_jacobi_LDADD = libkiln.la $(MPI_LIBS) -lm
+
+check-mpi: all
+	@$(AM_TESTS_ENVIRONMENT) MPIRUN="$(MPIRUN)" $(SHELL) $(srcdir)/examples/run-mpi examples
+else
+check-mpi:
+	@echo "check-mpi: configure found no MPI (see its summary; --with-mpi)"; exit 1
+endif
+.PHONY: check-mpi
