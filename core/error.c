@@ -119,6 +119,19 @@ kiln_status kiln_error_prefix(kiln_status status, const char *format, ...)
     return status;
 }
 
+kiln_status kiln_error_set(kiln_status status, const char *format, ...)
+{
+    if (status == KILN_OK || format == NULL) {
+        kiln_error_clear();
+        return status;
+    }
+    va_list args;
+    va_start(args, format);
+    kiln_status result = kiln_error_v(status, format, args);
+    va_end(args);
+    return result;
+}
+
 void kiln_error_clear(void)
 {
     (void)pthread_once(&error_key_once, error_key_create);
@@ -168,6 +181,8 @@ const char *kiln_status_name(kiln_status status)
         NAME(KILN_ERR_UNSUPPORTED)
         NAME(KILN_ERR_IO)
         NAME(KILN_ERR_BACKEND)
+        NAME(KILN_ERR_SHAPE)
+        NAME(KILN_ERR_DTYPE)
 #undef NAME
     }
     return "KILN_ERR_UNKNOWN_STATUS";

@@ -73,8 +73,12 @@ typedef enum kiln_status {
     KILN_ERR_NOT_READY,           /* kiln_event_query: not complete yet     */
     KILN_ERR_UNSUPPORTED,         /* valid, but not on this backend         */
     KILN_ERR_IO,                  /* a file could not be read               */
-    KILN_ERR_BACKEND              /* any other vendor error: its name and
+    KILN_ERR_BACKEND,             /* any other vendor error: its name and
                                      text are in kiln_last_error()          */
+    KILN_ERR_SHAPE,               /* array shapes that do not match or
+                                     broadcast (kiln_array.h)               */
+    KILN_ERR_DTYPE                /* an element type the operation does not
+                                     take (kiln_array.h)                    */
 } kiln_status;
 
 /* The enumerator's name as text ("KILN_ERR_BUILD"); never NULL. */
@@ -84,6 +88,18 @@ const char *kiln_status_name(kiln_status status);
  * call succeeded.  The text stays valid until this thread's next Kiln call.
  * (Not a status-returning function: it cannot fail.) */
 const char *kiln_last_error(void);
+
+/* Sets this thread's last error to the formatted message and returns
+ * `status`, for layers and bindings built on Kiln (kiln_array.h is one)
+ * that report their errors the way Kiln does:
+ * `return kiln_error_set(KILN_ERR_SHAPE, "shapes %s and %s", a, b);`.
+ * KILN_OK clears the message.  (It cannot fail: a message too large for
+ * the host's memory is replaced by a note saying so.) */
+kiln_status kiln_error_set(kiln_status status, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* The library's version: "0.1.0".  Never NULL. */
 const char *kiln_version(void);

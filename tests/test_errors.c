@@ -137,11 +137,13 @@ static void every_status_has_its_name(void **state)
         {KILN_ERR_UNSUPPORTED, "KILN_ERR_UNSUPPORTED"},
         {KILN_ERR_IO, "KILN_ERR_IO"},
         {KILN_ERR_BACKEND, "KILN_ERR_BACKEND"},
+        {KILN_ERR_SHAPE, "KILN_ERR_SHAPE"},
+        {KILN_ERR_DTYPE, "KILN_ERR_DTYPE"},
     };
     const size_t count = sizeof names / sizeof *names;
     /* The enumerators are dense from 0: a status added to kiln.h without a
      * name here makes this count wrong. */
-    assert_int_equal(count, (size_t)KILN_ERR_BACKEND + 1);
+    assert_int_equal(count, (size_t)KILN_ERR_DTYPE + 1);
     for (size_t i = 0; i < count; ++i) {
         assert_int_equal((int)names[i].status, (int)i);
         const char *name = kiln_status_name(names[i].status);
