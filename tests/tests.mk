@@ -21,6 +21,7 @@ include $(srcdir)/tests/conveniences.mk
 include $(srcdir)/tests/corpus.mk
 include $(srcdir)/tests/backends.mk
 include $(srcdir)/tests/hardening.mk
+include $(srcdir)/tests/array.mk
 
 check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
 TESTS += $(KILN_TESTS)

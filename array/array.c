@@ -1,0 +1,634 @@
+/*
+ * Arrays: creation, views, host copies and the dtype rules.  An array is a
+ * buffer, an element offset into it (views share the buffer) and a
+ * C-contiguous shape.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    const char *ctype;
+    size_t size;
+    bool is_float, is_signed;
+} dtypes[] = {
+    [KILN_DTYPE_INT8] = {"int8", "char", 1, false, true},
+    [KILN_DTYPE_UINT8] = {"uint8", "uchar", 1, false, false},
+    [KILN_DTYPE_INT16] = {"int16", "short", 2, false, true},
+    [KILN_DTYPE_UINT16] = {"uint16", "ushort", 2, false, false},
+    [KILN_DTYPE_INT32] = {"int32", "int", 4, false, true},
+    [KILN_DTYPE_UINT32] = {"uint32", "uint", 4, false, false},
+    [KILN_DTYPE_INT64] = {"int64", "long", 8, false, true},
+    [KILN_DTYPE_UINT64] = {"uint64", "ulong", 8, false, false},
+    [KILN_DTYPE_FLOAT32] = {"float32", "float", 4, true, true},
+    [KILN_DTYPE_FLOAT64] = {"float64", "double", 8, true, true},
+};
+
+static bool dtype_valid(kiln_dtype dtype)
+{
+    return (unsigned)dtype <= (unsigned)KILN_DTYPE_FLOAT64;
+}
+
+size_t kiln_dtype_size(kiln_dtype dtype)
+{
+    return dtype_valid(dtype) ? dtypes[dtype].size : 0;
+}
+
+const char *kiln_dtype_name(kiln_dtype dtype)
+{
+    return dtype_valid(dtype) ? dtypes[dtype].name : "unknown";
+}
+
+const char *array_dtype_ctype(kiln_dtype dtype)
+{
+    return dtypes[dtype].ctype;
+}
+
+bool array_dtype_is_float(kiln_dtype dtype)
+{
+    return dtypes[dtype].is_float;
+}
+
+bool array_dtype_is_signed(kiln_dtype dtype)
+{
+    return dtypes[dtype].is_signed;
+}
+
+static kiln_dtype integer_of(size_t size, bool is_signed)
+{
+    switch (size) {
+    case 1:
+        return is_signed ? KILN_DTYPE_INT8 : KILN_DTYPE_UINT8;
+    case 2:
+        return is_signed ? KILN_DTYPE_INT16 : KILN_DTYPE_UINT16;
+    case 4:
+        return is_signed ? KILN_DTYPE_INT32 : KILN_DTYPE_UINT32;
+    default:
+        return is_signed ? KILN_DTYPE_INT64 : KILN_DTYPE_UINT64;
+    }
+}
+
+/* NumPy's table: the smallest type that holds every value of both, with
+ * float64 where no integer type can (int64 and uint64) and for 32- and
+ * 64-bit integers meeting float32. */
+kiln_dtype array_promote(kiln_dtype a, kiln_dtype b)
+{
+    if (a == b)
+        return a;
+    bool float_a = dtypes[a].is_float, float_b = dtypes[b].is_float;
+    if (float_a && float_b)
+        return dtypes[a].size > dtypes[b].size ? a : b;
+    if (float_a || float_b) {
+        kiln_dtype f = float_a ? a : b, i = float_a ? b : a;
+        if (f == KILN_DTYPE_FLOAT64 || dtypes[i].size >= 4)
+            return KILN_DTYPE_FLOAT64;
+        return KILN_DTYPE_FLOAT32;
+    }
+    size_t size_a = dtypes[a].size, size_b = dtypes[b].size;
+    if (dtypes[a].is_signed == dtypes[b].is_signed)
+        return size_a > size_b ? a : b;
+    kiln_dtype s = dtypes[a].is_signed ? a : b, u = dtypes[a].is_signed ? b : a;
+    if (dtypes[s].size > dtypes[u].size)
+        return s;
+    if (dtypes[u].size == 8)
+        return KILN_DTYPE_FLOAT64;
+    return integer_of(dtypes[u].size * 2, true);
+}
+
+kiln_status array_check(const kiln_array *array, const char *function,
+                        const char *name)
+{
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: %s is NULL",
+                           function, name);
+    if (array->magic != ARRAY_MAGIC)
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "%s: %s is not a live array (released or not an "
+                           "array)",
+                           function, name);
+    return KILN_OK;
+}
+
+kiln_status array_check_dtype(kiln_dtype dtype, const char *function)
+{
+    if (!dtype_valid(dtype))
+        return array_error(KILN_ERR_DTYPE, "%s: %d is not a kiln_dtype",
+                           function, (int)dtype);
+    return KILN_OK;
+}
+
+kiln_status array_check_device_dtype(kiln_context *context, kiln_dtype dtype,
+                                     const char *function)
+{
+    if (dtype == KILN_DTYPE_FLOAT64 && !array_has_double(context))
+        return array_error(KILN_ERR_DTYPE,
+                           "%s: this device has no double precision for "
+                           "float64",
+                           function);
+    return KILN_OK;
+}
+
+kiln_status array_same_context(const char *function, const kiln_array *a,
+                               const kiln_array *b)
+{
+    if (a->context != b->context)
+        return array_error(KILN_ERR_CONTEXT_MISMATCH,
+                           "%s: the arrays belong to two different contexts",
+                           function);
+    return KILN_OK;
+}
+
+void array_shape_text(const kiln_array *array, char *out, size_t size)
+{
+    size_t used = (size_t)snprintf(out, size, "(");
+    for (size_t d = 0; d < array->ndim && used < size; ++d)
+        used += (size_t)snprintf(out + used, size - used, "%s%zu",
+                                 d ? ", " : "", array->shape[d]);
+    if (used < size)
+        snprintf(out + used, size - used, "%s)", array->ndim == 1 ? "," : "");
+}
+
+static kiln_status check_shape(size_t ndim, const size_t *shape,
+                               const char *function, size_t *size)
+{
+    if (ndim > KILN_ARRAY_MAX_DIMS)
+        return array_error(KILN_ERR_SHAPE,
+                           "%s: %zu dimensions, more than the %d an array "
+                           "can have",
+                           function, ndim, KILN_ARRAY_MAX_DIMS);
+    if (ndim > 0 && shape == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: shape is NULL for %zu dimensions", function,
+                           ndim);
+    size_t total = 1;
+    for (size_t d = 0; d < ndim; ++d) {
+        if (shape[d] != 0 && total > SIZE_MAX / shape[d])
+            return array_error(KILN_ERR_INVALID_SIZE,
+                               "%s: the shape's product overflows", function);
+        total *= shape[d];
+    }
+    *size = total;
+    return KILN_OK;
+}
+
+kiln_status array_new(kiln_context *context, kiln_dtype dtype, size_t ndim,
+                      const size_t *shape, const char *function,
+                      kiln_array **array)
+{
+    if (context == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: context is NULL",
+                           function);
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
+                           function);
+    kiln_status status = array_check_dtype(dtype, function);
+    if (status != KILN_OK)
+        return status;
+    size_t size = 0;
+    status = check_shape(ndim, shape, function, &size);
+    if (status != KILN_OK)
+        return status;
+    status = array_check_device_dtype(context, dtype, function);
+    if (status != KILN_OK)
+        return status;
+    if (size > SIZE_MAX / dtypes[dtype].size)
+        return array_error(KILN_ERR_INVALID_SIZE, "%s: %zu elements of %s "
+                           "are more bytes than a size_t holds",
+                           function, size, dtypes[dtype].name);
+    kiln_array *made = calloc(1, sizeof *made);
+    if (made == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    if (size > 0) {
+        status = kiln_buffer_create(context, size * dtypes[dtype].size,
+                                    &made->buffer);
+        if (status != KILN_OK) {
+            free(made);
+            return array_error_prefix(status, "%s", function);
+        }
+    }
+    kiln_context_retain(context);
+    made->magic = ARRAY_MAGIC;
+    atomic_init(&made->references, 1);
+    made->context = context;
+    made->dtype = dtype;
+    made->ndim = ndim;
+    for (size_t d = 0; d < ndim; ++d)
+        made->shape[d] = shape[d];
+    made->size = size;
+    *array = made;
+    return KILN_OK;
+}
+
+kiln_status kiln_array_retain(kiln_array *array)
+{
+    kiln_status status = array_check(array, "kiln_array_retain", "array");
+    if (status != KILN_OK)
+        return status;
+    atomic_fetch_add(&array->references, 1);
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_release(kiln_array *array)
+{
+    kiln_status status = array_check(array, "kiln_array_release", "array");
+    if (status != KILN_OK)
+        return status;
+    if (atomic_fetch_sub(&array->references, 1) == 1) {
+        array->magic = 0;
+        if (array->buffer != NULL)
+            kiln_buffer_release(array->buffer);
+        kiln_context_release(array->context);
+        free(array);
+    }
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_empty(kiln_context *context, kiln_dtype dtype,
+                             size_t ndim, const size_t *shape,
+                             kiln_array **array)
+{
+    kiln_status status =
+        array_new(context, dtype, ndim, shape, "kiln_array_empty", array);
+    return status == KILN_OK ? kiln_error_set(KILN_OK, NULL) : status;
+}
+
+/* Fills with one element's bytes, which kiln_buffer_fill repeats: no kernel
+ * is needed for any dtype. */
+static kiln_status fill_value(kiln_context *context, kiln_dtype dtype,
+                              size_t ndim, const size_t *shape, double value,
+                              kiln_stream *stream, const char *function,
+                              kiln_array **array)
+{
+    kiln_array *made = NULL;
+    kiln_status status =
+        array_new(context, dtype, ndim, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    if (made->size > 0) {
+        array_scalar pattern;
+        kiln_arg arg = array_scalar_arg(dtype, value, &pattern);
+        status = kiln_buffer_fill_async(made->buffer, 0,
+                                        made->size * dtypes[dtype].size,
+                                        arg.value, arg.size, stream);
+        if (status != KILN_OK) {
+            kiln_array_release(made);
+            return array_error_prefix(status, "%s", function);
+        }
+    }
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_zeros(kiln_context *context, kiln_dtype dtype,
+                             size_t ndim, const size_t *shape,
+                             kiln_stream *stream, kiln_array **array)
+{
+    return fill_value(context, dtype, ndim, shape, 0.0, stream,
+                      "kiln_array_zeros", array);
+}
+
+kiln_status kiln_array_ones(kiln_context *context, kiln_dtype dtype,
+                            size_t ndim, const size_t *shape,
+                            kiln_stream *stream, kiln_array **array)
+{
+    return fill_value(context, dtype, ndim, shape, 1.0, stream,
+                      "kiln_array_ones", array);
+}
+
+kiln_status kiln_array_full(kiln_context *context, kiln_dtype dtype,
+                            size_t ndim, const size_t *shape, double value,
+                            kiln_stream *stream, kiln_array **array)
+{
+    return fill_value(context, dtype, ndim, shape, value, stream,
+                      "kiln_array_full", array);
+}
+
+kiln_arg array_scalar_arg(kiln_dtype dtype, double value, array_scalar *slot)
+{
+    switch (dtype) {
+    case KILN_DTYPE_INT8:
+        slot->i8 = (int8_t)value;
+        return KILN_ARG_VALUE(&slot->i8, 1);
+    case KILN_DTYPE_UINT8:
+        slot->u8 = (uint8_t)value;
+        return KILN_ARG_VALUE(&slot->u8, 1);
+    case KILN_DTYPE_INT16:
+        slot->i16 = (int16_t)value;
+        return KILN_ARG_VALUE(&slot->i16, 2);
+    case KILN_DTYPE_UINT16:
+        slot->u16 = (uint16_t)value;
+        return KILN_ARG_VALUE(&slot->u16, 2);
+    case KILN_DTYPE_INT32:
+        slot->i32 = (int32_t)value;
+        return KILN_ARG_VALUE(&slot->i32, 4);
+    case KILN_DTYPE_UINT32:
+        slot->u32 = (uint32_t)value;
+        return KILN_ARG_VALUE(&slot->u32, 4);
+    case KILN_DTYPE_INT64:
+        slot->i64 = (int64_t)value;
+        return KILN_ARG_VALUE(&slot->i64, 8);
+    case KILN_DTYPE_UINT64:
+        slot->u64 = (uint64_t)value;
+        return KILN_ARG_VALUE(&slot->u64, 8);
+    case KILN_DTYPE_FLOAT32:
+        slot->f32 = (float)value;
+        return KILN_ARG_VALUE(&slot->f32, 4);
+    case KILN_DTYPE_FLOAT64:
+    default:
+        slot->f64 = value;
+        return KILN_ARG_VALUE(&slot->f64, 8);
+    }
+}
+
+kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
+                              double start, double stop, double step,
+                              kiln_stream *stream, kiln_array **array)
+{
+    static const char function[] = "kiln_array_arange";
+    if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: start, stop and step must be finite and step "
+                           "nonzero (got %g, %g, %g)",
+                           function, start, stop, step);
+    double count = ceil((stop - start) / step);
+    if (count > 1e15)
+        return array_error(KILN_ERR_INVALID_SIZE, "%s: %g elements", function,
+                           count);
+    size_t shape[1] = {count > 0 ? (size_t)count : 0};
+    kiln_array *made = NULL;
+    kiln_status status = array_new(context, dtype, 1, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    const double values[2] = {start, step};
+    status = array_fill_expression(made, "v0 + (kiln_real)i * v1", 2, values,
+                                   stream);
+    if (status != KILN_OK) {
+        kiln_array_release(made);
+        return array_error_prefix(status, "%s", function);
+    }
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
+                                double start, double stop, size_t count,
+                                kiln_stream *stream, kiln_array **array)
+{
+    static const char function[] = "kiln_array_linspace";
+    if (!isfinite(start) || !isfinite(stop))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: start and stop must be finite", function);
+    size_t shape[1] = {count};
+    kiln_array *made = NULL;
+    kiln_status status = array_new(context, dtype, 1, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    /* The last value is `stop` exactly, as numpy's. */
+    const double values[3] = {start, count > 1 ? (stop - start) / (double)(count - 1) : 0.0,
+                              stop};
+    char expression[96];
+    snprintf(expression, sizeof expression,
+             "i == %zu ? v2 : v0 + (kiln_real)i * v1",
+             count > 0 ? count - 1 : 0);
+    status = array_fill_expression(made, expression, 3, values, stream);
+    if (status != KILN_OK) {
+        kiln_array_release(made);
+        return array_error_prefix(status, "%s", function);
+    }
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+static kiln_status check_host_size(const kiln_array *array, size_t size,
+                                   const char *function)
+{
+    size_t bytes = array->size * dtypes[array->dtype].size;
+    if (size != bytes) {
+        char shape[160];
+        array_shape_text(array, shape, sizeof shape);
+        return array_error(KILN_ERR_INVALID_SIZE,
+                           "%s: the %s array of shape %s is %zu bytes, not "
+                           "%zu",
+                           function, dtypes[array->dtype].name, shape, bytes,
+                           size);
+    }
+    return KILN_OK;
+}
+
+kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
+                                 size_t ndim, const size_t *shape,
+                                 const void *host, size_t size,
+                                 kiln_stream *stream, kiln_array **array)
+{
+    static const char function[] = "kiln_array_from_host";
+    if (host == NULL && size > 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: host is NULL",
+                           function);
+    kiln_array *made = NULL;
+    kiln_status status = array_new(context, dtype, ndim, shape, function,
+                                   &made);
+    if (status != KILN_OK)
+        return status;
+    status = check_host_size(made, size, function);
+    if (status == KILN_OK && size > 0) {
+        /* Synchronous: the caller may reuse `host` at once. */
+        status = kiln_buffer_write_async(made->buffer, 0, host, size, stream);
+        if (status == KILN_OK)
+            status = kiln_stream_synchronize(stream ? NULL : context, stream);
+        if (status != KILN_OK)
+            array_error_prefix(status, "%s", function);
+    }
+    if (status != KILN_OK) {
+        kiln_array_release(made);
+        return status;
+    }
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_to_host(const kiln_array *array, void *host,
+                               size_t size, kiln_stream *stream)
+{
+    static const char function[] = "kiln_array_to_host";
+    kiln_status status = array_check(array, function, "array");
+    if (status != KILN_OK)
+        return status;
+    if (host == NULL && size > 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: host is NULL",
+                           function);
+    status = check_host_size(array, size, function);
+    if (status != KILN_OK || size == 0)
+        return status == KILN_OK ? kiln_error_set(KILN_OK, NULL) : status;
+    status = kiln_buffer_read_async(array->buffer,
+                                    array->offset * dtypes[array->dtype].size,
+                                    host, size, stream);
+    if (status == KILN_OK)
+        status =
+            kiln_stream_synchronize(stream ? NULL : array->context, stream);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    return KILN_OK;
+}
+
+kiln_status kiln_array_dtype(const kiln_array *array, kiln_dtype *dtype)
+{
+    kiln_status status = array_check(array, "kiln_array_dtype", "array");
+    if (status != KILN_OK)
+        return status;
+    if (dtype == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "kiln_array_dtype: dtype is NULL");
+    *dtype = array->dtype;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_shape(const kiln_array *array, size_t *ndim,
+                             size_t *shape)
+{
+    kiln_status status = array_check(array, "kiln_array_shape", "array");
+    if (status != KILN_OK)
+        return status;
+    if (ndim == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "kiln_array_shape: ndim is NULL");
+    *ndim = array->ndim;
+    if (shape != NULL)
+        for (size_t d = 0; d < array->ndim; ++d)
+            shape[d] = array->shape[d];
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_size(const kiln_array *array, size_t *size)
+{
+    kiln_status status = array_check(array, "kiln_array_size", "array");
+    if (status != KILN_OK)
+        return status;
+    if (size == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "kiln_array_size: size is NULL");
+    *size = array->size;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_context(const kiln_array *array,
+                               kiln_context **context)
+{
+    kiln_status status = array_check(array, "kiln_array_context", "array");
+    if (status != KILN_OK)
+        return status;
+    if (context == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "kiln_array_context: context is NULL");
+    *context = array->context;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_buffer(const kiln_array *array, kiln_buffer **buffer,
+                              size_t *offset)
+{
+    kiln_status status = array_check(array, "kiln_array_buffer", "array");
+    if (status != KILN_OK)
+        return status;
+    if (buffer == NULL || offset == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "kiln_array_buffer: %s is NULL",
+                           buffer ? "offset" : "buffer");
+    if (array->buffer == NULL)
+        return array_error(KILN_ERR_INVALID_SIZE,
+                           "kiln_array_buffer: an empty array has no buffer");
+    *buffer = array->buffer;
+    *offset = array->offset * dtypes[array->dtype].size;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+/* A view: the same buffer, another offset and shape. */
+static kiln_status make_view(kiln_array *array, size_t offset, size_t ndim,
+                             const size_t *shape, size_t size,
+                             kiln_array **view)
+{
+    kiln_array *made = calloc(1, sizeof *made);
+    if (made == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    *made = *array;
+    atomic_init(&made->references, 1);
+    made->offset = array->offset + offset;
+    made->ndim = ndim;
+    for (size_t d = 0; d < ndim; ++d)
+        made->shape[d] = shape[d];
+    made->size = size;
+    if (size == 0)
+        made->buffer = NULL;
+    else
+        kiln_buffer_retain(made->buffer);
+    kiln_context_retain(made->context);
+    *view = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
+                               const size_t *shape, kiln_array **view)
+{
+    static const char function[] = "kiln_array_reshape";
+    kiln_status status = array_check(array, function, "array");
+    if (status != KILN_OK)
+        return status;
+    if (view == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: view is NULL",
+                           function);
+    size_t size = 0;
+    status = check_shape(ndim, shape, function, &size);
+    if (status != KILN_OK)
+        return status;
+    if (size != array->size) {
+        char from[160];
+        array_shape_text(array, from, sizeof from);
+        return array_error(KILN_ERR_SHAPE,
+                           "%s: cannot reshape an array of shape %s (%zu "
+                           "elements) into %zu elements",
+                           function, from, array->size, size);
+    }
+    return make_view(array, 0, ndim, shape, size, view);
+}
+
+kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
+                             kiln_array **view)
+{
+    static const char function[] = "kiln_array_slice";
+    kiln_status status = array_check(array, function, "array");
+    if (status != KILN_OK)
+        return status;
+    if (view == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: view is NULL",
+                           function);
+    if (array->ndim == 0)
+        return array_error(KILN_ERR_SHAPE, "%s: a 0-d array has no rows",
+                           function);
+    if (start > stop || stop > array->shape[0])
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: rows [%zu, %zu) of an axis of %zu", function,
+                           start, stop, array->shape[0]);
+    size_t row = array->shape[0] ? array->size / array->shape[0] : 0;
+    size_t shape[KILN_ARRAY_MAX_DIMS];
+    memcpy(shape, array->shape, sizeof shape);
+    shape[0] = stop - start;
+    return make_view(array, start * row, array->ndim, shape,
+                     (stop - start) * row, view);
+}
+
+kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
+                              kiln_stream *stream, kiln_array **result)
+{
+    static const char function[] = "kiln_array_astype";
+    kiln_status status = array_check(array, function, "array");
+    if (status != KILN_OK)
+        return status;
+    status = array_check_dtype(dtype, function);
+    if (status != KILN_OK)
+        return status;
+    const array_operand operand = {.array = array, .dtype = array->dtype};
+    return array_map(function, "a", dtype, &operand, 1, stream, result);
+}

@@ -1,0 +1,526 @@
+/*
+ * Elementwise operations on arrays: one generated kernel per combination
+ * of expression, dtypes and broadcast pattern (built once, then found in
+ * Kiln's program cache), with NumPy's broadcasting and type promotion.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPERANDS 3
+#define MAX_GROUPS ((size_t)1 << 16)
+
+/* How a kernel reads one operand. */
+typedef enum access {
+    ACCESS_SCALAR,     /* a value argument */
+    ACCESS_CONTIGUOUS, /* element i, as the result's */
+    ACCESS_STRIDED     /* through the broadcast strides */
+} access;
+
+typedef struct layout {
+    size_t ndim;
+    size_t shape[KILN_ARRAY_MAX_DIMS];
+    /* strides in elements, per operand; 0 along broadcast axes */
+    size_t strides[MAX_OPERANDS][KILN_ARRAY_MAX_DIMS];
+} layout;
+
+static const char operand_names[MAX_OPERANDS] = {'a', 'b', 'c'};
+
+/* The broadcast shape of the operands, or KILN_ERR_SHAPE naming them. */
+static kiln_status broadcast(const char *function,
+                             const array_operand *operands, size_t count,
+                             size_t *ndim, size_t *shape)
+{
+    *ndim = 0;
+    for (size_t k = 0; k < count; ++k)
+        if (operands[k].array != NULL && operands[k].array->ndim > *ndim)
+            *ndim = operands[k].array->ndim;
+    for (size_t d = 0; d < *ndim; ++d)
+        shape[d] = 1;
+    for (size_t k = 0; k < count; ++k) {
+        const kiln_array *array = operands[k].array;
+        if (array == NULL)
+            continue;
+        size_t skip = *ndim - array->ndim;
+        for (size_t d = 0; d < array->ndim; ++d) {
+            size_t size = array->shape[d], *out = &shape[skip + d];
+            if (size == *out || size == 1)
+                continue;
+            if (*out == 1) {
+                *out = size;
+                continue;
+            }
+            array_text text = {0};
+            for (size_t j = 0; j < count; ++j) {
+                if (operands[j].array == NULL)
+                    continue;
+                char one[160];
+                array_shape_text(operands[j].array, one, sizeof one);
+                array_text_add(&text, "%s%s", text.length ? " and " : "",
+                               one);
+            }
+            kiln_status status = array_error(
+                KILN_ERR_SHAPE,
+                "%s: shapes %s do not broadcast together (axis %zu: %zu "
+                "against %zu)",
+                function, text.failed ? "?" : text.data, skip + d, size,
+                *out);
+            array_text_free(&text);
+            return status;
+        }
+    }
+    return KILN_OK;
+}
+
+/* Strides of every operand against the result's shape, then axes merged
+ * where every operand is contiguous across them, so that most kernels see
+ * one or two axes. */
+static void make_layout(const array_operand *operands, size_t count,
+                        size_t ndim, const size_t *shape, layout *out)
+{
+    *out = (layout){0};
+    size_t kept = 0;
+    size_t strides[MAX_OPERANDS][KILN_ARRAY_MAX_DIMS] = {{0}};
+    for (size_t k = 0; k < count; ++k) {
+        const kiln_array *array = operands[k].array;
+        if (array == NULL)
+            continue;
+        size_t skip = ndim - array->ndim, stride = 1;
+        for (size_t d = array->ndim; d-- > 0;) {
+            strides[k][skip + d] = array->shape[d] == 1 ? 0 : stride;
+            stride *= array->shape[d];
+        }
+    }
+    for (size_t d = 0; d < ndim; ++d) {
+        if (shape[d] == 1)
+            continue; /* an axis of one contributes nothing */
+        /* merge into the axis before when every operand steps across
+         * both as across one (broadcast ones: 0 along both) */
+        bool merge = kept > 0;
+        for (size_t k = 0; merge && k < count; ++k)
+            merge = out->strides[k][kept - 1] == strides[k][d] * shape[d];
+        if (merge) {
+            out->shape[kept - 1] *= shape[d];
+            for (size_t k = 0; k < count; ++k)
+                out->strides[k][kept - 1] = strides[k][d];
+        } else {
+            out->shape[kept] = shape[d];
+            for (size_t k = 0; k < count; ++k)
+                out->strides[k][kept] = strides[k][d];
+            ++kept;
+        }
+    }
+    out->ndim = kept;
+}
+
+static access operand_access(const array_operand *operand, const layout *lay,
+                             size_t k)
+{
+    if (operand->array == NULL)
+        return ACCESS_SCALAR;
+    /* contiguous with the result: the innermost stride 1 and each outer
+     * one the product of the sizes inside it */
+    size_t stride = 1;
+    for (size_t d = lay->ndim; d-- > 0;) {
+        if (lay->strides[k][d] != stride)
+            return ACCESS_STRIDED;
+        stride *= lay->shape[d];
+    }
+    return ACCESS_CONTIGUOUS;
+}
+
+kiln_status array_map(const char *function, const char *expression,
+                      kiln_dtype result_dtype, const array_operand *operands,
+                      size_t count, kiln_stream *stream, kiln_array **result)
+{
+    if (result == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
+                           function);
+    const kiln_array *first = NULL;
+    for (size_t k = 0; k < count; ++k) {
+        if (operands[k].array == NULL)
+            continue;
+        if (first == NULL)
+            first = operands[k].array;
+        else if (array_same_context(function, first, operands[k].array) !=
+                 KILN_OK)
+            return KILN_ERR_CONTEXT_MISMATCH;
+    }
+    kiln_context *context = first->context;
+    size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
+    kiln_status status = broadcast(function, operands, count, &ndim, shape);
+    if (status != KILN_OK)
+        return status;
+    for (size_t k = 0; k < count; ++k) {
+        status = array_check_device_dtype(context, operands[k].dtype,
+                                          function);
+        if (status != KILN_OK)
+            return status;
+    }
+    kiln_array *made = NULL;
+    status = array_new(context, result_dtype, ndim, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    if (made->size == 0) {
+        *result = made;
+        return kiln_error_set(KILN_OK, NULL);
+    }
+
+    layout lay;
+    make_layout(operands, count, ndim, shape, &lay);
+    access accesses[MAX_OPERANDS];
+    bool any_strided = false;
+    for (size_t k = 0; k < count; ++k) {
+        accesses[k] = operand_access(&operands[k], &lay, k);
+        any_strided |= accesses[k] == ACCESS_STRIDED;
+    }
+
+    /* The source, and the arguments in the same order. */
+    array_text source = {0};
+    array_text_add(&source,
+                   ARRAY_SOURCE_HEADER
+                   "__kernel void kiln_array_map(__global %s *kiln_out, "
+                   "long kiln_out_offset, long kiln_n",
+                   array_dtype_ctype(result_dtype));
+    kiln_arg args[3 + MAX_OPERANDS * (2 + KILN_ARRAY_MAX_DIMS) +
+                  KILN_ARRAY_MAX_DIMS];
+    int64_t longs[MAX_OPERANDS * (1 + KILN_ARRAY_MAX_DIMS) +
+                  KILN_ARRAY_MAX_DIMS + 2];
+    array_scalar scalars[MAX_OPERANDS];
+    size_t arg_count = 0, long_count = 0;
+#define ADD_LONG(v) \
+    (longs[long_count] = (int64_t)(v), \
+     args[arg_count++] = KILN_ARG_VALUE(&longs[long_count++], 8))
+    args[arg_count++] = KILN_ARG_BUFFER(made->buffer);
+    ADD_LONG(0);
+    ADD_LONG(made->size);
+    for (size_t k = 0; k < count; ++k) {
+        const array_operand *operand = &operands[k];
+        const char *ctype = array_dtype_ctype(operand->dtype);
+        char name = operand_names[k];
+        if (accesses[k] == ACCESS_SCALAR) {
+            array_text_add(&source, ", %s kiln_%c", ctype, name);
+            args[arg_count++] =
+                array_scalar_arg(operand->dtype, operand->scalar, &scalars[k]);
+            continue;
+        }
+        array_text_add(&source, ", __global const %s *kiln_%c, long kiln_%c_offset",
+                       array_dtype_ctype(operand->array->dtype), name, name);
+        args[arg_count++] = KILN_ARG_BUFFER(operand->array->buffer);
+        ADD_LONG(operand->array->offset);
+        if (accesses[k] == ACCESS_STRIDED)
+            for (size_t d = 0; d < lay.ndim; ++d) {
+                array_text_add(&source, ", long kiln_%c_stride%zu", name, d);
+                ADD_LONG(lay.strides[k][d]);
+            }
+    }
+    if (any_strided)
+        for (size_t d = 0; d < lay.ndim; ++d) {
+            array_text_add(&source, ", long kiln_size%zu", d);
+            ADD_LONG(lay.shape[d]);
+        }
+#undef ADD_LONG
+    array_text_add(&source,
+                   ")\n{\n"
+                   "    for (long i = get_global_id(0); i < kiln_n; "
+                   "i += get_global_size(0)) {\n");
+    if (any_strided) {
+        array_text_add(&source, "        long kiln_rest = i, kiln_coordinate;\n");
+        for (size_t k = 0; k < count; ++k)
+            if (accesses[k] == ACCESS_STRIDED)
+                array_text_add(&source, "        long kiln_%c_index = kiln_%c_offset;\n",
+                               operand_names[k], operand_names[k]);
+        for (size_t d = lay.ndim; d-- > 0;) {
+            array_text_add(&source,
+                           "        kiln_coordinate = kiln_rest %% kiln_size%zu;\n"
+                           "        kiln_rest /= kiln_size%zu;\n",
+                           d, d);
+            for (size_t k = 0; k < count; ++k)
+                if (accesses[k] == ACCESS_STRIDED)
+                    array_text_add(&source,
+                                   "        kiln_%c_index += kiln_coordinate * "
+                                   "kiln_%c_stride%zu;\n",
+                                   operand_names[k], operand_names[k], d);
+        }
+    }
+    for (size_t k = 0; k < count; ++k) {
+        char name = operand_names[k];
+        const char *ctype = array_dtype_ctype(operands[k].dtype);
+        if (accesses[k] == ACCESS_SCALAR)
+            array_text_add(&source, "        const %s %c = kiln_%c;\n", ctype,
+                           name, name);
+        else if (accesses[k] == ACCESS_CONTIGUOUS)
+            array_text_add(&source,
+                           "        const %s %c = (%s)kiln_%c[kiln_%c_offset + i];\n",
+                           ctype, name, ctype, name, name);
+        else
+            array_text_add(&source,
+                           "        const %s %c = (%s)kiln_%c[kiln_%c_index];\n",
+                           ctype, name, ctype, name, name);
+    }
+    array_text_add(&source,
+                   "        kiln_out[kiln_out_offset + i] = (%s)(%s);\n"
+                   "    }\n}\n",
+                   array_dtype_ctype(result_dtype), expression);
+
+    kiln_kernel *kernel = NULL;
+    if (source.failed)
+        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                             "out of host memory");
+    else
+        status = array_kernel_build(context, source.data, "kiln_array_map",
+                                    &kernel);
+    array_text_free(&source);
+    if (status == KILN_OK) {
+        status = array_launch_1d(kernel, made->size, MAX_GROUPS, stream,
+                                 arg_count, args);
+        kiln_kernel_release(kernel);
+    }
+    if (status != KILN_OK) {
+        kiln_array_release(made);
+        return array_error_prefix(status, "%s", function);
+    }
+    *result = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status array_fill_expression(kiln_array *array, const char *expression,
+                                  size_t value_count, const double *values,
+                                  kiln_stream *stream)
+{
+    if (array->size == 0)
+        return KILN_OK;
+    bool has_double = array_has_double(array->context);
+    const char *real = has_double ? "double" : "float";
+    array_text source = {0};
+    array_text_add(&source,
+                   ARRAY_SOURCE_HEADER "typedef %s kiln_real;\n"
+                   "__kernel void kiln_array_fill(__global %s *kiln_out, "
+                   "long kiln_offset, long kiln_n",
+                   real, array_dtype_ctype(array->dtype));
+    kiln_arg args[3 + 4];
+    array_scalar slots[4];
+    size_t count = 0;
+    args[count++] = KILN_ARG_BUFFER(array->buffer);
+    args[count++] = KILN_ARG_LONG((int64_t)array->offset);
+    args[count++] = KILN_ARG_LONG((int64_t)array->size);
+    for (size_t k = 0; k < value_count && k < 4; ++k) {
+        array_text_add(&source, ", kiln_real v%zu", k);
+        args[count++] = array_scalar_arg(
+            has_double ? KILN_DTYPE_FLOAT64 : KILN_DTYPE_FLOAT32, values[k],
+            &slots[k]);
+    }
+    array_text_add(&source,
+                   ")\n{\n"
+                   "    for (long i = get_global_id(0); i < kiln_n; "
+                   "i += get_global_size(0))\n"
+                   "        kiln_out[kiln_offset + i] = (%s)(%s);\n}\n",
+                   array_dtype_ctype(array->dtype), expression);
+    kiln_kernel *kernel = NULL;
+    kiln_status status =
+        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                    "out of host memory")
+                      : array_kernel_build(array->context, source.data,
+                                           "kiln_array_fill", &kernel);
+    array_text_free(&source);
+    if (status != KILN_OK)
+        return status;
+    status = array_launch_1d(kernel, array->size, MAX_GROUPS, stream, count,
+                             args);
+    kiln_kernel_release(kernel);
+    return status;
+}
+
+/* ---- binary operations -------------------------------------------------------- */
+
+static bool op_valid(kiln_array_op op)
+{
+    return (unsigned)op <= (unsigned)KILN_OP_GREATER_EQUAL;
+}
+
+static bool op_is_comparison(kiln_array_op op)
+{
+    return op >= KILN_OP_EQUAL;
+}
+
+/* The expression of `op` on a and b of dtype `dtype`. */
+static const char *op_expression(kiln_array_op op, kiln_dtype dtype)
+{
+    bool is_float = array_dtype_is_float(dtype);
+    switch (op) {
+    case KILN_OP_ADD:
+        return "a + b";
+    case KILN_OP_SUBTRACT:
+        return "a - b";
+    case KILN_OP_MULTIPLY:
+        return "a * b";
+    case KILN_OP_DIVIDE:
+        return "a / b";
+    case KILN_OP_POWER:
+        /* integers through double: exact below 2^53 */
+        return is_float ? "pow(a, b)" : "pow((double)a, (double)b)";
+    case KILN_OP_MAXIMUM:
+        /* NaN wins, as in numpy.maximum */
+        return is_float ? "(isnan(a) || a > b) ? a : b" : "a > b ? a : b";
+    case KILN_OP_MINIMUM:
+        return is_float ? "(isnan(a) || a < b) ? a : b" : "a < b ? a : b";
+    case KILN_OP_EQUAL:
+        return "a == b";
+    case KILN_OP_NOT_EQUAL:
+        return "a != b";
+    case KILN_OP_LESS:
+        return "a < b";
+    case KILN_OP_LESS_EQUAL:
+        return "a <= b";
+    case KILN_OP_GREATER:
+        return "a > b";
+    case KILN_OP_GREATER_EQUAL:
+    default:
+        return "a >= b";
+    }
+}
+
+/* The dtype computed in and the result's dtype. */
+static void op_types(kiln_array_op op, kiln_dtype promoted,
+                     kiln_dtype *compute, kiln_dtype *result)
+{
+    *compute = promoted;
+    if (op == KILN_OP_DIVIDE && !array_dtype_is_float(promoted))
+        *compute = KILN_DTYPE_FLOAT64;
+    *result = op_is_comparison(op) ? KILN_DTYPE_UINT8 : *compute;
+}
+
+static kiln_status binary(const char *function, kiln_array_op op,
+                          array_operand a, array_operand b,
+                          kiln_stream *stream, kiln_array **result)
+{
+    if (!op_valid(op))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %d is not a kiln_array_op", function, (int)op);
+    kiln_dtype promoted, compute, result_dtype;
+    if (a.array != NULL && b.array != NULL) {
+        promoted = array_promote(a.array->dtype, b.array->dtype);
+    } else {
+        /* A weak scalar: the array's dtype, unless a fraction meets an
+         * integer array. */
+        const array_operand *array = a.array ? &a : &b;
+        double scalar = a.array ? b.scalar : a.scalar;
+        promoted = array->array->dtype;
+        if (!array_dtype_is_float(promoted) && scalar != floor(scalar))
+            promoted = KILN_DTYPE_FLOAT64;
+    }
+    op_types(op, promoted, &compute, &result_dtype);
+    a.dtype = b.dtype = compute;
+    const array_operand operands[2] = {a, b};
+    return array_map(function, op_expression(op, compute), result_dtype,
+                     operands, 2, stream, result);
+}
+
+kiln_status kiln_array_binary(kiln_array_op op, const kiln_array *a,
+                              const kiln_array *b, kiln_stream *stream,
+                              kiln_array **result)
+{
+    static const char function[] = "kiln_array_binary";
+    kiln_status status = array_check(a, function, "a");
+    if (status == KILN_OK)
+        status = array_check(b, function, "b");
+    if (status != KILN_OK)
+        return status;
+    return binary(function, op, (array_operand){.array = a},
+                  (array_operand){.array = b}, stream, result);
+}
+
+kiln_status kiln_array_binary_scalar(kiln_array_op op, const kiln_array *a,
+                                     double scalar, kiln_stream *stream,
+                                     kiln_array **result)
+{
+    static const char function[] = "kiln_array_binary_scalar";
+    kiln_status status = array_check(a, function, "a");
+    if (status != KILN_OK)
+        return status;
+    return binary(function, op, (array_operand){.array = a},
+                  (array_operand){.scalar = scalar}, stream, result);
+}
+
+kiln_status kiln_array_scalar_binary(kiln_array_op op, double scalar,
+                                     const kiln_array *a, kiln_stream *stream,
+                                     kiln_array **result)
+{
+    static const char function[] = "kiln_array_scalar_binary";
+    kiln_status status = array_check(a, function, "a");
+    if (status != KILN_OK)
+        return status;
+    return binary(function, op, (array_operand){.scalar = scalar},
+                  (array_operand){.array = a}, stream, result);
+}
+
+/* ---- math functions ----------------------------------------------------------------- */
+
+kiln_status kiln_array_math(kiln_array_function function_id,
+                            const kiln_array *a, kiln_stream *stream,
+                            kiln_array **result)
+{
+    static const char function[] = "kiln_array_math";
+    kiln_status status = array_check(a, function, "a");
+    if (status != KILN_OK)
+        return status;
+    static const char *const float_expressions[] = {
+        [KILN_FN_NEGATIVE] = "-a",     [KILN_FN_ABS] = "fabs(a)",
+        [KILN_FN_SQUARE] = "a * a",    [KILN_FN_SQRT] = "sqrt(a)",
+        [KILN_FN_EXP] = "exp(a)",      [KILN_FN_LOG] = "log(a)",
+        [KILN_FN_LOG10] = "log10(a)",  [KILN_FN_SIN] = "sin(a)",
+        [KILN_FN_COS] = "cos(a)",      [KILN_FN_TAN] = "tan(a)",
+        [KILN_FN_TANH] = "tanh(a)",    [KILN_FN_FLOOR] = "floor(a)",
+        [KILN_FN_CEIL] = "ceil(a)",
+    };
+    if ((unsigned)function_id > (unsigned)KILN_FN_CEIL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %d is not a kiln_array_function", function,
+                           (int)function_id);
+    kiln_dtype dtype = a->dtype;
+    const char *expression = float_expressions[function_id];
+    bool keeps_dtype = function_id == KILN_FN_NEGATIVE ||
+                       function_id == KILN_FN_ABS ||
+                       function_id == KILN_FN_SQUARE ||
+                       function_id == KILN_FN_FLOOR ||
+                       function_id == KILN_FN_CEIL;
+    if (!array_dtype_is_float(dtype)) {
+        if (keeps_dtype) {
+            if (function_id == KILN_FN_ABS)
+                expression = array_dtype_is_signed(dtype) ? "abs(a)" : "a";
+            else if (function_id == KILN_FN_FLOOR ||
+                     function_id == KILN_FN_CEIL)
+                expression = "a";
+        } else {
+            dtype = kiln_dtype_size(dtype) <= 2 ? KILN_DTYPE_FLOAT32
+                                                : KILN_DTYPE_FLOAT64;
+        }
+    }
+    const array_operand operand = {.array = a, .dtype = dtype};
+    return array_map(function, expression, dtype, &operand, 1, stream, result);
+}
+
+kiln_status kiln_array_where(const kiln_array *condition, const kiln_array *a,
+                             const kiln_array *b, kiln_stream *stream,
+                             kiln_array **result)
+{
+    static const char function[] = "kiln_array_where";
+    kiln_status status = array_check(condition, function, "condition");
+    if (status == KILN_OK)
+        status = array_check(a, function, "a");
+    if (status == KILN_OK)
+        status = array_check(b, function, "b");
+    if (status != KILN_OK)
+        return status;
+    kiln_dtype dtype = array_promote(a->dtype, b->dtype);
+    const array_operand operands[3] = {
+        {.array = condition, .dtype = condition->dtype},
+        {.array = a, .dtype = dtype},
+        {.array = b, .dtype = dtype},
+    };
+    return array_map(function, "a != 0 ? b : c", dtype, operands, 3, stream,
+                     result);
+}

@@ -1,0 +1,1008 @@
+/*
+ * Kernel generators: elementwise, reduction and scan kernels made from a
+ * C argument list and a few expressions, in the model PyOpenCL, PyCUDA and
+ * CuPy share.  Each template below is the only place its algorithm lives;
+ * the source it produces goes through kiln_program_build and so through
+ * Kiln's program cache, and every launch through kiln_launch, which checks
+ * the arguments against the generated kernel.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GENERATOR_MAGIC 0x6b47656e65726174ull /* "kGenerat" */
+
+/* Grid-stride kernels stop growing the grid here and loop instead. */
+#define MAX_ELEMENTWISE_GROUPS ((size_t)1 << 20)
+
+/* Scan: values per work-group (ARRAY_GROUP_SIZE work-items, SCAN_ITEMS
+ * consecutive values each). */
+#define SCAN_ITEMS 4
+#define SCAN_BLOCK (ARRAY_GROUP_SIZE * SCAN_ITEMS)
+
+/* ---- argument lists --------------------------------------------------------- */
+
+void array_params_free(array_params *params)
+{
+    for (size_t k = 0; k < params->count; ++k)
+        free(params->items[k].name);
+    free(params->items);
+    *params = (array_params){0};
+}
+
+static bool has_word(const char *text, size_t length, const char *word)
+{
+    size_t word_length = strlen(word);
+    for (size_t k = 0; k + word_length <= length; ++k) {
+        if (memcmp(text + k, word, word_length) != 0)
+            continue;
+        bool starts = k == 0 || !(isalnum((unsigned char)text[k - 1]) ||
+                                  text[k - 1] == '_');
+        bool ends = k + word_length == length ||
+                    !(isalnum((unsigned char)text[k + word_length]) ||
+                      text[k + word_length] == '_');
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+/* One parameter, text[0..length): its name is the last identifier. */
+static kiln_status parse_param(const char *what, const char *text,
+                               size_t length, array_param *param)
+{
+    while (length > 0 && isspace((unsigned char)*text))
+        ++text, --length;
+    while (length > 0 && isspace((unsigned char)text[length - 1]))
+        --length;
+    if (length == 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: the argument list has an empty parameter",
+                           what);
+    size_t end = length;
+    while (end > 0 && (isalnum((unsigned char)text[end - 1]) ||
+                       text[end - 1] == '_'))
+        --end;
+    size_t name_length = length - end;
+    if (name_length == 0 || isdigit((unsigned char)text[end]) || end == 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: parameter '%.*s' needs a type and a name",
+                           what, (int)length, text);
+    param->pointer = memchr(text, '*', end) != NULL;
+    if (param->pointer &&
+        !has_word(text, end, "global") && !has_word(text, end, "__global") &&
+        !has_word(text, end, "constant") &&
+        !has_word(text, end, "__constant"))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: pointer parameter '%.*s' must say global or "
+                           "constant",
+                           what, (int)length, text);
+    param->name = malloc(name_length + 1);
+    if (param->name == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    memcpy(param->name, text + end, name_length);
+    param->name[name_length] = '\0';
+    return KILN_OK;
+}
+
+kiln_status array_params_parse(const char *what, const char *arguments,
+                               array_params *params)
+{
+    *params = (array_params){0};
+    if (arguments == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: the argument list is NULL", what);
+    size_t capacity = 1;
+    for (const char *p = arguments; *p; ++p)
+        capacity += *p == ',';
+    params->items = calloc(capacity, sizeof *params->items);
+    if (params->items == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    int depth = 0;
+    const char *start = arguments;
+    for (const char *p = arguments;; ++p) {
+        if (*p == '(' || *p == '[')
+            ++depth;
+        else if (*p == ')' || *p == ']')
+            --depth;
+        if (depth < 0)
+            break;
+        if ((*p == ',' && depth == 0) || *p == '\0') {
+            kiln_status status =
+                parse_param(what, start, (size_t)(p - start),
+                            &params->items[params->count]);
+            if (status != KILN_OK) {
+                array_params_free(params);
+                return status;
+            }
+            ++params->count;
+            start = p + 1;
+            if (*p == '\0')
+                break;
+        }
+    }
+    if (depth != 0) {
+        array_params_free(params);
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: unbalanced brackets in the argument list '%s'",
+                           what, arguments);
+    }
+    return KILN_OK;
+}
+
+kiln_status array_params_check(const char *what, const array_params *params,
+                               size_t arg_count, const kiln_arg *args)
+{
+    if (arg_count != params->count)
+        return array_error(KILN_ERR_ARGUMENT_COUNT,
+                           "%s: %zu arguments given, the argument list has "
+                           "%zu",
+                           what, arg_count, params->count);
+    if (arg_count > 0 && args == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: args is NULL",
+                           what);
+    for (size_t k = 0; k < arg_count; ++k) {
+        bool is_buffer = args[k].kind == KILN_ARG_KIND_BUFFER;
+        if (params->items[k].pointer != is_buffer)
+            return array_error(
+                KILN_ERR_ARGUMENT_KIND,
+                "%s: argument %zu (%s) is a pointer parameter and needs a "
+                "buffer (KILN_ARG_BUFFER)%s",
+                what, k, params->items[k].name,
+                params->items[k].pointer ? ""
+                                         : " — no: it is a value parameter "
+                                           "and needs a value");
+    }
+    return KILN_OK;
+}
+
+/* The parameter list with a trailing ", " when it is not empty, for
+ * templates that add their own parameters after the user's. */
+static void add_params(array_text *text, const char *arguments)
+{
+    const char *p = arguments;
+    while (isspace((unsigned char)*p))
+        ++p;
+    if (*p != '\0')
+        array_text_add(text, "%s, ", arguments);
+}
+
+static kiln_status check_identifier(const char *what, const char *name)
+{
+    if (name[0] == '\0' || isdigit((unsigned char)name[0]))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: kernel name '%s' is not a C identifier",
+                           what, name);
+    for (const char *p = name; *p; ++p)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return array_error(KILN_ERR_INVALID_ARGUMENT,
+                               "%s: kernel name '%s' is not a C identifier",
+                               what, name);
+    return KILN_OK;
+}
+
+/* Bytes of an OpenCL C scalar or vector type name ("float", "uint4"); 0
+ * when it is not one. */
+static size_t type_size(const char *type)
+{
+    static const struct {
+        const char *name;
+        size_t size;
+    } scalars[] = {{"char", 1},  {"uchar", 1},  {"short", 2}, {"ushort", 2},
+                   {"int", 4},   {"uint", 4},   {"float", 4}, {"long", 8},
+                   {"ulong", 8}, {"double", 8}};
+    for (size_t k = 0; k < sizeof scalars / sizeof *scalars; ++k) {
+        size_t length = strlen(scalars[k].name);
+        if (strncmp(type, scalars[k].name, length) != 0)
+            continue;
+        const char *rest = type + length;
+        if (*rest == '\0')
+            return scalars[k].size;
+        /* 3-vectors take the space of 4 */
+        if (strcmp(rest, "2") == 0)
+            return 2 * scalars[k].size;
+        if (strcmp(rest, "3") == 0 || strcmp(rest, "4") == 0)
+            return 4 * scalars[k].size;
+        if (strcmp(rest, "8") == 0)
+            return 8 * scalars[k].size;
+        if (strcmp(rest, "16") == 0)
+            return 16 * scalars[k].size;
+    }
+    return 0;
+}
+
+/* The first pointer parameter's name: the default input of reductions and
+ * scans. */
+static const char *first_pointer(const array_params *params)
+{
+    for (size_t k = 0; k < params->count; ++k)
+        if (params->items[k].pointer)
+            return params->items[k].name;
+    return NULL;
+}
+
+static bool blank(const char *text)
+{
+    if (text == NULL)
+        return true;
+    while (isspace((unsigned char)*text))
+        ++text;
+    return *text == '\0';
+}
+
+/* ---- elementwise -------------------------------------------------------------- */
+
+struct kiln_elementwise {
+    uint64_t magic;
+    atomic_int references;
+    kiln_kernel *kernel;
+    array_params params;
+    char what[96];
+};
+
+kiln_status kiln_elementwise_create(kiln_context *context,
+                                    const char *arguments,
+                                    const char *operation, const char *name,
+                                    const char *preamble,
+                                    kiln_elementwise **kernel)
+{
+    static const char function[] = "kiln_elementwise_create";
+    if (context == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: context is NULL",
+                           function);
+    if (kernel == NULL || arguments == NULL || blank(operation))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %s is NULL or empty", function,
+                           kernel == NULL      ? "kernel"
+                           : arguments == NULL ? "arguments"
+                                               : "operation");
+    if (name == NULL)
+        name = "kiln_elementwise";
+    kiln_status status = check_identifier(function, name);
+    if (status != KILN_OK)
+        return status;
+
+    kiln_elementwise *made = calloc(1, sizeof *made);
+    if (made == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    snprintf(made->what, sizeof made->what, "elementwise kernel '%s'", name);
+    status = array_params_parse(made->what, arguments, &made->params);
+    if (status != KILN_OK) {
+        free(made);
+        return status;
+    }
+
+    array_text source = {0};
+    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n", preamble ? preamble
+                                                                  : "");
+    array_text_add(&source, "__kernel void %s(", name);
+    add_params(&source, arguments);
+    array_text_add(&source,
+                   "long kiln_n)\n{\n"
+                   "    for (long i = get_global_id(0); i < kiln_n;\n"
+                   "         i += get_global_size(0)) {\n"
+                   "        %s;\n"
+                   "    }\n}\n",
+                   operation);
+    if (source.failed)
+        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                             "out of host memory");
+    else
+        status = array_kernel_build(context, source.data, name, &made->kernel);
+    array_text_free(&source);
+    if (status != KILN_OK) {
+        array_error_prefix(status, "%s: %s", function, made->what);
+        array_params_free(&made->params);
+        free(made);
+        return status;
+    }
+    made->magic = GENERATOR_MAGIC;
+    atomic_init(&made->references, 1);
+    *kernel = made;
+    return KILN_OK;
+}
+
+kiln_status kiln_elementwise_retain(kiln_elementwise *kernel)
+{
+    if (kernel == NULL || kernel->magic != GENERATOR_MAGIC)
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_elementwise_retain: kernel is NULL or not "
+                           "an elementwise kernel");
+    atomic_fetch_add(&kernel->references, 1);
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_elementwise_release(kiln_elementwise *kernel)
+{
+    if (kernel == NULL || kernel->magic != GENERATOR_MAGIC)
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_elementwise_release: kernel is NULL or not "
+                           "an elementwise kernel");
+    if (atomic_fetch_sub(&kernel->references, 1) == 1) {
+        kernel->magic = 0;
+        kiln_kernel_release(kernel->kernel);
+        array_params_free(&kernel->params);
+        free(kernel);
+    }
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+/* The user's arguments followed by the generator's own. */
+static kiln_arg *args_with(size_t arg_count, const kiln_arg *args,
+                           size_t extra)
+{
+    kiln_arg *all = calloc(arg_count + extra, sizeof *all);
+    if (all != NULL && arg_count > 0)
+        memcpy(all, args, arg_count * sizeof *all);
+    return all;
+}
+
+kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
+                                    size_t arg_count, const kiln_arg *args,
+                                    kiln_stream *stream)
+{
+    if (kernel == NULL || kernel->magic != GENERATOR_MAGIC)
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_elementwise_launch: kernel is NULL or not "
+                           "an elementwise kernel");
+    kiln_status status =
+        array_params_check(kernel->what, &kernel->params, arg_count, args);
+    if (status != KILN_OK)
+        return status;
+    if (n == 0)
+        return kiln_error_set(KILN_OK, NULL);
+    kiln_arg *all = args_with(arg_count, args, 1);
+    if (all == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    all[arg_count] = KILN_ARG_LONG((int64_t)n);
+    status = array_launch_1d(kernel->kernel, n, MAX_ELEMENTWISE_GROUPS, stream,
+                             arg_count + 1, all);
+    free(all);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "kiln_elementwise_launch: %s",
+                                  kernel->what);
+    return KILN_OK;
+}
+
+/* ---- reduction ------------------------------------------------------------------- */
+
+struct kiln_reduction {
+    uint64_t magic;
+    atomic_int references;
+    kiln_context *context; /* borrowed through the kernels' programs */
+    kiln_kernel *stage1, *stage2;
+    array_params params;
+    size_t value_size;
+    char what[96];
+};
+
+/* The template: KILN_MAP(i) is the value of index i, KILN_REDUCE(a, b)
+ * combines two; each work-item reduces a grid-stride slice (four loads in
+ * flight per round), then the work-group through local memory, a barrier
+ * before every halving step (no warp-synchronous tail: correct on every
+ * device).  Stage 2 is the same code over stage 1's partial results. */
+static void add_reduction_body(array_text *source, const char *type,
+                               const char *neutral)
+{
+    array_text_add(
+        source,
+        "{\n"
+        "    const long kiln_stride = get_global_size(0);\n"
+        "    long kiln_index = get_global_id(0);\n"
+        "    %1$s kiln_acc = (%1$s)(%2$s);\n"
+        "    for (; kiln_index + 3 * kiln_stride < kiln_n;\n"
+        "         kiln_index += 4 * kiln_stride) {\n"
+        "        const long kiln_i1 = kiln_index + kiln_stride;\n"
+        "        const long kiln_i2 = kiln_i1 + kiln_stride;\n"
+        "        const long kiln_i3 = kiln_i2 + kiln_stride;\n"
+        "        %1$s kiln_v0 = KILN_MAP(kiln_index);\n"
+        "        %1$s kiln_v1 = KILN_MAP(kiln_i1);\n"
+        "        %1$s kiln_v2 = KILN_MAP(kiln_i2);\n"
+        "        %1$s kiln_v3 = KILN_MAP(kiln_i3);\n"
+        "        kiln_acc = KILN_REDUCE(kiln_acc,\n"
+        "            KILN_REDUCE(KILN_REDUCE(kiln_v0, kiln_v1),\n"
+        "                        KILN_REDUCE(kiln_v2, kiln_v3)));\n"
+        "    }\n"
+        "    for (; kiln_index < kiln_n; kiln_index += kiln_stride)\n"
+        "        kiln_acc = KILN_REDUCE(kiln_acc, KILN_MAP(kiln_index));\n"
+        "    __local %1$s kiln_scratch[%3$d];\n"
+        "    const uint kiln_lid = get_local_id(0);\n"
+        "    kiln_scratch[kiln_lid] = kiln_acc;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (uint kiln_half = %3$d / 2; kiln_half > 0; kiln_half /= 2) {\n"
+        "        if (kiln_lid < kiln_half)\n"
+        "            kiln_scratch[kiln_lid] = KILN_REDUCE(\n"
+        "                kiln_scratch[kiln_lid], kiln_scratch[kiln_lid + kiln_half]);\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    }\n"
+        "    if (kiln_lid == 0)\n"
+        "        kiln_out[kiln_out_index + get_group_id(0)] = kiln_scratch[0];\n"
+        "}\n",
+        type, neutral, ARRAY_GROUP_SIZE);
+}
+
+kiln_status kiln_reduction_create(kiln_context *context, const char *type,
+                                  const char *neutral,
+                                  const char *reduce_expression,
+                                  const char *map_expression,
+                                  const char *arguments, const char *name,
+                                  const char *preamble,
+                                  kiln_reduction **reduction)
+{
+    static const char function[] = "kiln_reduction_create";
+    if (context == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: context is NULL",
+                           function);
+    if (reduction == NULL || blank(type) || blank(neutral) ||
+        blank(reduce_expression) || arguments == NULL)
+        return array_error(
+            KILN_ERR_INVALID_ARGUMENT, "%s: %s is NULL or empty", function,
+            reduction == NULL          ? "reduction"
+            : blank(type)              ? "type"
+            : blank(neutral)           ? "neutral"
+            : blank(reduce_expression) ? "reduce_expression"
+                                       : "arguments");
+    size_t value_size = type_size(type);
+    if (value_size == 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: type '%s' is not an OpenCL C scalar or vector "
+                           "type",
+                           function, type);
+    if (name == NULL)
+        name = "kiln_reduction";
+    kiln_status status = check_identifier(function, name);
+    if (status != KILN_OK)
+        return status;
+
+    kiln_reduction *made = calloc(1, sizeof *made);
+    if (made == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    snprintf(made->what, sizeof made->what, "reduction '%s'", name);
+    made->value_size = value_size;
+    status = array_params_parse(made->what, arguments, &made->params);
+    if (status != KILN_OK) {
+        free(made);
+        return status;
+    }
+    const char *input = first_pointer(&made->params);
+    if (blank(map_expression) && input == NULL) {
+        array_params_free(&made->params);
+        free(made);
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: no map expression and no pointer argument to "
+                           "reduce",
+                           function);
+    }
+
+    array_text source = {0};
+    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n",
+                   preamble ? preamble : "");
+    array_text_add(&source, "#define KILN_REDUCE(a, b) (%s)\n",
+                   reduce_expression);
+    if (blank(map_expression))
+        array_text_add(&source, "#define KILN_MAP(i) (%s[i])\n", input);
+    else
+        array_text_add(&source, "#define KILN_MAP(i) (%s)\n", map_expression);
+    array_text_add(&source, "__kernel void %s_stage1(", name);
+    add_params(&source, arguments);
+    array_text_add(&source,
+                   "long kiln_n, __global %s *kiln_out, long kiln_out_index)\n",
+                   type);
+    add_reduction_body(&source, type, neutral);
+    array_text_add(&source,
+                   "#undef KILN_MAP\n#define KILN_MAP(i) (kiln_in[i])\n"
+                   "__kernel void %s_stage2(__global const %s *kiln_in, "
+                   "long kiln_n, __global %s *kiln_out, long kiln_out_index)\n",
+                   name, type, type);
+    add_reduction_body(&source, type, neutral);
+
+    kiln_program *program = NULL;
+    if (source.failed)
+        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                             "out of host memory");
+    else
+        status = array_program_build(context, source.data, &program);
+    array_text_free(&source);
+    char kernel_name[160];
+    if (status == KILN_OK) {
+        snprintf(kernel_name, sizeof kernel_name, "%s_stage1", name);
+        status = kiln_kernel_create(program, kernel_name, &made->stage1);
+    }
+    if (status == KILN_OK) {
+        snprintf(kernel_name, sizeof kernel_name, "%s_stage2", name);
+        status = kiln_kernel_create(program, kernel_name, &made->stage2);
+    }
+    if (program != NULL)
+        kiln_program_release(program);
+    if (status != KILN_OK) {
+        array_error_prefix(status, "%s: %s", function, made->what);
+        if (made->stage1 != NULL)
+            kiln_kernel_release(made->stage1);
+        array_params_free(&made->params);
+        free(made);
+        return status;
+    }
+    made->context = context;
+    made->magic = GENERATOR_MAGIC + 1;
+    atomic_init(&made->references, 1);
+    *reduction = made;
+    return KILN_OK;
+}
+
+static bool is_reduction(const kiln_reduction *reduction)
+{
+    return reduction != NULL && reduction->magic == GENERATOR_MAGIC + 1;
+}
+
+kiln_status kiln_reduction_retain(kiln_reduction *reduction)
+{
+    if (!is_reduction(reduction))
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_reduction_retain: reduction is NULL or not "
+                           "a reduction");
+    atomic_fetch_add(&reduction->references, 1);
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_reduction_release(kiln_reduction *reduction)
+{
+    if (!is_reduction(reduction))
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_reduction_release: reduction is NULL or not "
+                           "a reduction");
+    if (atomic_fetch_sub(&reduction->references, 1) == 1) {
+        reduction->magic = 0;
+        kiln_kernel_release(reduction->stage1);
+        kiln_kernel_release(reduction->stage2);
+        array_params_free(&reduction->params);
+        free(reduction);
+    }
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
+                               size_t arg_count, const kiln_arg *args,
+                               kiln_buffer *result, size_t result_offset,
+                               kiln_stream *stream)
+{
+    static const char function[] = "kiln_reduction_run";
+    if (!is_reduction(reduction) || result == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: %s is NULL%s",
+                           function, result ? "reduction" : "result",
+                           result ? " or not a reduction" : "");
+    kiln_status status = array_params_check(reduction->what,
+                                            &reduction->params, arg_count,
+                                            args);
+    if (status != KILN_OK)
+        return status;
+    size_t result_size = 0;
+    status = kiln_buffer_size(result, &result_size);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    if (result_offset % reduction->value_size != 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: result offset %zu is not a multiple of the "
+                           "value's %zu bytes",
+                           function, result_offset, reduction->value_size);
+    if (result_offset > result_size ||
+        result_size - result_offset < reduction->value_size)
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: a %zu-byte result at offset %zu does not fit "
+                           "in the %zu-byte result buffer",
+                           function, reduction->value_size, result_offset,
+                           result_size);
+
+    /* Stage 1 fills the device; a small input needs only one group, whose
+     * single partial is the result. */
+    size_t groups = array_busy_groups(reduction->context);
+    size_t useful = (n + 4 * ARRAY_GROUP_SIZE - 1) / (4 * ARRAY_GROUP_SIZE);
+    if (groups > useful)
+        groups = useful;
+    if (groups == 0)
+        groups = 1;
+
+    kiln_arg *all = args_with(arg_count, args, 3);
+    if (all == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    kiln_buffer *partials = NULL;
+    const int64_t result_index =
+        (int64_t)(result_offset / reduction->value_size);
+    if (groups > 1) {
+        status = kiln_buffer_create(reduction->context,
+                                    groups * reduction->value_size, &partials);
+        if (status != KILN_OK) {
+            free(all);
+            return array_error_prefix(status, "%s: partial results", function);
+        }
+    }
+    all[arg_count] = KILN_ARG_LONG((int64_t)n);
+    all[arg_count + 1] = KILN_ARG_BUFFER(partials ? partials : result);
+    all[arg_count + 2] = KILN_ARG_LONG(partials ? 0 : result_index);
+    kiln_launch_config config = {.grid = KILN_DIM1(groups),
+                                 .block = KILN_DIM1(ARRAY_GROUP_SIZE),
+                                 .stream = stream};
+    status = kiln_launch(reduction->stage1, &config, arg_count + 3, all);
+    free(all);
+    if (status == KILN_OK && partials != NULL) {
+        config.grid = KILN_DIM1(1);
+        const kiln_arg second[] = {KILN_ARG_BUFFER(partials),
+                                   KILN_ARG_LONG((int64_t)groups),
+                                   KILN_ARG_BUFFER(result),
+                                   KILN_ARG_LONG(result_index)};
+        status = kiln_launch(reduction->stage2, &config, 4, second);
+    }
+    /* The pool keeps the partials until the stream has passed them. */
+    if (partials != NULL)
+        kiln_buffer_release(partials);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s: %s", function, reduction->what);
+    return KILN_OK;
+}
+
+kiln_status kiln_reduction_run_to_host(kiln_reduction *reduction, size_t n,
+                                       size_t arg_count, const kiln_arg *args,
+                                       void *host, size_t size,
+                                       kiln_stream *stream)
+{
+    static const char function[] = "kiln_reduction_run_to_host";
+    if (!is_reduction(reduction))
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "%s: reduction is NULL or not a reduction",
+                           function);
+    if (host == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: host is NULL",
+                           function);
+    if (size != reduction->value_size)
+        return array_error(KILN_ERR_INVALID_SIZE,
+                           "%s: the result is %zu bytes, not %zu", function,
+                           reduction->value_size, size);
+    kiln_buffer *result = NULL;
+    kiln_status status =
+        kiln_buffer_create(reduction->context, reduction->value_size, &result);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    status = kiln_reduction_run(reduction, n, arg_count, args, result, 0,
+                                stream);
+    if (status == KILN_OK)
+        status = kiln_buffer_read_async(result, 0, host, size, stream);
+    if (status == KILN_OK)
+        status = kiln_stream_synchronize(stream ? NULL : reduction->context,
+                                         stream);
+    kiln_buffer_release(result);
+    if (status != KILN_OK)
+        return status;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+/* ---- scan --------------------------------------------------------------------------- */
+
+struct kiln_scan {
+    uint64_t magic;
+    atomic_int references;
+    kiln_context *context;
+    kiln_kernel *blocks, *blocks_buffer, *add;
+    array_params params;
+    size_t value_size;
+    kiln_scan_kind kind;
+    char what[96];
+};
+
+/* Loads one block of values, scans it in local memory and stores it; the
+ * block's total goes to kiln_totals.  Each work-item scans SCAN_ITEMS
+ * consecutive values, then the work-items' totals are scanned
+ * Hillis-Steele style with a barrier at every step. */
+static void add_scan_block_kernel(array_text *source, const char *head,
+                                  const char *type, const char *neutral)
+{
+    array_text_add(
+        source,
+        "%2$s long kiln_n, __global %1$s *kiln_out, long kiln_out_index,\n"
+        "    __global %1$s *kiln_totals, int kiln_exclusive)\n"
+        "{\n"
+        "    __local %1$s kiln_values[%4$d * %5$d];\n"
+        "    __local %1$s kiln_sums[%4$d];\n"
+        "    const uint kiln_lid = get_local_id(0);\n"
+        "    const long kiln_base = (long)get_group_id(0) * (%4$d * %5$d);\n"
+        "    for (uint kiln_k = 0; kiln_k < %5$d; ++kiln_k) {\n"
+        "        const long i = kiln_base + kiln_lid + kiln_k * %4$d;\n"
+        "        kiln_values[kiln_lid + kiln_k * %4$d] =\n"
+        "            i < kiln_n ? (%1$s)(KILN_INPUT(i)) : (%1$s)(%3$s);\n"
+        "    }\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    const uint kiln_first = kiln_lid * %5$d;\n"
+        "    %1$s kiln_run = kiln_values[kiln_first];\n"
+        "    for (uint kiln_k = 1; kiln_k < %5$d; ++kiln_k)\n"
+        "        kiln_run = KILN_SCAN(kiln_run, kiln_values[kiln_first + kiln_k]);\n"
+        "    kiln_sums[kiln_lid] = kiln_run;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (uint kiln_step = 1; kiln_step < %4$d; kiln_step *= 2) {\n"
+        "        %1$s kiln_before = kiln_lid >= kiln_step\n"
+        "            ? kiln_sums[kiln_lid - kiln_step] : (%1$s)(%3$s);\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "        if (kiln_lid >= kiln_step)\n"
+        "            kiln_sums[kiln_lid] = KILN_SCAN(kiln_before, kiln_sums[kiln_lid]);\n"
+        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    }\n"
+        "    %1$s kiln_acc = kiln_lid > 0 ? kiln_sums[kiln_lid - 1] : (%1$s)(%3$s);\n"
+        "    for (uint kiln_k = 0; kiln_k < %5$d; ++kiln_k) {\n"
+        "        %1$s kiln_value = kiln_values[kiln_first + kiln_k];\n"
+        "        if (kiln_exclusive) {\n"
+        "            kiln_values[kiln_first + kiln_k] = kiln_acc;\n"
+        "            kiln_acc = KILN_SCAN(kiln_acc, kiln_value);\n"
+        "        } else {\n"
+        "            kiln_acc = KILN_SCAN(kiln_acc, kiln_value);\n"
+        "            kiln_values[kiln_first + kiln_k] = kiln_acc;\n"
+        "        }\n"
+        "    }\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+        "    for (uint kiln_k = 0; kiln_k < %5$d; ++kiln_k) {\n"
+        "        const long i = kiln_base + kiln_lid + kiln_k * %4$d;\n"
+        "        if (i < kiln_n)\n"
+        "            kiln_out[kiln_out_index + i] = kiln_values[kiln_lid + kiln_k * %4$d];\n"
+        "    }\n"
+        "    if (kiln_lid == 0)\n"
+        "        kiln_totals[get_group_id(0)] = kiln_sums[%4$d - 1];\n"
+        "}\n",
+        type, head, neutral, ARRAY_GROUP_SIZE, SCAN_ITEMS);
+}
+
+kiln_status kiln_scan_create(kiln_context *context, const char *type,
+                             const char *neutral, const char *scan_expression,
+                             const char *input_expression,
+                             const char *arguments, kiln_scan_kind kind,
+                             const char *name, const char *preamble,
+                             kiln_scan **scan)
+{
+    static const char function[] = "kiln_scan_create";
+    if (context == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: context is NULL",
+                           function);
+    if (scan == NULL || blank(type) || blank(neutral) ||
+        blank(scan_expression) || arguments == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %s is NULL or empty", function,
+                           scan == NULL              ? "scan"
+                           : blank(type)             ? "type"
+                           : blank(neutral)          ? "neutral"
+                           : blank(scan_expression)  ? "scan_expression"
+                                                     : "arguments");
+    if (kind != KILN_SCAN_INCLUSIVE && kind != KILN_SCAN_EXCLUSIVE)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: kind %d is neither KILN_SCAN_INCLUSIVE nor "
+                           "KILN_SCAN_EXCLUSIVE",
+                           function, (int)kind);
+    size_t value_size = type_size(type);
+    if (value_size == 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: type '%s' is not an OpenCL C scalar or vector "
+                           "type",
+                           function, type);
+    if (name == NULL)
+        name = "kiln_scan";
+    kiln_status status = check_identifier(function, name);
+    if (status != KILN_OK)
+        return status;
+
+    kiln_scan *made = calloc(1, sizeof *made);
+    if (made == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    snprintf(made->what, sizeof made->what, "scan '%s'", name);
+    made->value_size = value_size;
+    made->kind = kind;
+    status = array_params_parse(made->what, arguments, &made->params);
+    if (status != KILN_OK) {
+        free(made);
+        return status;
+    }
+    const char *input = first_pointer(&made->params);
+    if (blank(input_expression) && input == NULL) {
+        array_params_free(&made->params);
+        free(made);
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: no input expression and no pointer argument "
+                           "to scan",
+                           function);
+    }
+
+    array_text source = {0};
+    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n",
+                   preamble ? preamble : "");
+    array_text_add(&source, "#define KILN_SCAN(a, b) (%s)\n", scan_expression);
+    if (blank(input_expression))
+        array_text_add(&source, "#define KILN_INPUT(i) (%s[i])\n", input);
+    else
+        array_text_add(&source, "#define KILN_INPUT(i) (%s)\n",
+                       input_expression);
+    array_text head = {0};
+    array_text_add(&head, "__kernel void %s_blocks(", name);
+    add_params(&head, arguments);
+    add_scan_block_kernel(&source, head.failed ? "" : head.data, type,
+                          neutral);
+    array_text_free(&head);
+    array_text_add(&source,
+                   "#undef KILN_INPUT\n#define KILN_INPUT(i) (kiln_in[i])\n");
+    array_text_add(&head, "__kernel void %s_blocks_buffer("
+                          "__global const %s *kiln_in, ", name, type);
+    add_scan_block_kernel(&source, head.failed ? "" : head.data, type,
+                          neutral);
+    array_text_free(&head);
+    /* Blocks after the first combine their values with the scanned totals
+     * of the blocks before them. */
+    array_text_add(
+        &source,
+        "__kernel void %1$s_add(__global %2$s *kiln_out, long kiln_out_index,\n"
+        "    long kiln_n, __global const %2$s *kiln_carries)\n"
+        "{\n"
+        "    const long kiln_block = (long)get_group_id(0) + 1;\n"
+        "    const %2$s kiln_carry = kiln_carries[kiln_block];\n"
+        "    for (uint kiln_k = 0; kiln_k < %4$d; ++kiln_k) {\n"
+        "        const long i = kiln_block * (%3$d * %4$d) + get_local_id(0)\n"
+        "            + kiln_k * %3$d;\n"
+        "        if (i < kiln_n)\n"
+        "            kiln_out[kiln_out_index + i] =\n"
+        "                KILN_SCAN(kiln_carry, kiln_out[kiln_out_index + i]);\n"
+        "    }\n"
+        "}\n",
+        name, type, ARRAY_GROUP_SIZE, SCAN_ITEMS);
+
+    kiln_program *program = NULL;
+    if (source.failed || head.failed)
+        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                             "out of host memory");
+    else
+        status = array_program_build(context, source.data, &program);
+    array_text_free(&source);
+    const char *suffixes[] = {"_blocks", "_blocks_buffer", "_add"};
+    kiln_kernel **kernels[] = {&made->blocks, &made->blocks_buffer,
+                               &made->add};
+    for (size_t k = 0; k < 3 && status == KILN_OK; ++k) {
+        char kernel_name[160];
+        snprintf(kernel_name, sizeof kernel_name, "%s%s", name, suffixes[k]);
+        status = kiln_kernel_create(program, kernel_name, kernels[k]);
+    }
+    if (program != NULL)
+        kiln_program_release(program);
+    if (status != KILN_OK) {
+        array_error_prefix(status, "%s: %s", function, made->what);
+        for (size_t k = 0; k < 3; ++k)
+            if (*kernels[k] != NULL)
+                kiln_kernel_release(*kernels[k]);
+        array_params_free(&made->params);
+        free(made);
+        return status;
+    }
+    made->context = context;
+    made->magic = GENERATOR_MAGIC + 2;
+    atomic_init(&made->references, 1);
+    *scan = made;
+    return KILN_OK;
+}
+
+static bool is_scan(const kiln_scan *scan)
+{
+    return scan != NULL && scan->magic == GENERATOR_MAGIC + 2;
+}
+
+kiln_status kiln_scan_retain(kiln_scan *scan)
+{
+    if (!is_scan(scan))
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_scan_retain: scan is NULL or not a scan");
+    atomic_fetch_add(&scan->references, 1);
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_scan_release(kiln_scan *scan)
+{
+    if (!is_scan(scan))
+        return array_error(KILN_ERR_INVALID_HANDLE,
+                           "kiln_scan_release: scan is NULL or not a scan");
+    if (atomic_fetch_sub(&scan->references, 1) == 1) {
+        scan->magic = 0;
+        kiln_kernel_release(scan->blocks);
+        kiln_kernel_release(scan->blocks_buffer);
+        kiln_kernel_release(scan->add);
+        array_params_free(&scan->params);
+        free(scan);
+    }
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+/* Scans n values into output[index...]: the block kernel (the user's input,
+ * or `input` when it is not NULL), then, for several blocks, an exclusive
+ * scan of the block totals (the same procedure, recursively) and the
+ * carries added to every block after the first. */
+static kiln_status scan_level(kiln_scan *scan, size_t n, size_t arg_count,
+                              const kiln_arg *args, kiln_buffer *input,
+                              kiln_buffer *output, size_t index,
+                              bool exclusive, kiln_stream *stream)
+{
+    size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    kiln_buffer *totals = NULL;
+    kiln_status status =
+        kiln_buffer_create(scan->context, blocks * scan->value_size, &totals);
+    if (status != KILN_OK)
+        return status;
+    kiln_arg *all = args_with(input ? 0 : arg_count, args, 6);
+    if (all == NULL) {
+        kiln_buffer_release(totals);
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    size_t first = 0;
+    if (input != NULL)
+        all[first++] = KILN_ARG_BUFFER(input);
+    else
+        first = arg_count;
+    all[first] = KILN_ARG_LONG((int64_t)n);
+    all[first + 1] = KILN_ARG_BUFFER(output);
+    all[first + 2] = KILN_ARG_LONG((int64_t)index);
+    all[first + 3] = KILN_ARG_BUFFER(totals);
+    all[first + 4] = KILN_ARG_INT(exclusive ? 1 : 0);
+    kiln_launch_config config = {.grid = KILN_DIM1(blocks),
+                                 .block = KILN_DIM1(ARRAY_GROUP_SIZE),
+                                 .stream = stream};
+    status = kiln_launch(input ? scan->blocks_buffer : scan->blocks, &config,
+                         first + 5, all);
+    free(all);
+    if (status == KILN_OK && blocks > 1) {
+        kiln_buffer *carries = NULL;
+        status = kiln_buffer_create(scan->context, blocks * scan->value_size,
+                                    &carries);
+        if (status == KILN_OK)
+            status = scan_level(scan, blocks, 0, NULL, totals, carries, 0,
+                                true, stream);
+        if (status == KILN_OK) {
+            config.grid = KILN_DIM1(blocks - 1);
+            const kiln_arg add_args[] = {
+                KILN_ARG_BUFFER(output), KILN_ARG_LONG((int64_t)index),
+                KILN_ARG_LONG((int64_t)n), KILN_ARG_BUFFER(carries)};
+            status = kiln_launch(scan->add, &config, 4, add_args);
+        }
+        if (carries != NULL)
+            kiln_buffer_release(carries);
+    }
+    kiln_buffer_release(totals);
+    return status;
+}
+
+kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
+                          const kiln_arg *args, kiln_buffer *output,
+                          size_t output_offset, kiln_stream *stream)
+{
+    static const char function[] = "kiln_scan_run";
+    if (!is_scan(scan) || output == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: %s is NULL%s",
+                           function, output ? "scan" : "output",
+                           output ? " or not a scan" : "");
+    kiln_status status =
+        array_params_check(scan->what, &scan->params, arg_count, args);
+    if (status != KILN_OK)
+        return status;
+    size_t output_size = 0;
+    status = kiln_buffer_size(output, &output_size);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    if (output_offset % scan->value_size != 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: output offset %zu is not a multiple of the "
+                           "value's %zu bytes",
+                           function, output_offset, scan->value_size);
+    if (output_offset > output_size ||
+        (output_size - output_offset) / scan->value_size < n)
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: %zu values of %zu bytes at offset %zu do not "
+                           "fit in the %zu-byte output buffer",
+                           function, n, scan->value_size, output_offset,
+                           output_size);
+    if (n == 0)
+        return kiln_error_set(KILN_OK, NULL);
+    status = scan_level(scan, n, arg_count, args, NULL, output,
+                        output_offset / scan->value_size,
+                        scan->kind == KILN_SCAN_EXCLUSIVE, stream);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s: %s", function, scan->what);
+    return kiln_error_set(KILN_OK, NULL);
+}

@@ -1,0 +1,190 @@
+/*
+ * What the files of the array layer share.  The layer sees only kiln.h and
+ * kiln_array.h (array.mk keeps core/ off its include path), so everything
+ * here is built from the public API.
+ */
+#ifndef KILN_ARRAY_INTERNAL_H
+#define KILN_ARRAY_INTERNAL_H
+
+#include "kiln.h"
+#include "kiln_array.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define ARRAY_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define ARRAY_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define ARRAY_PRINTF_LIKE(f, a)
+#define ARRAY_INTERNAL
+#endif
+
+/* Threads per work-group of every generated kernel: a size every backend
+ * and device Kiln supports, and the size the local arrays are made for. */
+#define ARRAY_GROUP_SIZE 256
+
+/* ---- errors (util.c) ---------------------------------------------------- */
+
+/* Sets the thread's last error (through kiln_error_set) and returns
+ * `status`. */
+ARRAY_INTERNAL kiln_status array_error(kiln_status status, const char *format,
+                                       ...) ARRAY_PRINTF_LIKE(2, 3);
+/* Prepends "text: " to the last error and returns `status`: for failures
+ * of Kiln calls the layer makes, so the message says what the layer was
+ * doing. */
+ARRAY_INTERNAL kiln_status array_error_prefix(kiln_status status,
+                                              const char *format, ...)
+    ARRAY_PRINTF_LIKE(2, 3);
+
+/* ---- growing text (util.c) ----------------------------------------------- */
+
+typedef struct array_text {
+    char *data;
+    size_t length, capacity;
+    bool failed; /* an allocation failed: the text is incomplete */
+} array_text;
+
+ARRAY_INTERNAL void array_text_add(array_text *text, const char *format, ...)
+    ARRAY_PRINTF_LIKE(2, 3);
+ARRAY_INTERNAL void array_text_free(array_text *text);
+
+/* ---- generated kernels (util.c) ------------------------------------------ */
+
+/* Builds `source` (through Kiln's program cache) and creates its kernel
+ * `name`.  A build failure is KILN_ERR_BUILD with the compiler's log, then
+ * the generated source with line numbers. */
+ARRAY_INTERNAL kiln_status array_kernel_build(kiln_context *context,
+                                              const char *source,
+                                              const char *name,
+                                              kiln_kernel **kernel);
+/* The same for a program with several kernels. */
+ARRAY_INTERNAL kiln_status array_program_build(kiln_context *context,
+                                               const char *source,
+                                               kiln_program **program);
+/* Work-groups that keep the device busy (8 per compute unit). */
+ARRAY_INTERNAL size_t array_busy_groups(kiln_context *context);
+/* Whether the context's device has double precision. */
+ARRAY_INTERNAL bool array_has_double(kiln_context *context);
+/* One launch of `kernel` over n work-items in groups of ARRAY_GROUP_SIZE
+ * (at most `max_groups` groups: the kernel loops over the rest). */
+ARRAY_INTERNAL kiln_status array_launch_1d(kiln_kernel *kernel, size_t n,
+                                           size_t max_groups,
+                                           kiln_stream *stream, size_t count,
+                                           const kiln_arg *args);
+
+/* Enables double precision where the device has it: the first line of
+ * every generated source. */
+#define ARRAY_SOURCE_HEADER                                                  \
+    "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"    \
+    "#endif\n"
+
+/* ---- parsed argument lists (generator.c) --------------------------------- */
+
+typedef struct array_param {
+    char *name;
+    bool pointer;
+} array_param;
+
+typedef struct array_params {
+    array_param *items;
+    size_t count;
+} array_params;
+
+/* Splits "float a, global const float *x" into its parameters; a
+ * parameter without a name, a pointer without an address space, an empty
+ * list or one with unbalanced brackets is KILN_ERR_INVALID_ARGUMENT naming
+ * `what` and the parameter. */
+ARRAY_INTERNAL kiln_status array_params_parse(const char *what,
+                                              const char *arguments,
+                                              array_params *params);
+ARRAY_INTERNAL void array_params_free(array_params *params);
+/* Checks a launch's arguments against the list: the count, and a buffer
+ * for each pointer and a value for every other parameter. */
+ARRAY_INTERNAL kiln_status array_params_check(const char *what,
+                                              const array_params *params,
+                                              size_t arg_count,
+                                              const kiln_arg *args);
+
+/* ---- arrays (array.c) --------------------------------------------------- */
+
+#define ARRAY_MAGIC 0x6b41727261795f31ull /* "kArray_1" */
+
+struct kiln_array {
+    uint64_t magic;
+    atomic_int references;
+    kiln_context *context;  /* one reference */
+    kiln_buffer *buffer;    /* one reference; NULL for an empty array */
+    size_t offset;          /* elements from the start of the buffer */
+    kiln_dtype dtype;
+    size_t ndim;
+    size_t shape[KILN_ARRAY_MAX_DIMS];
+    size_t size;            /* elements */
+};
+
+/* Checks an array handle; `function` and `name` go into the message. */
+ARRAY_INTERNAL kiln_status array_check(const kiln_array *array,
+                                       const char *function, const char *name);
+ARRAY_INTERNAL kiln_status array_check_dtype(kiln_dtype dtype,
+                                             const char *function);
+/* A new array with uninitialised contents. */
+ARRAY_INTERNAL kiln_status array_new(kiln_context *context, kiln_dtype dtype,
+                                     size_t ndim, const size_t *shape,
+                                     const char *function,
+                                     kiln_array **array);
+/* "(3, 4)" into `out`. */
+ARRAY_INTERNAL void array_shape_text(const kiln_array *array, char *out,
+                                     size_t size);
+/* The OpenCL C type of a dtype ("float", "uchar"...). */
+ARRAY_INTERNAL const char *array_dtype_ctype(kiln_dtype dtype);
+ARRAY_INTERNAL bool array_dtype_is_float(kiln_dtype dtype);
+ARRAY_INTERNAL bool array_dtype_is_signed(kiln_dtype dtype);
+/* NumPy's promotion of two dtypes. */
+ARRAY_INTERNAL kiln_dtype array_promote(kiln_dtype a, kiln_dtype b);
+/* Checks that the arrays share a context (KILN_ERR_CONTEXT_MISMATCH). */
+ARRAY_INTERNAL kiln_status array_same_context(const char *function,
+                                              const kiln_array *a,
+                                              const kiln_array *b);
+/* Fails with KILN_ERR_DTYPE when the device lacks double precision and
+ * `dtype` is float64. */
+ARRAY_INTERNAL kiln_status array_check_device_dtype(kiln_context *context,
+                                                    kiln_dtype dtype,
+                                                    const char *function);
+/* A kernel argument of `value` converted to `dtype` (storage in *slot). */
+typedef union array_scalar {
+    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32;
+    uint32_t u32; int64_t i64; uint64_t u64; float f32; double f64;
+} array_scalar;
+ARRAY_INTERNAL kiln_arg array_scalar_arg(kiln_dtype dtype, double value,
+                                         array_scalar *slot);
+
+/* ---- the elementwise engine (elementwise.c) ------------------------------- */
+
+/* One operand of a generated elementwise operation. */
+typedef struct array_operand {
+    const kiln_array *array; /* NULL: a scalar */
+    double scalar;
+    kiln_dtype dtype;        /* the type the expression sees it as */
+} array_operand;
+
+/* result = expression elementwise over up to three operands named a, b, c
+ * in `expression` (each converted to its operand's dtype), with NumPy
+ * broadcasting; the result has dtype `result_dtype`.  `function` names the
+ * public function for messages. */
+ARRAY_INTERNAL kiln_status array_map(const char *function,
+                                     const char *expression,
+                                     kiln_dtype result_dtype,
+                                     const array_operand *operands,
+                                     size_t count, kiln_stream *stream,
+                                     kiln_array **result);
+/* Writes `expression` of the flat index i into every element of `array`. */
+ARRAY_INTERNAL kiln_status array_fill_expression(kiln_array *array,
+                                                 const char *expression,
+                                                 size_t value_count,
+                                                 const double *values,
+                                                 kiln_stream *stream);
+
+#endif

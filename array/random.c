@@ -1,0 +1,154 @@
+/*
+ * Random arrays from Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel
+ * random numbers: as easy as 1, 2, 3", SC'11).  Block b of four 32-bit
+ * numbers is the Philox bijection of the counter (counter + b) under the
+ * key `seed`: a pure function, so each work-item computes its own block
+ * and every device computes the same numbers.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Philox4x32's multipliers and Weyl key increments, and ten rounds. */
+static const char philox_source[] =
+    "#define KILN_PHILOX_M0 0xD2511F53u\n"
+    "#define KILN_PHILOX_M1 0xCD9E8D57u\n"
+    "#define KILN_PHILOX_W0 0x9E3779B9u\n"
+    "#define KILN_PHILOX_W1 0xBB67AE85u\n"
+    "uint4 kiln_philox(uint4 c, uint2 k)\n"
+    "{\n"
+    "    for (int round = 0; round < 10; ++round) {\n"
+    "        if (round > 0) {\n"
+    "            k.x += KILN_PHILOX_W0;\n"
+    "            k.y += KILN_PHILOX_W1;\n"
+    "        }\n"
+    "        uint hi0 = mul_hi(KILN_PHILOX_M0, c.x), lo0 = KILN_PHILOX_M0 * c.x;\n"
+    "        uint hi1 = mul_hi(KILN_PHILOX_M1, c.z), lo1 = KILN_PHILOX_M1 * c.z;\n"
+    "        c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);\n"
+    "    }\n"
+    "    return c;\n"
+    "}\n";
+
+/* Each work-item turns one block into PER_BLOCK values: four floats of 24
+ * random bits, or two doubles of 53.  Normal values come in Box-Muller
+ * pairs from two uniform ones (the first moved to (0, 1] for the log). */
+static const char random_kernel_source[] =
+    "__kernel void kiln_random(__global REAL *out, long offset, long n,\n"
+    "                          ulong seed, ulong counter, REAL a, REAL b)\n"
+    "{\n"
+    "    const uint2 key = (uint2)((uint)seed, (uint)(seed >> 32));\n"
+    "    const long blocks = (n + PER_BLOCK - 1) / PER_BLOCK;\n"
+    "    for (long block = get_global_id(0); block < blocks;\n"
+    "         block += get_global_size(0)) {\n"
+    "        const ulong c = counter + (ulong)block;\n"
+    "        uint4 r = kiln_philox((uint4)((uint)c, (uint)(c >> 32), 0u, 0u), key);\n"
+    "        REAL u[PER_BLOCK];\n"
+    "#if PER_BLOCK == 4\n"
+    "        u[0] = (REAL)(r.x >> 8) * 0x1.0p-24f;\n"
+    "        u[1] = (REAL)(r.y >> 8) * 0x1.0p-24f;\n"
+    "        u[2] = (REAL)(r.z >> 8) * 0x1.0p-24f;\n"
+    "        u[3] = (REAL)(r.w >> 8) * 0x1.0p-24f;\n"
+    "#else\n"
+    "        u[0] = (REAL)(((ulong)(r.x >> 5) << 26) | (r.y >> 6)) * 0x1.0p-53;\n"
+    "        u[1] = (REAL)(((ulong)(r.z >> 5) << 26) | (r.w >> 6)) * 0x1.0p-53;\n"
+    "#endif\n"
+    "        REAL v[PER_BLOCK];\n"
+    "        for (int k = 0; k < PER_BLOCK; k += 2) {\n"
+    "#if NORMAL\n"
+    "            REAL radius = sqrt((REAL)-2 * log((REAL)1 - u[k]));\n"
+    "            REAL angle = (REAL)6.283185307179586 * u[k + 1];\n"
+    "            v[k] = a + b * radius * cos(angle);\n"
+    "            v[k + 1] = a + b * radius * sin(angle);\n"
+    "#else\n"
+    "            v[k] = a + (b - a) * u[k];\n"
+    "            v[k + 1] = a + (b - a) * u[k + 1];\n"
+    "#endif\n"
+    "        }\n"
+    "        const long first = block * PER_BLOCK;\n"
+    "        for (int k = 0; k < PER_BLOCK; ++k)\n"
+    "            if (first + k < n)\n"
+    "                out[offset + first + k] = v[k];\n"
+    "    }\n"
+    "}\n";
+
+static kiln_status random_array(const char *function, kiln_random *random,
+                                kiln_context *context, kiln_dtype dtype,
+                                size_t ndim, const size_t *shape, double a,
+                                double b, bool normal, kiln_stream *stream,
+                                kiln_array **array)
+{
+    if (random == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: random is NULL",
+                           function);
+    if (dtype != KILN_DTYPE_FLOAT32 && dtype != KILN_DTYPE_FLOAT64)
+        return array_error(KILN_ERR_DTYPE,
+                           "%s: random numbers are float32 or float64, not "
+                           "%s",
+                           function, kiln_dtype_name(dtype));
+    kiln_array *made = NULL;
+    kiln_status status = array_new(context, dtype, ndim, shape, function,
+                                   &made);
+    if (status != KILN_OK)
+        return status;
+    const int per_block = dtype == KILN_DTYPE_FLOAT32 ? 4 : 2;
+    size_t blocks = (made->size + (size_t)per_block - 1) / (size_t)per_block;
+    if (blocks > 0) {
+        array_text source = {0};
+        array_text_add(&source,
+                       ARRAY_SOURCE_HEADER
+                       "#define REAL %s\n#define PER_BLOCK %d\n"
+                       "#define NORMAL %d\n%s%s",
+                       array_dtype_ctype(dtype), per_block, normal ? 1 : 0,
+                       philox_source, random_kernel_source);
+        kiln_kernel *kernel = NULL;
+        status = source.failed
+                     ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                   "out of host memory")
+                     : array_kernel_build(context, source.data, "kiln_random",
+                                          &kernel);
+        array_text_free(&source);
+        if (status == KILN_OK) {
+            array_scalar slots[2];
+            const kiln_arg args[] = {
+                KILN_ARG_BUFFER(made->buffer),
+                KILN_ARG_LONG(0),
+                KILN_ARG_LONG((int64_t)made->size),
+                KILN_ARG_ULONG(random->seed),
+                KILN_ARG_ULONG(random->counter),
+                array_scalar_arg(dtype, a, &slots[0]),
+                array_scalar_arg(dtype, b, &slots[1]),
+            };
+            status = array_launch_1d(kernel, blocks, (size_t)1 << 16, stream,
+                                     7, args);
+            kiln_kernel_release(kernel);
+        }
+        if (status != KILN_OK) {
+            kiln_array_release(made);
+            return array_error_prefix(status, "%s", function);
+        }
+    }
+    random->counter += blocks;
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_random_uniform(kiln_random *random,
+                                      kiln_context *context, kiln_dtype dtype,
+                                      size_t ndim, const size_t *shape,
+                                      double low, double high,
+                                      kiln_stream *stream, kiln_array **array)
+{
+    return random_array("kiln_array_random_uniform", random, context, dtype,
+                        ndim, shape, low, high, false, stream, array);
+}
+
+kiln_status kiln_array_random_normal(kiln_random *random,
+                                     kiln_context *context, kiln_dtype dtype,
+                                     size_t ndim, const size_t *shape,
+                                     double mean, double stddev,
+                                     kiln_stream *stream, kiln_array **array)
+{
+    return random_array("kiln_array_random_normal", random, context, dtype,
+                        ndim, shape, mean, stddev, true, stream, array);
+}

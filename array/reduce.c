@@ -1,0 +1,555 @@
+/*
+ * Reductions of arrays: sum, prod, mean, min, max, argmin, argmax, over
+ * everything or along one axis.  The array is seen as (outer, length,
+ * inner) with the reduced axis in the middle; one template serves both
+ * layouts that matter:
+ *  - inner == 1 (the last axis, or everything): a work-group reduces a
+ *    contiguous stretch of one row, loads coalesced along the row;
+ *  - inner > 1: a work-group of 32 x 8 reduces 32 neighbouring columns,
+ *    the 32 work-items of a row reading consecutive elements.
+ * When that leaves the device idle (few rows, or few column tiles), the
+ * reduced axis is also split into `splits` stretches, and a second launch
+ * combines their partial results: never more than two launches, and a
+ * barrier before every step of the in-group trees.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TILE_X 32                   /* columns of a column work-group */
+#define TILE_Y (ARRAY_GROUP_SIZE / TILE_X)
+#define FINISH_THREADS 64           /* work-items combining partials */
+#define MAX_SPLITS 1024
+
+typedef struct reduce_types {
+    kiln_dtype input, accumulate, output;
+    bool arg; /* argmin / argmax: the index is the result */
+} reduce_types;
+
+static kiln_status reduce_types_of(kiln_array_reduce_op op, kiln_dtype input,
+                                   const char *function, reduce_types *types)
+{
+    types->input = input;
+    types->arg = op == KILN_REDUCE_ARGMIN || op == KILN_REDUCE_ARGMAX;
+    bool is_float = array_dtype_is_float(input);
+    switch (op) {
+    case KILN_REDUCE_SUM:
+    case KILN_REDUCE_PROD:
+        types->accumulate =
+            is_float ? input
+                     : (array_dtype_is_signed(input) ? KILN_DTYPE_INT64
+                                                     : KILN_DTYPE_UINT64);
+        types->output = types->accumulate;
+        return KILN_OK;
+    case KILN_REDUCE_MEAN:
+        types->accumulate = input == KILN_DTYPE_FLOAT32 ? KILN_DTYPE_FLOAT32
+                                                        : KILN_DTYPE_FLOAT64;
+        types->output = types->accumulate;
+        return KILN_OK;
+    case KILN_REDUCE_MIN:
+    case KILN_REDUCE_MAX:
+        types->accumulate = types->output = input;
+        return KILN_OK;
+    case KILN_REDUCE_ARGMIN:
+    case KILN_REDUCE_ARGMAX:
+        types->accumulate = input;
+        types->output = KILN_DTYPE_INT64;
+        return KILN_OK;
+    default:
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %d is not a kiln_array_reduce_op", function,
+                           (int)op);
+    }
+}
+
+/* The largest (or, `low`, smallest) value of a dtype as OpenCL C. */
+static void extreme_literal(kiln_dtype dtype, bool low, char *out, size_t size)
+{
+    if (array_dtype_is_float(dtype)) {
+        snprintf(out, size, "%sINFINITY", low ? "-" : "");
+        return;
+    }
+    unsigned bits = (unsigned)kiln_dtype_size(dtype) * 8;
+    const char *ctype = array_dtype_ctype(dtype);
+    if (!array_dtype_is_signed(dtype)) {
+        if (low)
+            snprintf(out, size, "(%s)0", ctype);
+        else
+            snprintf(out, size, "(%s)%lluUL", ctype,
+                     (unsigned long long)(bits == 64 ? UINT64_MAX
+                                                     : (1ull << bits) - 1));
+        return;
+    }
+    long long max = (long long)((1ull << (bits - 1)) - 1);
+    if (low)
+        snprintf(out, size, "(%s)(-%lldL - 1)", ctype, max);
+    else
+        snprintf(out, size, "(%s)%lldL", ctype, max);
+}
+
+/* Macros every kernel of one reduction uses: the accumulator type, the
+ * neutral element, COMBINE for values, and for arg reductions
+ * KILN_BETTER(va, ia, vb, ib): whether (vb, ib) wins over (va, ia). */
+static void add_reduce_macros(array_text *source, kiln_array_reduce_op op,
+                              const reduce_types *types)
+{
+    const char *at = array_dtype_ctype(types->accumulate);
+    bool is_float = array_dtype_is_float(types->accumulate);
+    char neutral[96];
+    const char *combine = "a + b";
+    switch (op) {
+    case KILN_REDUCE_PROD:
+        snprintf(neutral, sizeof neutral, "(%s)1", at);
+        combine = "a * b";
+        break;
+    case KILN_REDUCE_MIN:
+    case KILN_REDUCE_ARGMIN:
+        extreme_literal(types->accumulate, false, neutral, sizeof neutral);
+        combine = is_float ? "(isnan(a) || a < b) ? a : b" : "a < b ? a : b";
+        break;
+    case KILN_REDUCE_MAX:
+    case KILN_REDUCE_ARGMAX:
+        extreme_literal(types->accumulate, true, neutral, sizeof neutral);
+        combine = is_float ? "(isnan(a) || a > b) ? a : b" : "a > b ? a : b";
+        break;
+    default:
+        snprintf(neutral, sizeof neutral, "(%s)0", at);
+        break;
+    }
+    array_text_add(source,
+                   ARRAY_SOURCE_HEADER
+                   "typedef %s kiln_acc_t;\n"
+                   "#define KILN_NEUTRAL (%s)\n"
+                   "#define KILN_COMBINE(a, b) (%s)\n"
+                   "#define KILN_NO_INDEX ((long)0x7fffffffffffffffL)\n",
+                   at, neutral, combine);
+    /* Ties go to the smaller index, so the answer is the first extreme
+     * whatever order the work-items meet in. */
+    if (types->arg)
+        array_text_add(source,
+                       "#define KILN_BETTER(va, ia, vb, ib) ((vb) %s (va) || "
+                       "((vb) == (va) && (ib) < (ia)))\n",
+                       op == KILN_REDUCE_ARGMIN ? "<" : ">");
+    /* One step of an accumulation: value v at index j into (acc, index). */
+    if (types->arg)
+        array_text_add(source,
+                       "#define KILN_STEP(acc, index, v, j) do { "
+                       "kiln_acc_t kiln_v_ = (v); long kiln_j_ = (j); "
+                       "if (KILN_BETTER(acc, index, kiln_v_, kiln_j_)) "
+                       "{ acc = kiln_v_; index = kiln_j_; } } while (0)\n");
+    else
+        array_text_add(source,
+                       "#define KILN_STEP(acc, index, v, j) "
+                       "(acc = KILN_COMBINE(acc, (v)))\n");
+}
+
+/* The result written from (acc, index) for `count` reduced elements. */
+static void add_final_macro(array_text *source, kiln_array_reduce_op op,
+                            const reduce_types *types)
+{
+    const char *ot = array_dtype_ctype(types->output);
+    if (types->arg)
+        array_text_add(source, "#define KILN_FINAL(acc, index, count) "
+                               "((%s)(index))\n", ot);
+    else if (op == KILN_REDUCE_MEAN)
+        array_text_add(source, "#define KILN_FINAL(acc, index, count) "
+                               "((%s)((acc) / (kiln_acc_t)(count)))\n", ot);
+    else
+        array_text_add(source, "#define KILN_FINAL(acc, index, count) "
+                               "((%s)(acc))\n", ot);
+}
+
+/* The in-group tree over `threads` values in kiln_values / kiln_indices,
+ * pairs `stride` apart (the column kernel's rows are TILE_X apart). */
+static void add_tree(array_text *source, const reduce_types *types,
+                     const char *lid, int steps_from, int stride,
+                     const char *column)
+{
+    array_text_add(source,
+                   "    for (uint kiln_half = %d; kiln_half > 0; kiln_half /= 2) {\n"
+                   "        if (%s < kiln_half) {\n",
+                   steps_from, lid);
+    if (types->arg)
+        array_text_add(source,
+                       "            uint kiln_o = (%s + kiln_half) * %d + %s;\n"
+                       "            uint kiln_m = %s * %d + %s;\n"
+                       "            if (KILN_BETTER(kiln_values[kiln_m], kiln_indices[kiln_m],\n"
+                       "                            kiln_values[kiln_o], kiln_indices[kiln_o])) {\n"
+                       "                kiln_values[kiln_m] = kiln_values[kiln_o];\n"
+                       "                kiln_indices[kiln_m] = kiln_indices[kiln_o];\n"
+                       "            }\n",
+                       lid, stride, column, lid, stride, column);
+    else
+        array_text_add(source,
+                       "            uint kiln_o = (%s + kiln_half) * %d + %s;\n"
+                       "            uint kiln_m = %s * %d + %s;\n"
+                       "            kiln_values[kiln_m] = KILN_COMBINE(kiln_values[kiln_m], kiln_values[kiln_o]);\n",
+                       lid, stride, column, lid, stride, column);
+    array_text_add(source,
+                   "        }\n"
+                   "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                   "    }\n");
+}
+
+/* Writes either the final result (splits == 1) or a partial. */
+static void add_store(array_text *source, const char *condition,
+                      const char *column, const char *output_index,
+                      const char *partial_index)
+{
+    array_text_add(source,
+                   "    if (%1$s) {\n"
+                   "        if (kiln_splits == 1)\n"
+                   "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[%4$s], kiln_indices[%4$s], kiln_length);\n"
+                   "        else {\n"
+                   "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n"
+                   "            kiln_partial_indices[%3$s] = kiln_indices[%4$s];\n"
+                   "        }\n"
+                   "    }\n",
+                   condition, output_index, partial_index, column);
+}
+
+static void add_common_params(array_text *source, const reduce_types *types)
+{
+    array_text_add(source,
+                   "(__global const %s *kiln_in, long kiln_in_offset,\n"
+                   "    long kiln_outer, long kiln_length, long kiln_inner,\n"
+                   "    long kiln_splits, long kiln_chunk,\n"
+                   "    __global kiln_acc_t *kiln_partial_values,\n"
+                   "    __global long *kiln_partial_indices,\n"
+                   "    __global %s *kiln_out, long kiln_out_offset)\n",
+                   array_dtype_ctype(types->input),
+                   array_dtype_ctype(types->output));
+}
+
+/* The three kernels: rows (inner == 1), columns (inner > 1), finish. */
+static void add_kernels(array_text *source, const reduce_types *types)
+{
+    /* Rows: group g reduces stretch g % splits of row g / splits. */
+    array_text_add(source, "__kernel void kiln_reduce_rows");
+    add_common_params(source, types);
+    array_text_add(
+        source,
+        "{\n"
+        "    __local kiln_acc_t kiln_values[%1$d];\n"
+        "    __local long kiln_indices[%1$d];\n"
+        "    const uint kiln_x = get_local_id(0);\n"
+        "    const long kiln_group = get_group_id(0);\n"
+        "    const long kiln_split = kiln_group %% kiln_splits;\n"
+        "    const long kiln_row = kiln_group / kiln_splits;\n"
+        "    const long kiln_start = kiln_split * kiln_chunk;\n"
+        "    const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
+        "    __global const %2$s *kiln_base = kiln_in + kiln_in_offset + kiln_row * kiln_length;\n"
+        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
+        "    long kiln_index = KILN_NO_INDEX;\n"
+        "    long j = kiln_start + kiln_x;\n"
+        "    for (; j + 3 * %1$d < kiln_end; j += 4 * %1$d) {\n"
+        "        kiln_acc_t v0 = (kiln_acc_t)kiln_base[j];\n"
+        "        kiln_acc_t v1 = (kiln_acc_t)kiln_base[j + %1$d];\n"
+        "        kiln_acc_t v2 = (kiln_acc_t)kiln_base[j + 2 * %1$d];\n"
+        "        kiln_acc_t v3 = (kiln_acc_t)kiln_base[j + 3 * %1$d];\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v1, j + %1$d);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v2, j + 2 * %1$d);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v3, j + 3 * %1$d);\n"
+        "    }\n"
+        "    for (; j < kiln_end; j += %1$d)\n"
+        "        KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j], j);\n"
+        "    kiln_values[kiln_x] = kiln_acc;\n"
+        "    kiln_indices[kiln_x] = kiln_index;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+        ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
+    /* the tree pairs work-items x and x + half */
+    add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2, 1, "0");
+    add_store(source, "kiln_x == 0", "0", "kiln_row",
+              "kiln_row * kiln_splits + kiln_split");
+    array_text_add(source, "}\n");
+
+    /* Columns: group g covers columns tile * TILE_X + x of row block
+     * `outer`, stretch `split` of the reduced axis, TILE_Y rows at a time. */
+    array_text_add(source, "__kernel void kiln_reduce_columns");
+    add_common_params(source, types);
+    array_text_add(
+        source,
+        "{\n"
+        "    __local kiln_acc_t kiln_values[%1$d * %2$d];\n"
+        "    __local long kiln_indices[%1$d * %2$d];\n"
+        "    const uint kiln_x = get_local_id(0), kiln_y = get_local_id(1);\n"
+        "    const long kiln_tiles = (kiln_inner + %1$d - 1) / %1$d;\n"
+        "    const long kiln_group = get_group_id(0);\n"
+        "    const long kiln_split = kiln_group %% kiln_splits;\n"
+        "    const long kiln_tile = (kiln_group / kiln_splits) %% kiln_tiles;\n"
+        "    const long kiln_block = kiln_group / kiln_splits / kiln_tiles;\n"
+        "    const long kiln_column = kiln_tile * %1$d + kiln_x;\n"
+        "    const long kiln_start = kiln_split * kiln_chunk;\n"
+        "    const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
+        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
+        "    long kiln_index = KILN_NO_INDEX;\n"
+        "    if (kiln_column < kiln_inner) {\n"
+        "        __global const %3$s *kiln_base = kiln_in + kiln_in_offset\n"
+        "            + kiln_block * kiln_length * kiln_inner + kiln_column;\n"
+        "        long j = kiln_start + kiln_y;\n"
+        "        for (; j + 3 * %2$d < kiln_end; j += 4 * %2$d) {\n"
+        "            kiln_acc_t v0 = (kiln_acc_t)kiln_base[j * kiln_inner];\n"
+        "            kiln_acc_t v1 = (kiln_acc_t)kiln_base[(j + %2$d) * kiln_inner];\n"
+        "            kiln_acc_t v2 = (kiln_acc_t)kiln_base[(j + 2 * %2$d) * kiln_inner];\n"
+        "            kiln_acc_t v3 = (kiln_acc_t)kiln_base[(j + 3 * %2$d) * kiln_inner];\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v1, j + %2$d);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v2, j + 2 * %2$d);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v3, j + 3 * %2$d);\n"
+        "        }\n"
+        "        for (; j < kiln_end; j += %2$d)\n"
+        "            KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j * kiln_inner], j);\n"
+        "    }\n"
+        "    kiln_values[kiln_y * %1$d + kiln_x] = kiln_acc;\n"
+        "    kiln_indices[kiln_y * %1$d + kiln_x] = kiln_index;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+        TILE_X, TILE_Y, array_dtype_ctype(types->input));
+    add_tree(source, types, "kiln_y", TILE_Y / 2, TILE_X, "kiln_x");
+    add_store(source, "kiln_y == 0 && kiln_column < kiln_inner", "kiln_x",
+              "kiln_block * kiln_inner + kiln_column",
+              "(kiln_block * kiln_splits + kiln_split) * kiln_inner + kiln_column");
+    array_text_add(source, "}\n");
+
+    /* Finish: group g combines the `splits` partials of output g. */
+    array_text_add(
+        source,
+        "__kernel void kiln_reduce_finish(__global const kiln_acc_t *kiln_partial_values,\n"
+        "    __global const long *kiln_partial_indices, long kiln_splits,\n"
+        "    long kiln_inner, long kiln_length,\n"
+        "    __global %2$s *kiln_out, long kiln_out_offset)\n"
+        "{\n"
+        "    __local kiln_acc_t kiln_values[%1$d];\n"
+        "    __local long kiln_indices[%1$d];\n"
+        "    const uint kiln_r = get_local_id(0);\n"
+        "    const long kiln_output = get_group_id(0);\n"
+        "    const long kiln_block = kiln_output / kiln_inner;\n"
+        "    const long kiln_column = kiln_output %% kiln_inner;\n"
+        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
+        "    long kiln_index = KILN_NO_INDEX;\n"
+        "    for (long s = kiln_r; s < kiln_splits; s += %1$d) {\n"
+        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
+        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], kiln_partial_indices[p]);\n"
+        "    }\n"
+        "    kiln_values[kiln_r] = kiln_acc;\n"
+        "    kiln_indices[kiln_r] = kiln_index;\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+        FINISH_THREADS, array_dtype_ctype(types->output));
+    add_tree(source, types, "kiln_r", FINISH_THREADS / 2, 1, "0");
+    array_text_add(source,
+                   "    if (kiln_r == 0)\n"
+                   "        kiln_out[kiln_out_offset + kiln_output] = "
+                   "KILN_FINAL(kiln_values[0], kiln_indices[0], kiln_length);\n"
+                   "}\n");
+}
+
+/* The reduction of `a` seen as (outer, length, inner) into `result`. */
+static kiln_status reduce(const char *function, kiln_array_reduce_op op,
+                          const kiln_array *a, size_t outer, size_t length,
+                          size_t inner, const reduce_types *types,
+                          kiln_array *result, kiln_stream *stream)
+{
+    kiln_context *context = a->context;
+    array_text source = {0};
+    add_reduce_macros(&source, op, types);
+    add_final_macro(&source, op, types);
+    add_kernels(&source, types);
+    kiln_program *program = NULL;
+    kiln_status status =
+        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                    "out of host memory")
+                      : array_program_build(context, source.data, &program);
+    array_text_free(&source);
+    if (status != KILN_OK)
+        return status;
+
+    const bool rows = inner == 1;
+    size_t busy = array_busy_groups(context);
+    size_t tiles = (inner + TILE_X - 1) / TILE_X;
+    size_t base_groups = rows ? outer : outer * tiles;
+    /* Each work-item should still have a few loads per stretch. */
+    size_t min_chunk = rows ? 4 * ARRAY_GROUP_SIZE : 8 * TILE_Y;
+    size_t splits = base_groups >= busy ? 1 : (busy + base_groups - 1) / base_groups;
+    size_t most = (length + min_chunk - 1) / min_chunk;
+    if (splits > most)
+        splits = most;
+    if (splits > MAX_SPLITS)
+        splits = MAX_SPLITS;
+    if (splits == 0)
+        splits = 1;
+    size_t chunk = (length + splits - 1) / splits;
+    if (chunk == 0)
+        chunk = 1;
+
+    kiln_buffer *partial_values = NULL, *partial_indices = NULL;
+    size_t partials = outer * splits * inner;
+    if (splits > 1) {
+        status = kiln_buffer_create(
+            context, partials * kiln_dtype_size(types->accumulate),
+            &partial_values);
+        if (status == KILN_OK)
+            status = kiln_buffer_create(context, partials * sizeof(int64_t),
+                                        &partial_indices);
+    }
+    kiln_kernel *kernel = NULL;
+    if (status == KILN_OK)
+        status = kiln_kernel_create(
+            program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns",
+            &kernel);
+    if (status == KILN_OK) {
+        /* Kernels must get buffers even where splits == 1 leaves them
+         * unused: the result's own stands in. */
+        kiln_buffer *values = partial_values ? partial_values : result->buffer;
+        kiln_buffer *indices =
+            partial_indices ? partial_indices : result->buffer;
+        const kiln_arg args[] = {
+            KILN_ARG_BUFFER(a->buffer),
+            KILN_ARG_LONG((int64_t)a->offset),
+            KILN_ARG_LONG((int64_t)outer),
+            KILN_ARG_LONG((int64_t)length),
+            KILN_ARG_LONG((int64_t)inner),
+            KILN_ARG_LONG((int64_t)splits),
+            KILN_ARG_LONG((int64_t)chunk),
+            KILN_ARG_BUFFER(values),
+            KILN_ARG_BUFFER(indices),
+            KILN_ARG_BUFFER(result->buffer),
+            KILN_ARG_LONG((int64_t)result->offset),
+        };
+        kiln_launch_config config = {
+            .grid = KILN_DIM1(base_groups * splits),
+            .block = rows ? KILN_DIM1(ARRAY_GROUP_SIZE)
+                          : KILN_DIM2(TILE_X, TILE_Y),
+            .stream = stream,
+        };
+        status = kiln_launch(kernel, &config, 11, args);
+        kiln_kernel_release(kernel);
+    }
+    if (status == KILN_OK && splits > 1) {
+        status = kiln_kernel_create(program, "kiln_reduce_finish", &kernel);
+        if (status == KILN_OK) {
+            const kiln_arg args[] = {
+                KILN_ARG_BUFFER(partial_values),
+                KILN_ARG_BUFFER(partial_indices),
+                KILN_ARG_LONG((int64_t)splits),
+                KILN_ARG_LONG((int64_t)inner),
+                KILN_ARG_LONG((int64_t)length),
+                KILN_ARG_BUFFER(result->buffer),
+                KILN_ARG_LONG((int64_t)result->offset),
+            };
+            kiln_launch_config config = {
+                .grid = KILN_DIM1(outer * inner),
+                .block = KILN_DIM1(FINISH_THREADS),
+                .stream = stream,
+            };
+            status = kiln_launch(kernel, &config, 7, args);
+            kiln_kernel_release(kernel);
+        }
+    }
+    if (partial_values != NULL)
+        kiln_buffer_release(partial_values);
+    if (partial_indices != NULL)
+        kiln_buffer_release(partial_indices);
+    kiln_program_release(program);
+    return status == KILN_OK ? KILN_OK
+                             : array_error_prefix(status, "%s", function);
+}
+
+static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
+                                const kiln_array *a, size_t outer,
+                                size_t length, size_t inner, size_t ndim,
+                                const size_t *shape, kiln_stream *stream,
+                                kiln_array **result)
+{
+    if (result == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
+                           function);
+    reduce_types types;
+    kiln_status status = reduce_types_of(op, a->dtype, function, &types);
+    if (status != KILN_OK)
+        return status;
+    bool needs_elements = op == KILN_REDUCE_MIN || op == KILN_REDUCE_MAX ||
+                          types.arg;
+    if (length == 0 && needs_elements) {
+        char text[160];
+        array_shape_text(a, text, sizeof text);
+        return array_error(KILN_ERR_SHAPE,
+                           "%s: the reduced axis of the array of shape %s is "
+                           "empty, and an empty set has no minimum, maximum "
+                           "or its index",
+                           function, text);
+    }
+    status = array_check_device_dtype(a->context, types.accumulate, function);
+    if (status != KILN_OK)
+        return status;
+    kiln_array *made = NULL;
+    if (length == 0) {
+        /* nothing to read: 0 for sums, 1 for products, NaN for means */
+        double value = op == KILN_REDUCE_PROD ? 1.0
+                       : op == KILN_REDUCE_MEAN ? NAN
+                                                : 0.0;
+        status = kiln_array_full(a->context, types.output, ndim, shape, value,
+                                 stream, &made);
+        if (status != KILN_OK)
+            return array_error_prefix(status, "%s", function);
+        *result = made;
+        return KILN_OK;
+    }
+    status = array_new(a->context, types.output, ndim, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    if (made->size > 0) {
+        status = reduce(function, op, a, outer, length, inner, &types, made,
+                        stream);
+        if (status != KILN_OK) {
+            kiln_array_release(made);
+            return status;
+        }
+    }
+    *result = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_reduce(kiln_array_reduce_op op, const kiln_array *a,
+                              kiln_stream *stream, kiln_array **result)
+{
+    static const char function[] = "kiln_array_reduce";
+    kiln_status status = array_check(a, function, "a");
+    if (status != KILN_OK)
+        return status;
+    return reduce_shape(function, op, a, 1, a->size, 1, 0, NULL, stream,
+                        result);
+}
+
+kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
+                                   const kiln_array *a, int axis,
+                                   kiln_stream *stream, kiln_array **result)
+{
+    static const char function[] = "kiln_array_reduce_axis";
+    kiln_status status = array_check(a, function, "a");
+    if (status != KILN_OK)
+        return status;
+    long ndim = (long)a->ndim;
+    long index = axis < 0 ? ndim + axis : axis;
+    if (index < 0 || index >= ndim) {
+        char text[160];
+        array_shape_text(a, text, sizeof text);
+        return array_error(KILN_ERR_SHAPE,
+                           "%s: axis %d is out of range for an array of shape "
+                           "%s",
+                           function, axis, text);
+    }
+    size_t outer = 1, inner = 1, shape[KILN_ARRAY_MAX_DIMS], kept = 0;
+    for (long d = 0; d < ndim; ++d) {
+        if (d < index)
+            outer *= a->shape[d];
+        else if (d > index)
+            inner *= a->shape[d];
+        if (d != index)
+            shape[kept++] = a->shape[d];
+    }
+    return reduce_shape(function, op, a, outer, a->shape[index], inner, kept,
+                        shape, stream, result);
+}

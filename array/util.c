@@ -1,0 +1,166 @@
+/*
+ * The array layer's plumbing: errors through kiln_error_set, growing text
+ * for generated sources, and building and launching generated kernels.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *format_v(const char *format, va_list args)
+    ARRAY_PRINTF_LIKE(1, 0);
+static char *format_v(const char *format, va_list args)
+{
+    va_list copy;
+    va_copy(copy, args);
+    int needed = vsnprintf(NULL, 0, format, copy);
+    va_end(copy);
+    if (needed < 0)
+        return NULL;
+    char *text = malloc((size_t)needed + 1);
+    if (text != NULL)
+        vsnprintf(text, (size_t)needed + 1, format, args);
+    return text;
+}
+
+kiln_status array_error(kiln_status status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *text = format_v(format, args);
+    va_end(args);
+    if (text == NULL)
+        return kiln_error_set(status, "out of host memory while recording "
+                                      "an error");
+    kiln_error_set(status, "%s", text);
+    free(text);
+    return status;
+}
+
+kiln_status array_error_prefix(kiln_status status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *prefix = format_v(format, args);
+    va_end(args);
+    if (prefix == NULL)
+        return status;
+    kiln_error_set(status, "%s: %s", prefix, kiln_last_error());
+    free(prefix);
+    return status;
+}
+
+void array_text_add(array_text *text, const char *format, ...)
+{
+    if (text->failed)
+        return;
+    va_list args;
+    va_start(args, format);
+    va_list copy;
+    va_copy(copy, args);
+    int needed = vsnprintf(NULL, 0, format, copy);
+    va_end(copy);
+    if (needed < 0) {
+        text->failed = true;
+        va_end(args);
+        return;
+    }
+    size_t want = text->length + (size_t)needed + 1;
+    if (want > text->capacity) {
+        size_t capacity = text->capacity ? text->capacity : 1024;
+        while (capacity < want)
+            capacity *= 2;
+        char *data = realloc(text->data, capacity);
+        if (data == NULL) {
+            text->failed = true;
+            va_end(args);
+            return;
+        }
+        text->data = data;
+        text->capacity = capacity;
+    }
+    vsnprintf(text->data + text->length, (size_t)needed + 1, format, args);
+    text->length += (size_t)needed;
+    va_end(args);
+}
+
+void array_text_free(array_text *text)
+{
+    free(text->data);
+    *text = (array_text){0};
+}
+
+/* The compiler's log is not enough to find a mistake in an expression the
+ * user wrote: the message also shows the generated source, numbered as
+ * the log numbers it. */
+static kiln_status add_source_to_error(kiln_status status, const char *source)
+{
+    array_text text = {0};
+    array_text_add(&text, "%s\n--- generated source ---\n", kiln_last_error());
+    int line = 1;
+    for (const char *p = source; *p != '\0';) {
+        const char *end = strchr(p, '\n');
+        size_t length = end ? (size_t)(end - p) : strlen(p);
+        array_text_add(&text, "%4d  %.*s\n", line++, (int)length, p);
+        p += length + (end != NULL);
+    }
+    if (!text.failed)
+        kiln_error_set(status, "%s", text.data);
+    array_text_free(&text);
+    return status;
+}
+
+kiln_status array_program_build(kiln_context *context, const char *source,
+                                kiln_program **program)
+{
+    kiln_status status = kiln_program_build(context, source, NULL, program);
+    if (status == KILN_ERR_BUILD || status == KILN_ERR_TRANSLATION)
+        return add_source_to_error(status, source);
+    return status;
+}
+
+kiln_status array_kernel_build(kiln_context *context, const char *source,
+                               const char *name, kiln_kernel **kernel)
+{
+    kiln_program *program = NULL;
+    kiln_status status = array_program_build(context, source, &program);
+    if (status != KILN_OK)
+        return status;
+    status = kiln_kernel_create(program, name, kernel);
+    kiln_program_release(program); /* the kernel keeps it */
+    return status;
+}
+
+size_t array_busy_groups(kiln_context *context)
+{
+    kiln_device_info info;
+    if (kiln_context_device_info(context, &info) != KILN_OK ||
+        info.compute_units <= 0)
+        return 64;
+    return (size_t)info.compute_units * 8;
+}
+
+bool array_has_double(kiln_context *context)
+{
+    kiln_device_info info;
+    return kiln_context_device_info(context, &info) == KILN_OK &&
+           info.supports_double;
+}
+
+kiln_status array_launch_1d(kiln_kernel *kernel, size_t n, size_t max_groups,
+                            kiln_stream *stream, size_t count,
+                            const kiln_arg *args)
+{
+    size_t groups = (n + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE;
+    if (groups > max_groups)
+        groups = max_groups;
+    if (groups == 0)
+        groups = 1;
+    kiln_launch_config config = {
+        .grid = KILN_DIM1(groups),
+        .block = KILN_DIM1(ARRAY_GROUP_SIZE),
+        .stream = stream,
+    };
+    return kiln_launch(kernel, &config, count, args);
+}
