@@ -4,8 +4,8 @@
  * per user.
  *
  * Key: Kiln's version, the backend, the backend's cache identity (compiler
- * and driver versions, device architecture, translator version; never a
- * device index), the language, the options and the full source after
+ * and driver versions, device architecture, the translator's source
+ * digest; never a device index), the language, the options and the full source after
  * includes were inlined.  The file name is a digest of the key; the entry
  * stores the whole key too and a hit requires an exact match.
  *

@@ -6,7 +6,8 @@
 check_PROGRAMS += tests/test_clc
 TESTS += tests/test_clc
 tests_test_clc_SOURCES = tests/test_clc.c
-tests_test_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
+tests_test_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
+	-DKILN_TEST_SHA256SUM='"$(SHA256SUM)"'
 tests_test_clc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_test_clc_LDADD = tests/libkilntest.la libkiln.la \
 	translate/libkiln_translate.la $(CMOCKA_LIBS) -lm

@@ -11,3 +11,7 @@ KILN_TESTS += \
 	tests/test_timing \
 	tests/test_program_files \
 	tests/test_pool
+
+# test_cache checks that translated programs are keyed by the translator.
+tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
+tests_test_cache_LDADD = $(LDADD) translate/libkiln_translate.la

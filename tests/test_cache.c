@@ -17,6 +17,7 @@
 #include "config.h" /* _GNU_SOURCE: POSIX and GNU functions under -std=c11 */
 
 #include "harness.h"
+#include "translate.h" /* clc_translator_digest */
 
 #include <dirent.h>
 #include <errno.h>
@@ -662,6 +663,38 @@ static void test_corrupt_entries_are_rebuilt(void **state)
     free(source);
 }
 
+/* A program the CUDA backend translated is keyed by the translator that
+ * translated it: the entry's key holds the build's digest of the front end
+ * (test_clc checks that the digest follows every edit of translate/), so
+ * after Kiln's translator or prelude changes, old binaries miss. */
+static void test_key_names_the_translator(void **state)
+{
+    kiln_context *context = test_context(state);
+    if (strcmp(test_backend(state), "cuda") != 0)
+        skip(); /* only the CUDA backend translates */
+    char dir[4096], entry[4400];
+    fresh_cache(dir, sizeof dir, "translator");
+    char *source = affine_source(7, 2, 0);
+    kiln_program *program = build(context, source, NULL);
+    TEST_OK(kiln_program_release(program));
+    only_entry(dir, entry, sizeof entry);
+
+    FILE *file = fopen(entry, "rb");
+    if (file == NULL)
+        fail_msg("cannot open %s: %s", entry, strerror(errno));
+    size_t size = (size_t)file_size(entry);
+    char *bytes = test_alloc(size + 1);
+    assert_int_equal(fread(bytes, 1, size, file), size);
+    fclose(file);
+    char wanted[64];
+    snprintf(wanted, sizeof wanted, "translator %s ", clc_translator_digest());
+    if (memmem(bytes, size, wanted, strlen(wanted)) == NULL)
+        fail_msg("the entry's key does not name the translator ('%s')",
+                 wanted);
+    free(bytes);
+    free(source);
+}
+
 /* ---- (4) directories the cache cannot or must not use ------------------------------------ */
 
 static void test_read_only_directory_still_builds(void **state)
@@ -1120,6 +1153,7 @@ int main(int argc, char **argv)
         KILN_TEST(test_hit_after_miss),
         KILN_TEST(test_key_covers_options_source_and_headers),
         KILN_TEST(test_corrupt_entries_are_rebuilt),
+        KILN_TEST(test_key_names_the_translator),
         KILN_TEST(test_read_only_directory_still_builds),
         KILN_TEST(test_cache_dir_that_is_a_file),
         KILN_TEST(test_cache_dir_writable_by_others),

@@ -307,6 +307,75 @@ static void garbage(void **state)
     }
 }
 
+/* ---- the translator's identity ------------------------------------------------- */
+
+/* The translator's digest in the cache key is the build's digest of the
+ * front end as it is now: it covers every file of translate/ (a file added
+ * to the module but not to the digest would let stale binaries through)
+ * and matches the files' contents on disk (a digest that did not follow an
+ * edit would too). */
+static int is_generated(const char *name)
+{
+    return strcmp(name, "prelude_cuda.c") == 0 ||
+           strcmp(name, "source_digest.c") == 0;
+}
+
+static void translator_digest(void **state)
+{
+    (void)state;
+    const char *digest = clc_translator_digest();
+    assert_int_equal(strlen(digest), 32);
+    assert_int_equal(strspn(digest, "0123456789abcdef"), 32);
+    const char *files = clc_translator_digest_files();
+
+    char dir[8192];
+    int written = snprintf(dir, sizeof dir, "%s/translate", test_srcdir());
+    assert_true(written > 0 && (size_t)written < sizeof dir);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *entry;
+    int checked = 0;
+    while ((entry = readdir(d)) != NULL) {
+        const char *dot = strrchr(entry->d_name, '.');
+        if (dot == NULL || is_generated(entry->d_name) ||
+            (strcmp(dot, ".c") != 0 && strcmp(dot, ".h") != 0 &&
+             strcmp(dot, ".cuh") != 0 && strcmp(dot, ".mk") != 0))
+            continue;
+        char line[512];
+        snprintf(line, sizeof line, "translate/%s\n", entry->d_name);
+        if (strstr(files, line) == NULL)
+            fail_msg("translate/%s is not in the translator digest",
+                     entry->d_name);
+        ++checked;
+    }
+    closedir(d);
+    assert_true(checked >= 5);
+
+    /* The build's recipe, again, over the files in the source tree. */
+    size_t command_size = strlen(files) + strlen(test_srcdir()) + 256;
+    char *command = malloc(command_size);
+    assert_non_null(command);
+    char *end = command + snprintf(command, command_size, "cd '%s' && %s",
+                                   test_srcdir(), KILN_TEST_SHA256SUM);
+    for (const char *p = files; *p != '\0';) {
+        const char *newline = strchr(p, '\n');
+        assert_non_null(newline);
+        end += sprintf(end, " %.*s", (int)(newline - p), p);
+        p = newline + 1;
+    }
+    sprintf(end, " | %s", KILN_TEST_SHA256SUM);
+    FILE *pipe = popen(command, "r");
+    assert_non_null(pipe);
+    char recomputed[65] = {0};
+    size_t got = fread(recomputed, 1, 64, pipe);
+    assert_int_equal(pclose(pipe), 0);
+    free(command);
+    assert_int_equal(got, 64);
+    if (strncmp(recomputed, digest, 32) != 0)
+        fail_msg("the translator digest %s is stale: its files now digest "
+                 "to %.32s", digest, recomputed);
+}
+
 /* ---- NVRTC ----------------------------------------------------------------------- */
 
 #ifdef KILN_TEST_NVRTC
@@ -448,6 +517,7 @@ int main(void)
         KILN_TEST(rewrites),
         KILN_TEST(refusals),
         KILN_TEST(garbage),
+        KILN_TEST(translator_digest),
 #ifdef KILN_TEST_NVRTC
         KILN_TEST(nvrtc_corpus),
         KILN_TEST(nvrtc_foreign),

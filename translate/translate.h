@@ -34,9 +34,6 @@ extern "C" {
  * enough for the widest OpenCL type (double16, long16 = 128 bytes). */
 #define CLC_LOCAL_ARG_ALIGN 128
 
-/* Bumped whenever the output for the same input may change: part of the
- * kernel cache key. */
-#define CLC_TRANSLATE_VERSION 1
 
 typedef enum clc_param_kind {
     CLC_PARAM_GLOBAL = 1, /* __global T *  : device pointer (8 bytes)          */
@@ -92,6 +89,14 @@ int clc_translate(const char *source, size_t length, const char *source_name,
                   const char *options, clc_translation *out);
 
 void clc_translation_free(clc_translation *translation);
+
+/* A digest (32 hex digits) of every file that decides what a translation
+ * produces: the front end's sources, the prelude and their build rules,
+ * computed by the build.  A backend that translates puts it in its cache
+ * identity, so a binary cached by another translator is never loaded. */
+const char *clc_translator_digest(void);
+/* The files that digest covers, relative to the source tree, one a line. */
+const char *clc_translator_digest_files(void);
 
 /* The prelude NVRTC must see before the translated text: NVRTC is given it
  * as the header "kiln_cl_prelude.h", which the translated source includes. */

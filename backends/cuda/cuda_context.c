@@ -86,11 +86,11 @@ kiln_status cuda_context_cache_identity(kiln_backend_context *context,
     char target[32];
     cuda_target_name(&context->target, target, sizeof target);
     int written = snprintf(buffer, size,
-                           "cuda driver %d nvrtc %d.%d sm_%d target %s clc %d "
-                           "blob %d",
+                           "cuda driver %d nvrtc %d.%d sm_%d target %s "
+                           "translator %s blob %d",
                            driver, nvrtc_major, nvrtc_minor,
                            context->target.device_sm, target,
-                           CLC_TRANSLATE_VERSION, CUDA_BLOB_VERSION);
+                           clc_translator_digest(), CUDA_BLOB_VERSION);
     if (written < 0 || (size_t)written >= size)
         return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
                                 "cache identity needs %d bytes, %zu given",
