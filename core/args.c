@@ -55,6 +55,11 @@ kiln_status kiln_args_clear(kiln_args *args)
     return KILN_OK;
 }
 
+/* Far above what any device passes by value (OpenCL guarantees 1 KiB of
+ * parameters, CUDA allows 32 KiB): a larger value is a mistake, and the
+ * list's growth below never nears SIZE_MAX. */
+#define ARGS_MAX_VALUE_BYTES 65536u
+
 static kiln_status args_push(kiln_args *args, kiln_arg_kind kind,
                              const void *value, size_t size,
                              kiln_buffer *buffer, void *host)
@@ -77,11 +82,11 @@ static kiln_status args_push(kiln_args *args, kiln_arg_kind kind,
     if (value != NULL) {
         /* 16-byte alignment keeps every OpenCL type naturally aligned. */
         size_t offset = (args->values_length + 15) & ~(size_t)15;
-        if (size > SIZE_MAX - offset - 16)
+        if (size > ARGS_MAX_VALUE_BYTES || offset > SIZE_MAX / 4)
             return kiln_error(KILN_ERR_INVALID_SIZE, "value too large");
         if (offset + size > args->values_capacity) {
             size_t capacity = args->values_capacity ? args->values_capacity : 256;
-            while (capacity < offset + size)
+            while (capacity < offset + size) /* no overflow: bounded above */
                 capacity *= 2;
             unsigned char *grown = realloc(args->values, capacity);
             if (grown == NULL)
@@ -115,6 +120,11 @@ kiln_status kiln_args_add_value(kiln_args *args, const void *value,
     if (size == 0)
         return kiln_error(KILN_ERR_INVALID_SIZE,
                           "kiln_args_add_value: size is 0");
+    if (size > ARGS_MAX_VALUE_BYTES)
+        return kiln_error(KILN_ERR_INVALID_SIZE,
+                          "kiln_args_add_value: %zu bytes is more than any "
+                          "kernel parameter takes by value (at most %u)",
+                          size, ARGS_MAX_VALUE_BYTES);
     return args_push(args, KILN_ARG_KIND_VALUE, value, size, NULL, NULL);
 }
 

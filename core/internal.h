@@ -387,6 +387,10 @@ static inline bool kiln_arg_kind_is_host(kiln_arg_kind kind)
            kind == KILN_ARG_KIND_INOUT;
 }
 
+/* KILN_ERR_ARGUMENT_COUNT, with the kernel's signature, unless the kernel
+ * takes `arg_count` arguments. */
+KILN_INTERNAL kiln_status kiln_launch_check_count(const kiln_kernel *kernel,
+                                                  size_t arg_count);
 KILN_INTERNAL kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                               const kiln_launch_config *config,
                                               size_t arg_count,

@@ -127,6 +127,19 @@ static kiln_status check_geometry(const kiln_kernel *kernel,
                               "launch of '%s': grid.%c x block.%c overflows",
                               kernel->name, axis[i], axis[i]);
     }
+    /* Each axis may be within its limit and the whole still past size_t
+     * (2^31-1 cubed): drivers then wrap around and never finish. */
+    size_t total = threads;
+    for (int i = 0; i < 3; ++i) {
+        if (grid[i] > SIZE_MAX / total)
+            return kiln_error(KILN_ERR_INVALID_LAUNCH,
+                              "launch of '%s': a grid of %zux%zux%zu blocks "
+                              "of %zu thread%s overflows the %zu-bit count "
+                              "of threads",
+                              kernel->name, grid[0], grid[1], grid[2], threads,
+                              threads == 1 ? "" : "s", sizeof(size_t) * 8);
+        total *= grid[i];
+    }
     if (config->local_memory != 0 &&
         kernel->program->language != KILN_LANGUAGE_CUDA_C)
         return kiln_error(KILN_ERR_INVALID_LAUNCH,
@@ -161,22 +174,29 @@ static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
     return status;
 }
 
+kiln_status kiln_launch_check_count(const kiln_kernel *kernel,
+                                    size_t arg_count)
+{
+    if (arg_count == kernel->info.param_count)
+        return KILN_OK;
+    kiln_string signature = {0};
+    kernel_signature(kernel, &signature);
+    kiln_error(KILN_ERR_ARGUMENT_COUNT,
+               "launch of '%s'%s: the kernel takes %zu argument%s, %zu given",
+               kernel->name, signature.data ? signature.data : "",
+               kernel->info.param_count,
+               kernel->info.param_count == 1 ? "" : "s", arg_count);
+    kiln_string_free(&signature);
+    return KILN_ERR_ARGUMENT_COUNT;
+}
+
 static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
                               const kiln_arg *args, size_t local_memory)
 {
     const kiln_context *context = kernel->program->context;
-    if (arg_count != kernel->info.param_count) {
-        kiln_string signature = {0};
-        kernel_signature(kernel, &signature);
-        kiln_error(KILN_ERR_ARGUMENT_COUNT,
-                   "launch of '%s'%s: the kernel takes %zu argument%s, %zu "
-                   "given",
-                   kernel->name, signature.data ? signature.data : "",
-                   kernel->info.param_count,
-                   kernel->info.param_count == 1 ? "" : "s", arg_count);
-        kiln_string_free(&signature);
-        return KILN_ERR_ARGUMENT_COUNT;
-    }
+    kiln_status status = kiln_launch_check_count(kernel, arg_count);
+    if (status != KILN_OK)
+        return status;
     if (arg_count > 0 && args == NULL)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "launch of '%s': args is NULL", kernel->name);
@@ -251,6 +271,16 @@ static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
             if (arg->size == 0)
                 return argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
                                       "a host array of 0 bytes");
+            /* Staged through one device allocation: found here, with the
+             * kernel and the argument, not later by the driver. */
+            if (context->device.max_allocation != 0 &&
+                arg->size > context->device.max_allocation)
+                return argument_error(
+                    kernel, KILN_ERR_INVALID_SIZE, i,
+                    "%s of %zu bytes is more than the largest allocation of "
+                    "%s (%llu bytes)",
+                    arg_kind_word(arg->kind), arg->size, context->device.name,
+                    (unsigned long long)context->device.max_allocation);
             break;
         }
     }

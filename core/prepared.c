@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PREPARED_MAX_ARGS 64
@@ -35,13 +36,27 @@ kiln_status kiln_prepared_parse(const char *types, char *kinds, size_t capacity,
         char type = types[position];
         if (type == ' ')
             continue;
-        if (strchr(accepted, type) == NULL)
+        if (strchr(accepted, type) == NULL) {
+            /* Control characters and bytes past ASCII as C escapes, so a
+             * tab reads as '\t' and not as a guess. */
+            char shown[8];
+            unsigned char byte = (unsigned char)type;
+            if (type == '\t')
+                snprintf(shown, sizeof shown, "\\t");
+            else if (type == '\n')
+                snprintf(shown, sizeof shown, "\\n");
+            else if (type == '\r')
+                snprintf(shown, sizeof shown, "\\r");
+            else if (byte < 32 || byte >= 127)
+                snprintf(shown, sizeof shown, "\\x%02x", byte);
+            else
+                snprintf(shown, sizeof shown, "%c", type);
             return kiln_error(
                 KILN_ERR_INVALID_ARGUMENT,
-                "type string '%.80s': position %zu: unknown type '%c' (use "
+                "type string '%.80s': position %zu: unknown type '%s' (use "
                 "P c C h H i I l L z f d S < > =)",
-                types, position + 1,
-                (type >= 32 && type < 127) ? type : '?');
+                types, position + 1, shown);
+        }
         if (n == capacity)
             return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                               "type string '%.80s': more than %zu arguments",
@@ -65,6 +80,10 @@ kiln_status kiln_launch_prepared(kiln_kernel *kernel,
     kiln_status status =
         kiln_prepared_parse(types, kinds, PREPARED_MAX_ARGS, &count);
     if (status != KILN_OK)
+        return status;
+    /* Before any va_arg: a type string longer than the parameter list
+     * would walk past the arguments the caller passed. */
+    if ((status = kiln_launch_check_count(kernel, count)) != KILN_OK)
         return status;
     kiln_arg args[PREPARED_MAX_ARGS];
     prepared_value values[PREPARED_MAX_ARGS];

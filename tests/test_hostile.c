@@ -192,12 +192,182 @@ static void directory_where_nothing_can_be_stored_is_not_enabled(void **state)
     env_restore(&cache_dir);
 }
 
+/* ---- launches and argument lists -------------------------------------------- */
+
+static const char axpy_source[] =
+    "__kernel void axpy(__global float *y, __global const float *x,\n"
+    "                   float a) {\n"
+    "    size_t i = get_global_id(0);\n"
+    "    y[i] += a * x[i];\n"
+    "}\n";
+
+/* A type string longer than the kernel's parameter list: refused by its
+ * count before any vararg is read (ASan saw a stack-buffer-underflow). */
+static void prepared_type_string_longer_than_the_kernel(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, axpy_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "axpy");
+    kiln_buffer *y = test_buffer(context, 64 * sizeof(float));
+    kiln_launch_config config = test_config_1d(64, 64);
+    /* Three arguments passed, fourteen announced. */
+    TEST_FAILS(KILN_ERR_ARGUMENT_COUNT,
+               kiln_launch_prepared(kernel, &config, "PPf<<<<<<<<<<<", y, y,
+                                    2.0));
+    TEST_ERROR_MENTIONS("axpy");
+    TEST_ERROR_MENTIONS("takes 3 arguments");
+    TEST_ERROR_MENTIONS("14");
+    TEST_OK(kiln_buffer_release(y));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+}
+
+/* A control character in a type string is named as itself. */
+static void prepared_tab_is_reported_as_a_tab(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, axpy_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "axpy");
+    kiln_buffer *y = test_buffer(context, 64 * sizeof(float));
+    kiln_launch_config config = test_config_1d(64, 64);
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_launch_prepared(kernel, &config, "P\tPf", y, y, 2.0));
+    TEST_ERROR_MENTIONS("position 2");
+    TEST_ERROR_MENTIONS("'\\t'");
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_launch_prepared(kernel, &config, "PP\x01", y, y));
+    TEST_ERROR_MENTIONS("'\\x01'");
+    TEST_OK(kiln_buffer_release(y));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+}
+
+/* A value near 2^63 bytes is no kernel parameter: refused at once (the
+ * list's capacity doubling used to overflow to 0 and loop forever). */
+static void huge_argument_values_are_refused(void **state)
+{
+    (void)state;
+    kiln_args *args = NULL;
+    TEST_OK(kiln_args_create(&args));
+    int32_t small = 7;
+    TEST_OK(kiln_args_add_value(args, &small, sizeof small));
+    const size_t sizes[] = {(size_t)1 << 63, ((size_t)1 << 63) + 1,
+                            SIZE_MAX, SIZE_MAX - 15, (size_t)1 << 40};
+    hang_guard_start();
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+        TEST_FAILS(KILN_ERR_INVALID_SIZE,
+                   kiln_args_add_value(args, &small, sizes[i]));
+        TEST_ERROR_MENTIONS("kiln_args_add_value");
+    }
+    hang_guard_stop();
+    size_t count = 0;
+    TEST_OK(kiln_args_count(args, &count));
+    assert_int_equal(count, 1);
+    TEST_OK(kiln_args_release(args));
+}
+
+/* Every axis within the device's limits, the product past size_t: a
+ * launch no device finishes, refused instead of queued. */
+static void grid_whose_size_overflows_is_refused(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, axpy_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "axpy");
+    kiln_buffer *y = test_buffer(context, 64 * sizeof(float));
+    kiln_launch_config config = {
+        .grid = KILN_DIM3(2147483647, 2147483647, 2147483647),
+        .block = KILN_DIM1(1),
+    };
+    kiln_device_info info;
+    TEST_OK(kiln_context_device_info(context, &info));
+    for (int axis = 0; axis < 3; ++axis)
+        if (info.max_grid[axis] != 0 && info.max_grid[axis] < 2147483647) {
+            /* Within this device's limits, still overflowing. */
+            size_t limit = info.max_grid[axis];
+            if (axis == 0)
+                config.grid.x = limit;
+            else if (axis == 1)
+                config.grid.y = limit;
+            else
+                config.grid.z = limit;
+        }
+    hang_guard_start();
+    kiln_status status = kiln_launch(
+        kernel, &config, 3,
+        (kiln_arg[]){KILN_ARG_BUFFER(y), KILN_ARG_BUFFER(y),
+                     KILN_ARG_FLOAT(1.0f)});
+    if ((double)config.grid.x * (double)config.grid.y *
+            (double)config.grid.z >
+        (double)SIZE_MAX) {
+        if (status != KILN_ERR_INVALID_LAUNCH)
+            fail_msg("a grid of %zux%zux%zu blocks -> %s (%s); expected "
+                     "KILN_ERR_INVALID_LAUNCH",
+                     config.grid.x, config.grid.y, config.grid.z,
+                     kiln_status_name(status), kiln_last_error());
+        TEST_ERROR_MENTIONS("axpy");
+        TEST_ERROR_MENTIONS("overflows");
+    } else if (status == KILN_OK) {
+        fail_msg("a grid of %zux%zux%zu blocks was queued",
+                 config.grid.x, config.grid.y, config.grid.z);
+    }
+    TEST_OK(kiln_context_synchronize(context));
+    hang_guard_stop();
+    TEST_OK(kiln_buffer_release(y));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+}
+
+/* A host In/Out array larger than the device's largest allocation is
+ * refused with the other argument checks, naming the kernel and the
+ * argument; nothing is read from the (much smaller) host array. */
+static void host_array_larger_than_any_allocation_is_named(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, axpy_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "axpy");
+    kiln_buffer *x = test_buffer(context, 64 * sizeof(float));
+    kiln_device_info info;
+    TEST_OK(kiln_context_device_info(context, &info));
+    size_t too_big = info.max_allocation != 0 &&
+                             info.max_allocation < SIZE_MAX
+                         ? (size_t)info.max_allocation + 1
+                         : SIZE_MAX;
+    float host[64];
+    test_random_floats(host, 64, -1, 1);
+    kiln_launch_config config = test_config_1d(64, 64);
+    const kiln_arg_kind kinds[] = {KILN_ARG_KIND_IN, KILN_ARG_KIND_OUT,
+                                   KILN_ARG_KIND_INOUT};
+    for (size_t k = 0; k < 3; ++k) {
+        kiln_arg args[] = {
+            {.kind = kinds[k], .size = too_big, .host = host},
+            KILN_ARG_BUFFER(x),
+            KILN_ARG_FLOAT(2.0f),
+        };
+        TEST_FAILS(KILN_ERR_INVALID_SIZE, kiln_launch(kernel, &config, 3, args));
+        TEST_ERROR_MENTIONS("axpy");
+        TEST_ERROR_MENTIONS("argument 0");
+        TEST_ERROR_MENTIONS("largest allocation");
+    }
+    TEST_FAILS(KILN_ERR_INVALID_SIZE,
+               kiln_launch_prepared(kernel, &config, "<Pf", host, SIZE_MAX,
+                                    x, 2.0));
+    TEST_ERROR_MENTIONS("argument 0");
+    TEST_OK(kiln_buffer_release(x));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(fifo_at_an_entry_path_is_a_miss),
         KILN_TEST(relative_cache_directory_is_refused),
         KILN_TEST(directory_where_nothing_can_be_stored_is_not_enabled),
+        KILN_TEST(prepared_type_string_longer_than_the_kernel),
+        KILN_TEST(prepared_tab_is_reported_as_a_tab),
+        KILN_TEST(huge_argument_values_are_refused),
+        KILN_TEST(grid_whose_size_overflows_is_refused),
+        KILN_TEST(host_array_larger_than_any_allocation_is_named),
     };
     return kiln_test_main("hostile", tests, sizeof tests / sizeof tests[0]);
 }
