@@ -28,4 +28,4 @@ libkiln_la_SOURCES = \
 libkiln_la_CPPFLAGS = $(AM_CPPFLAGS) -DKILN_PLUGIN_DIR='"$(plugindir)"'
 libkiln_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(KILN_LT_VERSION) \
 	-no-undefined -export-symbols-regex '^kiln_'
-libkiln_la_LIBADD = $(LTDL_LIBS)
+libkiln_la_LIBADD = $(DL_LIBS)

@@ -78,12 +78,17 @@ KILN_INTERNAL const char *kiln_backend_known_name(size_t index);
 KILN_INTERNAL void kiln_backend_describe(size_t index, kiln_backend_info *info);
 /* The directories searched for backend `name`, in order. */
 typedef struct kiln_search_dir {
-    char path[4096];
-    const char *origin; /* "KILN_PLUGIN_PATH", "install dir", "build tree" */
+    char *path;         /* malloc'ed                                         */
+    const char *origin; /* "KILN_PLUGIN_PATH", "build tree", "install dir"   */
 } kiln_search_dir;
-#define KILN_MAX_SEARCH_DIRS 34
-KILN_INTERNAL size_t kiln_plugin_search_dirs(const char *backend,
-                                             kiln_search_dir *dirs);
+typedef struct kiln_search_list {
+    kiln_search_dir *dirs;
+    size_t count, capacity;
+} kiln_search_list;
+/* False when out of host memory (the list is then empty). */
+KILN_INTERNAL bool kiln_plugin_search_dirs(const char *backend,
+                                           kiln_search_list *list);
+KILN_INTERNAL void kiln_search_list_free(kiln_search_list *list);
 /* The services the core offers every plugin. */
 KILN_INTERNAL const kiln_host_api *kiln_host_services(void);
 

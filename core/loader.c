@@ -1,22 +1,19 @@
 /*
  * The plugin search and the backend registry.
  *
- * A backend is the module kiln-<name> (.la or .so), searched in order in
- * KILN_PLUGIN_PATH, the installed plugin directory, and, when libkiln
- * itself runs from a libtool build tree, that tree's backends/<name>/.
- * KILN_PLUGIN_SYSTEM_PATH, when set, replaces the last two.
- * The first file found is the backend: if it fails to load, that failure
- * is reported (naming the file and the reason) and no other file is tried
- * behind the user's back.  Each backend is loaded at most once per process
- * and its outcome, good or bad, is kept.
- *
- * libltdl is not thread-safe, so every lt_* call happens under
- * registry_lock.
+ * A backend is the shared object kiln-<name>.so, searched in order in
+ * KILN_PLUGIN_PATH, then, when libkiln itself runs from a libtool build
+ * tree, that tree's backends/<name>/.libs/, then the installed plugin
+ * directory.  KILN_PLUGIN_SYSTEM_PATH, when set, replaces the last two.
+ * The first file found is the backend, opened with plain dlopen() as the
+ * OpenCL ICD loaders open drivers: if it fails to load, that failure is
+ * reported (naming the file and dlerror()'s reason) and no other file is
+ * tried behind the user's back.  Each backend is loaded at most once per
+ * process and its outcome, good or bad, is kept (registry_lock).
  */
 #include "internal.h"
 
 #include <dlfcn.h>
-#include <ltdl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +32,10 @@ struct kiln_backend_slot {
      * plugin's left NULL, so the rest of the core tests for NULL alone and
      * never reads past the end of an older plugin's smaller table. */
     kiln_backend_ops table;
-    lt_dlhandle handle;
+    void *handle;
     int device_count;
-    char path[4096];
-    char reason[4096];
+    char *path;                  /* the file loaded or last tried; NULL: none */
+    char *reason;                /* why it is not usable; NULL: it is        */
     char version[256];
 };
 
@@ -50,7 +47,6 @@ static kiln_backend_slot slots[] = {
 #define SLOT_COUNT (sizeof slots / sizeof slots[0])
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool ltdl_ready; /* guarded by registry_lock */
 
 /* ---- host services offered to plugins ---------------------------------- */
 
@@ -94,80 +90,104 @@ const kiln_host_api *kiln_host_services(void)
 
 /* ---- the search path ----------------------------------------------------- */
 
-
-/* The build tree's top directory when libkiln is the libtool-built library
- * in <top>/.libs/; "" otherwise. */
-static void build_tree_top(char *top, size_t size)
+/* The build tree's top directory (malloc'ed) when libkiln is the
+ * libtool-built library in <top>/.libs/; NULL otherwise. */
+static char *build_tree_top(void)
 {
-    top[0] = '\0';
     Dl_info info;
     if (dladdr((void *)&kiln_backend_acquire, &info) == 0 ||
         info.dli_fname == NULL)
-        return;
+        return NULL;
     const char *file = info.dli_fname;
     const char *slash = strrchr(file, '/');
     if (slash == NULL)
-        return;
+        return NULL;
     size_t dir_length = (size_t)(slash - file);
     static const char libs[] = "/.libs";
     if (dir_length < sizeof libs - 1 ||
         memcmp(file + dir_length - (sizeof libs - 1), libs, sizeof libs - 1) != 0)
-        return;
+        return NULL;
     size_t top_length = dir_length - (sizeof libs - 1);
-    if (top_length == 0 || top_length >= size)
-        return;
-    memcpy(top, file, top_length);
-    top[top_length] = '\0';
+    if (top_length == 0)
+        return NULL;
+    return kiln_strndup(file, top_length);
 }
 
-/* Appends the colon-separated directories of `list`. */
-static size_t search_dirs_append(kiln_search_dir *dirs, size_t count,
-                                 const char *list, const char *origin)
+static bool search_list_add(kiln_search_list *list, char *path,
+                            const char *origin)
 {
-    const char *start = list;
-    while (count < KILN_MAX_SEARCH_DIRS - 2) {
+    if (path == NULL)
+        return false;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? list->capacity * 2 : 8;
+        kiln_search_dir *grown =
+            realloc(list->dirs, capacity * sizeof *grown);
+        if (grown == NULL) {
+            free(path);
+            return false;
+        }
+        list->dirs = grown;
+        list->capacity = capacity;
+    }
+    list->dirs[list->count++] = (kiln_search_dir){path, origin};
+    return true;
+}
+
+/* Appends the colon-separated directories of `text`. */
+static bool search_list_append(kiln_search_list *list, const char *text,
+                               const char *origin)
+{
+    for (const char *start = text;;) {
         const char *end = strchr(start, ':');
         size_t length = end ? (size_t)(end - start) : strlen(start);
         /* Only absolute directories: a relative one would make the plugin
          * depend on the current directory. */
         if (length > 0 && start[0] != '/')
             kiln_trace("%s: ignoring relative directory '%.*s'", origin,
-                       (int)length, start);
-        else if (length > 0 && length < sizeof dirs[count].path) {
-            memcpy(dirs[count].path, start, length);
-            dirs[count].path[length] = '\0';
-            dirs[count].origin = origin;
-            ++count;
-        }
+                       length > INT32_MAX ? INT32_MAX : (int)length, start);
+        else if (length > 0 &&
+                 !search_list_add(list, kiln_strndup(start, length), origin))
+            return false;
         if (end == NULL)
-            break;
+            return true;
         start = end + 1;
     }
-    return count;
 }
 
-size_t kiln_plugin_search_dirs(const char *backend, kiln_search_dir *dirs)
+void kiln_search_list_free(kiln_search_list *list)
 {
-    size_t count = 0;
+    for (size_t i = 0; i < list->count; ++i)
+        free(list->dirs[i].path);
+    free(list->dirs);
+    *list = (kiln_search_list){0};
+}
+
+bool kiln_plugin_search_dirs(const char *backend, kiln_search_list *list)
+{
+    *list = (kiln_search_list){0};
     const char *plugin_path = kiln_env_plugin_path();
-    if (plugin_path != NULL)
-        count = search_dirs_append(dirs, count, plugin_path,
-                                   "KILN_PLUGIN_PATH");
+    bool ok = plugin_path == NULL ||
+              search_list_append(list, plugin_path, "KILN_PLUGIN_PATH");
     const char *system_path = kiln_env_plugin_system_path();
-    if (system_path != NULL)
-        return search_dirs_append(dirs, count, system_path,
-                                  "KILN_PLUGIN_SYSTEM_PATH");
-    snprintf(dirs[count].path, sizeof dirs[count].path, "%s", KILN_PLUGIN_DIR);
-    dirs[count++].origin = "install dir";
-    char top[4096];
-    build_tree_top(top, sizeof top);
-    if (top[0] != '\0') {
-        int written = snprintf(dirs[count].path, sizeof dirs[count].path,
-                               "%s/backends/%s", top, backend);
-        if (written > 0 && (size_t)written < sizeof dirs[count].path)
-            dirs[count++].origin = "build tree";
+    if (ok && system_path != NULL) {
+        ok = search_list_append(list, system_path, "KILN_PLUGIN_SYSTEM_PATH");
+    } else if (ok) {
+        /* A libkiln running from its build tree tests that tree's plugins,
+         * even where an older Kiln is installed. */
+        char *top = build_tree_top();
+        if (top != NULL) {
+            kiln_string dir = {0};
+            ok = kiln_string_appendf(&dir, "%s/backends/%s/.libs", top,
+                                     backend) &&
+                 search_list_add(list, dir.data, "build tree");
+            free(top);
+        }
+        ok = ok && search_list_add(list, kiln_strdup(KILN_PLUGIN_DIR),
+                                   "install dir");
     }
-    return count;
+    if (!ok)
+        kiln_search_list_free(list);
+    return ok;
 }
 
 static bool is_regular_file(const char *path)
@@ -176,59 +196,14 @@ static bool is_regular_file(const char *path)
     return stat(path, &info) == 0 && S_ISREG(info.st_mode);
 }
 
-/* The plugin file in `dir`: the libtool archive when present (it knows
- * where the real object lives), else the shared object. */
-static bool plugin_file_find(const char *dir, const char *backend, char *path,
-                             size_t size)
-{
-    static const char *const extensions[] = {".la", ".so"};
-    for (size_t i = 0; i < 2; ++i) {
-        int written = snprintf(path, size, "%s/kiln-%s%s", dir, backend,
-                               extensions[i]);
-        if (written > 0 && (size_t)written < size && is_regular_file(path))
-            return true;
-    }
-    return false;
-}
-
-/* libltdl reports most dlopen failures as "file not found"; the real reason
- * (a missing dependency such as libcuda.so.1, a bad ELF header) comes from
- * dlopen itself.  Resolves the shared object behind `path` (a libtool .la
- * names it in dlname=) and asks dlopen why it will not load. */
-static void load_failure_reason(const char *path, char *reason, size_t size)
-{
-    char object[4096];
-    snprintf(object, sizeof object, "%s", path);
-    size_t length = strlen(path);
-    if (length > 3 && strcmp(path + length - 3, ".la") == 0) {
-        FILE *archive = fopen(path, "r");
-        char line[1024], dlname[512] = "";
-        while (archive != NULL && fgets(line, sizeof line, archive) != NULL)
-            if (sscanf(line, "dlname='%511[^']'", dlname) == 1)
-                break;
-        if (archive != NULL)
-            fclose(archive);
-        const char *slash = strrchr(path, '/');
-        int dir_length = slash ? (int)(slash - path) : 1;
-        const char *dir = slash ? path : ".";
-        /* Uninstalled archives keep the object in .libs/ beside them. */
-        snprintf(object, sizeof object, "%.*s/.libs/%s", dir_length, dir,
-                 dlname);
-        if (dlname[0] != '\0' && !is_regular_file(object))
-            snprintf(object, sizeof object, "%.*s/%s", dir_length, dir,
-                     dlname);
-    }
-    void *handle = dlopen(object, RTLD_NOW | RTLD_LOCAL);
-    if (handle != NULL) {
-        dlclose(handle);
-        reason[0] = '\0';
-        return;
-    }
-    const char *why = dlerror();
-    snprintf(reason, size, "%s", why ? why : "");
-}
-
 /* ---- loading one backend (registry_lock held) --------------------------- */
+
+static const char *slot_reason(const kiln_backend_slot *slot)
+{
+    if (slot->status == KILN_OK)
+        return "";
+    return slot->reason ? slot->reason : "out of host memory";
+}
 
 static void slot_fail(kiln_backend_slot *slot, kiln_status status,
                       const char *format, ...) KILN_PRINTF_LIKE(3, 4);
@@ -237,10 +212,17 @@ static void slot_fail(kiln_backend_slot *slot, kiln_status status,
 {
     va_list args;
     va_start(args, format);
-    vsnprintf(slot->reason, sizeof slot->reason, format, args);
+    va_list copy;
+    va_copy(copy, args);
+    int length = vsnprintf(NULL, 0, format, copy);
+    va_end(copy);
+    free(slot->reason);
+    slot->reason = length >= 0 ? malloc((size_t)length + 1) : NULL;
+    if (slot->reason != NULL)
+        vsnprintf(slot->reason, (size_t)length + 1, format, args);
     va_end(args);
     slot->status = status;
-    kiln_trace("backend %s: %s", slot->name, slot->reason);
+    kiln_trace("backend %s: %s", slot->name, slot_reason(slot));
 }
 
 /* A table with a NULL op would crash later; refuse it now. */
@@ -287,67 +269,62 @@ static const char *ops_first_missing(const kiln_backend_ops *ops)
     return NULL;
 }
 
+/* The first kiln-<name>.so in the search list, as slot->path. */
+static kiln_status slot_find_file(kiln_backend_slot *slot)
+{
+    kiln_search_list list;
+    if (!kiln_plugin_search_dirs(slot->name, &list))
+        return KILN_ERR_OUT_OF_HOST_MEMORY;
+    for (size_t i = 0; i < list.count; ++i) {
+        kiln_trace("backend %s: looking in %s (%s)", slot->name,
+                   list.dirs[i].path, list.dirs[i].origin);
+        kiln_string path = {0};
+        if (!kiln_string_appendf(&path, "%s/kiln-%s.so", list.dirs[i].path,
+                                 slot->name)) {
+            kiln_search_list_free(&list);
+            return KILN_ERR_OUT_OF_HOST_MEMORY;
+        }
+        if (is_regular_file(path.data)) {
+            slot->path = path.data;
+            kiln_search_list_free(&list);
+            return KILN_OK;
+        }
+        kiln_string_free(&path);
+    }
+    kiln_string searched = {0};
+    for (size_t i = 0; i < list.count; ++i)
+        kiln_string_appendf(&searched, "%s%s (%s)", i ? ", " : "",
+                            list.dirs[i].path, list.dirs[i].origin);
+    slot_fail(slot, KILN_ERR_BACKEND_NOT_FOUND,
+              "plugin kiln-%s.so not found; searched %s", slot->name,
+              searched.data ? searched.data : "nothing");
+    kiln_string_free(&searched);
+    kiln_search_list_free(&list);
+    return KILN_ERR_BACKEND_NOT_FOUND;
+}
+
 static void slot_load(kiln_backend_slot *slot)
 {
     slot->attempted = true;
-    if (!ltdl_ready) {
-        if (lt_dlinit() != 0) {
-            slot_fail(slot, KILN_ERR_BACKEND_LOAD, "lt_dlinit failed: %s",
-                      lt_dlerror());
-            return;
-        }
-        ltdl_ready = true;
-    }
-
-    kiln_search_dir dirs[KILN_MAX_SEARCH_DIRS];
-    size_t dir_count = kiln_plugin_search_dirs(slot->name, dirs);
-    bool found = false;
-    for (size_t i = 0; i < dir_count && !found; ++i) {
-        kiln_trace("backend %s: looking in %s (%s)", slot->name, dirs[i].path,
-                   dirs[i].origin);
-        found = plugin_file_find(dirs[i].path, slot->name, slot->path,
-                                 sizeof slot->path);
-    }
-    if (!found) {
-        kiln_string searched = {0};
-        for (size_t i = 0; i < dir_count; ++i)
-            kiln_string_appendf(&searched, "%s%s (%s)", i ? ", " : "",
-                                dirs[i].path, dirs[i].origin);
-        slot->path[0] = '\0';
-        slot_fail(slot, KILN_ERR_BACKEND_NOT_FOUND,
-                  "plugin kiln-%s.so not found; searched %s", slot->name,
-                  searched.data ? searched.data : "nothing");
-        kiln_string_free(&searched);
+    kiln_status status = slot_find_file(slot);
+    if (status == KILN_ERR_OUT_OF_HOST_MEMORY)
+        slot_fail(slot, status, "out of host memory searching for the plugin");
+    if (status != KILN_OK)
         return;
-    }
 
     kiln_trace("backend %s: loading %s", slot->name, slot->path);
-    lt_dladvise advise;
-    if (lt_dladvise_init(&advise) != 0) {
-        slot_fail(slot, KILN_ERR_BACKEND_LOAD, "%s: lt_dladvise_init: %s",
-                  slot->path, lt_dlerror());
-        return;
-    }
-    /* Local: two plugins must not see each other's symbols.  Resident:
+    /* Local: two plugins must not see each other's symbols.  No delete:
      * vendor libraries do not like being unloaded. */
-    lt_dladvise_local(&advise);
-    lt_dladvise_resident(&advise);
-    slot->handle = lt_dlopenadvise(slot->path, advise);
-    lt_dladvise_destroy(&advise);
+    slot->handle = dlopen(slot->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (slot->handle == NULL) {
-        const char *ltdl_reason = lt_dlerror();
-        char reason[2048];
-        load_failure_reason(slot->path, reason, sizeof reason);
+        const char *reason = dlerror();
         slot_fail(slot, KILN_ERR_BACKEND_LOAD, "cannot load %s: %s",
-                  slot->path,
-                  reason[0]       ? reason
-                  : ltdl_reason ? ltdl_reason
-                                  : "unknown reason");
+                  slot->path, reason ? reason : "unknown reason");
         return;
     }
 
     kiln_backend_entry_fn entry;
-    void *symbol = lt_dlsym(slot->handle, KILN_BACKEND_ENTRY_SYMBOL);
+    void *symbol = dlsym(slot->handle, KILN_BACKEND_ENTRY_SYMBOL);
     if (symbol == NULL) {
         slot_fail(slot, KILN_ERR_BACKEND_LOAD,
                   "%s is not a Kiln plugin: no symbol %s", slot->path,
@@ -403,7 +380,7 @@ static void slot_load(kiln_backend_slot *slot)
     ops = &slot->table;
 
     kiln_error_clear();
-    kiln_status status = ops->initialize(&host_services);
+    status = ops->initialize(&host_services);
     if (status != KILN_OK) {
         slot_fail(slot, KILN_ERR_BACKEND_UNAVAILABLE, "%s", kiln_last_error());
         return;
@@ -419,7 +396,8 @@ static void slot_load(kiln_backend_slot *slot)
     slot->ops = ops;
     slot->device_count = count;
     slot->status = KILN_OK;
-    slot->reason[0] = '\0';
+    free(slot->reason);
+    slot->reason = NULL;
     kiln_trace("backend %s: loaded %s (%s), %d device(s)", slot->name,
                slot->path, slot->version, count);
 }
@@ -464,7 +442,7 @@ kiln_status kiln_backend_acquire(const char *name, const kiln_backend_ops **ops)
     /* After loading the slot is read-only, so no lock is needed here. */
     if (slot->status != KILN_OK)
         return kiln_error(slot->status, "backend %s: %s", slot->name,
-                          slot->reason);
+                          slot_reason(slot));
     *ops = slot->ops;
     return KILN_OK;
 }
@@ -491,7 +469,7 @@ kiln_status kiln_backend_choose(const char **name)
         }
         kiln_string_appendf(&reasons, "\n  %s: %s", slots[i].name,
                             slots[i].status == KILN_OK ? "no device"
-                                                       : slots[i].reason);
+                                                       : slot_reason(&slots[i]));
     }
     kiln_status status = kiln_error(KILN_ERR_BACKEND_UNAVAILABLE,
                                     "no usable backend:%s",
@@ -516,8 +494,8 @@ void kiln_backend_describe(size_t index, kiln_backend_info *info)
     slot_ensure_loaded(slot);
     info->name = slot->name;
     info->status = slot->status;
-    info->reason = slot->reason;
-    info->path = slot->path;
+    info->reason = slot_reason(slot);
+    info->path = slot->path ? slot->path : "";
     info->version = slot->version;
     info->device_count = slot->status == KILN_OK ? slot->device_count : 0;
 }

@@ -236,11 +236,34 @@ static int fixture_teardown(void **state)
     return 0;
 }
 
+/* Under make check (KILN_TEST_BUILDDIR set, KILN_PLUGIN_PATH not), the
+ * plugin a test uses must be the one of the tree being tested, never an
+ * installed one. */
+static void check_plugin_file(const char *backend)
+{
+    const char *builddir = getenv("KILN_TEST_BUILDDIR");
+    const char *plugin_path = getenv("KILN_PLUGIN_PATH");
+    if (builddir == NULL || builddir[0] == '\0' ||
+        (plugin_path != NULL && plugin_path[0] != '\0'))
+        return;
+    kiln_backend_info info;
+    if (kiln_backend_find(backend, &info) != KILN_OK)
+        fail_msg("kiln_backend_find(%s): %s", backend, kiln_last_error());
+    char expected[4096];
+    snprintf(expected, sizeof expected, "%s/backends/%s/.libs/kiln-%s.so",
+             builddir, backend, backend);
+    if (strcmp(info.path, expected) != 0)
+        fail_msg("the %s plugin loaded is %s, not the build tree's %s",
+                 backend, info.path, expected);
+}
+
 kiln_context *test_context(void **state)
 {
     backend_fixture *fixture = *state;
-    if (fixture->context != NULL)
+    if (fixture->context != NULL) {
+        check_plugin_file(fixture->name);
         return fixture->context;
+    }
     if (!backend_selected(fixture->name)) {
         printf("# %s: not selected by KILN_BACKEND\n", fixture->name);
         skip();
@@ -250,6 +273,7 @@ kiln_context *test_context(void **state)
     kiln_status status = kiln_context_create(fixture->name, -1, &context);
     if (status == KILN_OK) {
         fixture->context = context;
+        check_plugin_file(fixture->name);
         return context;
     }
     if (backend_required(fixture->name))

@@ -135,7 +135,7 @@ static void expect(const probe_result *result, const char *status,
 static const char *plugin_dir(const char *variant)
 {
     static char path[4096];
-    snprintf(path, sizeof path, "%s/tests/plugins/%s", test_builddir(),
+    snprintf(path, sizeof path, "%s/tests/plugins/%s/.libs", test_builddir(),
              variant);
     return path;
 }
@@ -228,7 +228,7 @@ static void non_elf_plugin_gives_the_loader_error(void **state)
                               "KILN_PLUGIN_SYSTEM_PATH=", NULL};
     probe_result result = run_probe("opencl", settings);
     expect(&result, "KILN_ERR_BACKEND_LOAD", path);
-    /* dlerror's own text, not libltdl's generic "file not found". */
+    /* dlerror's own text, not a generic "file not found". */
     if (strstr(result.message, "invalid ELF header") == NULL &&
         strstr(result.message, "file too short") == NULL)
         fail_msg("no dlopen reason in: %s", result.message);
@@ -349,11 +349,63 @@ static void core_links_neither_opencl_nor_cuda(void **state)
     snprintf(path, sizeof path, "%s/.libs/libkiln.so", test_builddir());
     elf_needed(path, needed, sizeof needed);
     print_message("# libkiln.so needs: %s\n", needed);
-    assert_non_null(strstr(needed, "libltdl"));
     assert_null(strstr(needed, "OpenCL"));
     assert_null(strstr(needed, "libcuda"));
     assert_null(strstr(needed, "nvrtc"));
     assert_null(strstr(needed, "cudart"));
+}
+
+/* A libkiln running from its build tree loads that tree's plugins, before
+ * any installed ones (issue 16: after a make install, make check tested
+ * the installed plugins). */
+static void build_tree_plugins_come_first(void **state)
+{
+    (void)state;
+    static const char *const backends[] = {"opencl", "cuda"};
+    int checked = 0;
+    for (size_t i = 0; i < 2; ++i) {
+        char plugin[4096], setting_text[64], loading[4200];
+        snprintf(plugin, sizeof plugin, "%s/backends/%s/.libs/kiln-%s.so",
+                 test_builddir(), backends[i], backends[i]);
+        struct stat info;
+        if (stat(plugin, &info) != 0)
+            continue; /* that backend is not built here */
+        snprintf(setting_text, sizeof setting_text, "KILN_BACKEND=%s",
+                 backends[i]);
+        const char *settings[] = {"KILN_LOG=debug", setting_text, NULL};
+        probe_result result = run_probe(NULL, settings);
+        snprintf(loading, sizeof loading, "kiln: backend %s: loading %s\n",
+                 backends[i], plugin);
+        if (strstr(result.errors, loading) == NULL)
+            fail_msg("%s not loaded from the build tree: %s", backends[i],
+                     result.errors);
+        /* The build tree is searched before the installed directory. */
+        char looking[4200];
+        snprintf(looking, sizeof looking,
+                 "kiln: backend %s: looking in %s/backends/%s/.libs (build "
+                 "tree)\n",
+                 backends[i], test_builddir(), backends[i]);
+        const char *first = strstr(result.errors, "looking in");
+        if (first == NULL || strstr(result.errors, looking) == NULL ||
+            strstr(first, "(install dir)") != NULL)
+            fail_msg("%s: the install dir was searched first or at all: %s",
+                     backends[i], result.errors);
+        ++checked;
+    }
+    if (checked == 0)
+        skip();
+}
+
+/* The first kiln_backend_get_info (which loads every plugin and starts
+ * the vendor libraries) on a thread with musl's default 128 KiB stack. */
+static void loading_fits_a_small_stack(void **state)
+{
+    (void)state;
+    const char *settings[] = {"KILN_TEST_PROBE_SMALL_STACK=1", NULL};
+    probe_result result = run_probe(NULL, settings);
+    if (strcmp(result.status, "small-stack-ok") != 0)
+        fail_msg("kiln_backend_get_info on a 128 KiB stack: %s %s",
+                 result.status, result.message);
 }
 
 static void backend_enumeration_describes_every_backend(void **state)
@@ -405,6 +457,8 @@ int main(void)
         KILN_TEST(automatic_choice_picks_a_usable_backend),
         KILN_TEST(debug_log_traces_the_search),
         KILN_TEST(core_links_neither_opencl_nor_cuda),
+        KILN_TEST(build_tree_plugins_come_first),
+        KILN_TEST(loading_fits_a_small_stack),
         KILN_TEST(backend_enumeration_describes_every_backend),
     };
     return kiln_test_main_plain("loader", tests, sizeof tests / sizeof *tests);

@@ -47,7 +47,7 @@ tests/fuzz/fuzz_cuda_blob: $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c \
 
 tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_CORE)
 	@mkdir -p tests/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE) $(LTDL_LIBS) -ldl -lm
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE) $(DL_LIBS) -lm
 
 # Seeds: the test kernels for the translator and the include expander,
 # short examples for the rest.
