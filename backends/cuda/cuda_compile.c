@@ -10,8 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <nvrtc.h>
+
+double cuda_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
 
 /* ---- target --------------------------------------------------------------- */
 
@@ -403,10 +411,12 @@ static kiln_status cuda_nvrtc_image(const kiln_host_api *host,
 kiln_status cuda_binary_compile(const kiln_host_api *host,
                                 const cuda_target *target,
                                 const kiln_backend_source *source,
-                                cuda_binary *binary, char **log)
+                                cuda_binary *binary, char **log,
+                                cuda_build_times *times)
 {
     memset(binary, 0, sizeof *binary);
     *log = NULL;
+    cuda_build_times spent = {0.0, 0.0};
     int nvrtc_major = 0, nvrtc_minor = 0;
     cuda_nvrtc_version(&nvrtc_major, &nvrtc_minor);
     if (target->compile_sm == 0)
@@ -435,9 +445,11 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     const char *header_names[1] = {NULL};
     int header_count = 0;
     if (source->language == KILN_LANGUAGE_OPENCL_C) {
+        double start = cuda_seconds();
         int translated = clc_translate(source->text, source->length,
                                        source->name, source->options,
                                        &translation);
+        spent.translation = cuda_seconds() - start;
         if (translated == -2) {
             status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                  "out of host memory translating '%s'",
@@ -477,6 +489,7 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     char *nvrtc_log = NULL;
     char target_name[32];
     cuda_target_name(target, target_name, sizeof target_name);
+    double compile_start = cuda_seconds();
     if (status == KILN_OK) {
         nvrtcResult result =
             nvrtcCreateProgram(&program, text, source->name, header_count,
@@ -518,6 +531,9 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     }
     if (status == KILN_OK)
         status = cuda_nvrtc_image(host, program, target, binary);
+    spent.compilation = cuda_seconds() - compile_start;
+    if (times != NULL)
+        *times = spent;
     if (status == KILN_OK) {
         binary->language = source->language;
         binary->is_ptx = target->is_ptx;

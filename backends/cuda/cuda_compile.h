@@ -68,15 +68,26 @@ typedef struct cuda_binary {
 
 CUDA_INTERNAL void cuda_binary_free(cuda_binary *binary);
 
+/* Where a build's time went, in seconds (KILN_LOG=debug reports it). */
+typedef struct cuda_build_times {
+    double translation; /* OpenCL C -> CUDA C; 0 for CUDA C              */
+    double compilation; /* NVRTC, from nvrtcCreateProgram to the image   */
+} cuda_build_times;
+
+/* Seconds on a monotonic clock. */
+CUDA_INTERNAL double cuda_seconds(void);
+
 /* Compiles `source` for `target`.  OpenCL C is translated first
  * (KILN_ERR_TRANSLATION with the construct and line on failure).  A
  * compile error is KILN_ERR_BUILD with a one-line summary followed by
  * NVRTC's log in the message, and the log alone in *log (malloc'ed).  On
- * success *log holds NVRTC's warnings, or NULL when there are none. */
+ * success *log holds NVRTC's warnings, or NULL when there are none.
+ * `times` (may be NULL) receives where the time went. */
 CUDA_INTERNAL kiln_status cuda_binary_compile(const kiln_host_api *host,
                                               const cuda_target *target,
                                               const kiln_backend_source *source,
-                                              cuda_binary *binary, char **log);
+                                              cuda_binary *binary, char **log,
+                                              cuda_build_times *times);
 
 /* The NVRTC options for a user option string (exposed for tests): a
  * NULL-terminated malloc'ed array of malloc'ed strings, freed with

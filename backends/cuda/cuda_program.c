@@ -70,12 +70,23 @@ kiln_status cuda_program_build(kiln_backend_context *context,
     if (status != KILN_OK)
         return status;
     cuda_binary binary;
+    cuda_build_times times;
     status = cuda_binary_compile(cuda_host, &context->target, source, &binary,
-                                 log);
+                                 log, &times);
     if (status != KILN_OK)
         return status;
+    double load_start = cuda_seconds();
     status = cuda_program_instantiate(context, &binary, program);
+    double loading = cuda_seconds() - load_start;
     cuda_binary_free(&binary);
+    if (status == KILN_OK && cuda_host->trace != NULL)
+        cuda_host->trace("cuda: built %s in %.1f ms: translation %.1f ms, "
+                         "NVRTC %.1f ms, loading %.1f ms",
+                         source->name,
+                         (times.translation + times.compilation + loading) *
+                             1e3,
+                         times.translation * 1e3, times.compilation * 1e3,
+                         loading * 1e3);
     return status;
 }
 
@@ -108,7 +119,11 @@ kiln_status cuda_program_load(kiln_backend_context *context, const void *data,
                                   binary.is_ptx ? "compute" : "sm", binary.sm,
                                   target);
     } else {
+        double load_start = cuda_seconds();
         status = cuda_program_instantiate(context, &binary, program);
+        if (status == KILN_OK && cuda_host->trace != NULL)
+            cuda_host->trace("cuda: loaded a cached program in %.1f ms",
+                             (cuda_seconds() - load_start) * 1e3);
     }
     cuda_binary_free(&binary);
     return status;
