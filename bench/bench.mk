@@ -6,7 +6,7 @@
 # opened at run time (dlopen), so the programs still run on machines without
 # the NVIDIA driver.  The raw OpenCL side links the ICD loader.
 BENCH_BINARIES = bench/bench_launch bench/bench_copy bench/bench_build \
-	bench/bench_kernels
+	bench/bench_kernels bench/bench_compile
 noinst_PROGRAMS += $(BENCH_BINARIES)
 
 BENCH_CPPFLAGS = $(AM_CPPFLAGS)
@@ -35,12 +35,21 @@ bench_bench_build_SOURCES = bench/bench_build.c bench/bench_kernels_source.h \
 bench_bench_build_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_build_LDADD = $(BENCH_LIBS)
 
+# bench_compile reads corpus kernels and their CUDA C twins from the source
+# tree at run time.
+bench_bench_compile_SOURCES = bench/bench_compile.c \
+	bench/bench_kernels_source.h $(BENCH_COMMON)
+bench_bench_compile_CPPFLAGS = $(BENCH_CPPFLAGS) \
+	-DKILN_BENCH_SRCDIR='"$(abs_top_srcdir)"'
+bench_bench_compile_LDADD = $(BENCH_LIBS)
+
 bench_bench_kernels_SOURCES = bench/bench_kernels.c \
 	bench/bench_kernels_source.h $(BENCH_COMMON)
 bench_bench_kernels_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_kernels_LDADD = $(BENCH_LIBS)
 
-EXTRA_DIST += bench/run bench/cupy_compare.py
+EXTRA_DIST += bench/run bench/cupy_compare.py bench/twins/elementwise.cu \
+	bench/twins/vload_vstore.cu bench/twins/sgemm_tiled.cu
 
 # `make bench`: the whole suite on the default backend (KILN_BACKEND picks
 # another), tables on stdout and in bench/results-<backend>.md.
