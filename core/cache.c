@@ -12,7 +12,9 @@
  * Disk entries are written to a temporary file and renamed into place, so
  * readers see a whole entry or none, and processes building the same
  * program at once both succeed.  Every load checks magic, sizes, checksum
- * and key; anything wrong is a miss and the entry is rebuilt.  The cache
+ * and key; anything wrong is a miss and the entry is rebuilt.  The
+ * checksum covers the plugin's blob too, so a hit checksums its bytes
+ * once: the plugin's reader checks their structure only.  The cache
  * never fails a build: every problem here degrades to "no cache".
  */
 #include "internal.h"
@@ -29,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ENTRY_MAGIC "KILNBIN2" /* 2: the word-wise checksum */
+#define ENTRY_MAGIC "KILNBIN3" /* 3: XXH3 digests and checksum */
 #define ENTRY_FORMAT 1u
 #define ENTRY_SUFFIX ".kbin"
 #define TEMP_PREFIX ".tmp-"
@@ -351,9 +353,8 @@ bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
     } else if (!read_exactly(fd, data,
                              header.key_length + header.blob_length)) {
         problem = "truncated";
-    } else if (kiln_checksum64_update(
-                   kiln_checksum64(data, header.key_length),
-                   data + header.key_length, header.blob_length) !=
+    } else if (kiln_checksum64(data, header.key_length +
+                                          header.blob_length) !=
                header.checksum) {
         problem = "checksum mismatch";
     } else if (memcmp(data, key->text, key->length) != 0) {
@@ -510,8 +511,8 @@ void kiln_disk_cache_store(const kiln_cache_key *key, const void *blob,
     header.key_length = key->length;
     header.blob_length = size;
     /* The same checksum the loader computes over key then blob. */
-    header.checksum = kiln_checksum64_update(
-        kiln_checksum64(key->text, key->length), blob, size);
+    header.checksum =
+        kiln_checksum64_pair(key->text, key->length, blob, size);
     bool ok = write_exactly(fd, &header, sizeof header) &&
               write_exactly(fd, key->text, key->length) &&
               write_exactly(fd, blob, size);

@@ -25,7 +25,8 @@ libkiln_la_SOURCES = \
 	core/stream.c \
 	core/strings.c \
 	core/trace.c
-libkiln_la_CPPFLAGS = $(AM_CPPFLAGS) -DKILN_PLUGIN_DIR='"$(plugindir)"'
+libkiln_la_CPPFLAGS = $(AM_CPPFLAGS) $(XXHASH_CFLAGS) \
+	-DKILN_PLUGIN_DIR='"$(plugindir)"'
 libkiln_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(KILN_LT_VERSION) \
 	-no-undefined -export-symbols-regex '^kiln_'
-libkiln_la_LIBADD = $(DL_LIBS)
+libkiln_la_LIBADD = $(DL_LIBS) $(XXHASH_LIBS)

@@ -1,43 +1,36 @@
 /*
- * Digests for the kernel cache: file names and entry checksums.  These only
- * need to spread keys and catch torn or flipped bytes (every entry also
- * stores its full key, compared on load), so FNV-1a is enough and keeps
- * the core free of a crypto dependency.
+ * Digests for the kernel cache, from xxHash's XXH3: the 128-bit digest of
+ * a key names its entry file, and a 64-bit checksum over each entry (key
+ * then blob) catches torn or flipped bytes.  Neither needs to resist an
+ * attacker: every entry also stores its full key, compared on load, and
+ * only the user's own files are read.
  */
 #include "internal.h"
 
 #include <stdio.h>
+/* For XXH3_state_t on the stack (its layout is stable since xxHash 0.8). */
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
 
-#define FNV64_PRIME 0x100000001b3ull
-#define FNV64_OFFSET 0xcbf29ce484222325ull
-
-static uint64_t fnv1a64(const void *data, size_t size, uint64_t state)
+void kiln_digest_hex(const void *data, size_t size, char hex[33])
 {
-    const unsigned char *bytes = data;
-    for (size_t i = 0; i < size; ++i) {
-        state ^= bytes[i];
-        state *= FNV64_PRIME;
-    }
-    return state;
+    XXH128_hash_t digest = XXH3_128bits(data, size);
+    snprintf(hex, 33, "%016llx%016llx", (unsigned long long)digest.high64,
+             (unsigned long long)digest.low64);
 }
 
 uint64_t kiln_checksum64(const void *data, size_t size)
 {
-    return kiln_checksum64_of(data, size);
+    return XXH3_64bits(data, size);
 }
 
-uint64_t kiln_checksum64_update(uint64_t checksum, const void *data,
-                                size_t size)
+uint64_t kiln_checksum64_pair(const void *first, size_t first_size,
+                              const void *second, size_t second_size)
 {
-    return kiln_checksum64_seeded(data, size, checksum);
-}
-
-void kiln_digest_hex(const void *data, size_t size, char hex[33])
-{
-    /* Two lanes with different seeds, the second also over the length, so
-     * the 128-bit name does not collide where one lane does. */
-    uint64_t first = fnv1a64(data, size, FNV64_OFFSET);
-    uint64_t second = fnv1a64(data, size, 0x84222325cbf29ce4ull ^ size);
-    snprintf(hex, 33, "%016llx%016llx", (unsigned long long)first,
-             (unsigned long long)second);
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, first, first_size);
+    XXH3_64bits_update(&state, second, second_size);
+    return XXH3_64bits_digest(&state);
 }

@@ -338,15 +338,17 @@ KILN_INTERNAL bool kiln_disk_cache_find(const kiln_cache_key *key,
 KILN_INTERNAL void kiln_disk_cache_store(const kiln_cache_key *key,
                                          const void *blob, size_t size);
 
-/* ---- hash.c ------------------------------------------------------------- */
+/* ---- hash.c: XXH3 ------------------------------------------------------ */
 
-/* 128-bit non-cryptographic digest (two FNV-1a 64 lanes), as 32 hex chars. */
+/* 128-bit digest of a cache key, as 32 hex characters: its file name. */
 KILN_INTERNAL void kiln_digest_hex(const void *data, size_t size,
                                    char hex[33]);
 KILN_INTERNAL uint64_t kiln_checksum64(const void *data, size_t size);
-/* Continues a checksum: update(checksum64(a), b) == checksum64(a then b). */
-KILN_INTERNAL uint64_t kiln_checksum64_update(uint64_t checksum,
-                                              const void *data, size_t size);
+/* The checksum of `first` then `second`, as if they were one block. */
+KILN_INTERNAL uint64_t kiln_checksum64_pair(const void *first,
+                                            size_t first_size,
+                                            const void *second,
+                                            size_t second_size);
 
 /* ---- source.c ----------------------------------------------------------- */
 

@@ -297,44 +297,6 @@ typedef struct kiln_backend_ops {
 
 typedef const kiln_backend_ops *(*kiln_backend_entry_fn)(void);
 
-/* ---- a checksum for plugins' program blobs -------------------------------------- */
-
-/* kiln_checksum64: the checksum Kiln's cache uses, for plugins that check
- * their own blobs too.  Four FNV-1a-style lanes over little-endian 8-byte
- * words, then the tail bytes: every flipped or torn byte changes it (xor
- * and a multiplication by an odd number are both invertible), at about a
- * tenth of the cost of byte-wise FNV-1a, which on a cache hit of a large
- * PoCL binary was a visible part of the load time.  Not cryptographic:
- * entries also store their full key, compared on load. */
-static inline uint64_t kiln_checksum64_seeded(const void *data, size_t size,
-                                              uint64_t seed)
-{
-    const unsigned char *bytes = (const unsigned char *)data;
-    const uint64_t prime = 0x100000001b3ull;
-    uint64_t lane[4] = {seed, seed ^ 0x9e3779b97f4a7c15ull,
-                        seed ^ 0xc2b2ae3d27d4eb4full,
-                        seed ^ 0x165667b19e3779f9ull};
-    size_t i = 0;
-    for (; i + 32 <= size; i += 32)
-        for (int k = 0; k < 4; ++k) {
-            uint64_t word = 0;
-            for (int b = 7; b >= 0; --b)
-                word = (word << 8) | bytes[i + 8 * (size_t)k + (size_t)b];
-            lane[k] = (lane[k] ^ word) * prime;
-        }
-    uint64_t hash = lane[0];
-    for (int k = 1; k < 4; ++k)
-        hash = (hash ^ lane[k]) * prime;
-    for (; i < size; ++i)
-        hash = (hash ^ bytes[i]) * prime;
-    return (hash ^ (uint64_t)size) * prime;
-}
-
-static inline uint64_t kiln_checksum64_of(const void *data, size_t size)
-{
-    return kiln_checksum64_seeded(data, size, 0xcbf29ce484222325ull);
-}
-
 #ifdef __cplusplus
 }
 #endif

@@ -22,9 +22,9 @@
  *                   8  size in bytes
  *                   2  name length (0..63), then the name
  *                   2  type name length (0..95), then the type name
- *   last    8     FNV-1a 64 of every byte before it
  *
- * The parser trusts nothing: it checks the checksum first, then every
+ * The kernel cache checksums the whole entry holding the blob.  The parser
+ * still trusts nothing: it checks every
  * length against the bytes that remain before reading or allocating, so
  * truncated, padded, corrupted or hostile input is refused without reading
  * past the end and without large allocations.  It calls no CUDA function,
@@ -37,7 +37,6 @@
 
 #define CUDA_BLOB_MAGIC "KILNCUBN"
 #define CUDA_BLOB_HEADER_SIZE 40
-#define CUDA_BLOB_CHECKSUM_SIZE 8
 #define CUDA_BLOB_IMAGE_CUBIN 1
 #define CUDA_BLOB_IMAGE_PTX 2
 /* Far above any real program, far below what could exhaust memory. */
@@ -46,11 +45,6 @@
 /* Smallest encodings, to bound counts by the bytes that remain. */
 #define CUDA_BLOB_MIN_KERNEL_BYTES (2 + 1 + 12 + 4)
 #define CUDA_BLOB_MIN_PARAM_BYTES (4 + 8 + 2 + 2)
-
-static uint64_t cuda_blob_checksum(const unsigned char *data, size_t size)
-{
-    return kiln_checksum64_of(data, size);
-}
 
 /* ---- the binary in memory ------------------------------------------------------ */
 
@@ -139,8 +133,7 @@ kiln_status cuda_binary_serialize(const kiln_host_api *host,
         return host->error(KILN_ERR_UNSUPPORTED,
                            "a program of %zu kernels is too large to cache",
                            binary->kernel_count);
-    size_t total = CUDA_BLOB_HEADER_SIZE + binary->image_size +
-                   CUDA_BLOB_CHECKSUM_SIZE;
+    size_t total = CUDA_BLOB_HEADER_SIZE + binary->image_size;
     for (size_t k = 0; k < binary->kernel_count; ++k) {
         const clc_kernel_signature *kernel = &binary->kernels[k];
         if (kernel->param_count > CUDA_BLOB_MAX_PARAMS)
@@ -189,8 +182,6 @@ kiln_status cuda_binary_serialize(const kiln_host_api *host,
                 strnlen(param->type_name, sizeof param->type_name - 1));
         }
     }
-    cuda_blob_put_uint(&writer, cuda_blob_checksum(writer.data, writer.length),
-                       8);
     *data = writer.data;
     *size = writer.length;
     return KILN_OK;
@@ -286,17 +277,11 @@ kiln_status cuda_binary_parse(const kiln_host_api *host, const void *data,
     memset(binary, 0, sizeof *binary);
     const unsigned char *bytes = data;
     if (data == NULL ||
-        size < CUDA_BLOB_HEADER_SIZE + CUDA_BLOB_CHECKSUM_SIZE ||
+        size < CUDA_BLOB_HEADER_SIZE ||
         memcmp(bytes, CUDA_BLOB_MAGIC, 8) != 0)
         return host->error(KILN_ERR_INVALID_ARGUMENT,
                            "not a program blob of the CUDA backend");
-    size_t body = size - CUDA_BLOB_CHECKSUM_SIZE;
-    cuda_blob_reader trailer = {bytes + body, CUDA_BLOB_CHECKSUM_SIZE, 0};
-    if (cuda_blob_get_uint(&trailer, 8) != cuda_blob_checksum(bytes, body))
-        return host->error(KILN_ERR_INVALID_ARGUMENT,
-                           "CUDA program blob: checksum mismatch (corrupted)");
-
-    cuda_blob_reader reader = {bytes + 8, body - 8, 0};
+    cuda_blob_reader reader = {bytes + 8, size - 8, 0};
     uint64_t version = cuda_blob_get_uint(&reader, 4);
     uint64_t language = cuda_blob_get_uint(&reader, 4);
     uint64_t kind = cuda_blob_get_uint(&reader, 4);

@@ -31,7 +31,7 @@
 #endif
 
 /* Bumped whenever the blob layout changes; part of the cache identity. */
-#define CUDA_BLOB_VERSION 2 /* 2: kiln_checksum64_of */
+#define CUDA_BLOB_VERSION 3 /* 3: no checksum (the cache has one) */
 
 /* What NVRTC is asked to produce for a device. */
 typedef struct cuda_target {

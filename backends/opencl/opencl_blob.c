@@ -5,12 +5,11 @@
  *
  * Layout, all integers little-endian:
  *
- *   header (32 bytes)
+ *   header (24 bytes)
  *     char[8]  magic "KILN-OCL"
  *     u32      format version (OPENCL_BLOB_VERSION)
  *     u32      flags, 0
- *     u64      payload size: the blob's size - 32
- *     u64      FNV-1a 64 of the payload
+ *     u64      payload size: the blob's size - 24
  *   payload
  *     u64      binary size, then the binary's bytes
  *     u32      kernel count, then for each kernel:
@@ -23,9 +22,10 @@
  *   str = u32 length, then that many bytes (no NUL)
  *
  * The reader trusts nothing: the blob comes from a disk cache that another
- * process, a full disk or a fuzzer may have written.  The checksum keeps a
- * damaged binary away from the driver's loader, which is not written to
- * survive garbage; every length is checked against what is left.
+ * process, a full disk or a fuzzer may have written.  The cache's checksum
+ * over the whole entry keeps a damaged binary away from the driver's
+ * loader, which is not written to survive garbage; here every length is
+ * checked against what is left.
  */
 #include "opencl_private.h"
 
@@ -34,13 +34,8 @@
 #include <string.h>
 
 #define OPENCL_BLOB_MAGIC "KILN-OCL"
-#define OPENCL_BLOB_VERSION 2u /* 2: kiln_checksum64_of */
-#define OPENCL_BLOB_HEADER 32u
-
-static uint64_t blob_checksum(const unsigned char *data, size_t size)
-{
-    return kiln_checksum64_of(data, size);
-}
+#define OPENCL_BLOB_VERSION 3u /* 3: no checksum (the cache has one) */
+#define OPENCL_BLOB_HEADER 24u
 
 /* ---- writing ------------------------------------------------------------- */
 
@@ -129,7 +124,6 @@ kiln_status opencl_blob_write(const unsigned char *binary, size_t binary_size,
     put_u32(&header, OPENCL_BLOB_VERSION);
     put_u32(&header, 0);
     put_u64(&header, payload);
-    put_u64(&header, blob_checksum(bytes + OPENCL_BLOB_HEADER, payload));
     *data = bytes;
     *size = OPENCL_BLOB_HEADER + payload;
     return KILN_OK;
@@ -260,7 +254,6 @@ kiln_status opencl_blob_read(const void *data, size_t size,
     uint32_t version = get_u32(&reader, "size");
     uint32_t flags = get_u32(&reader, "size");
     uint64_t payload = get_u64(&reader, "size");
-    uint64_t checksum = get_u64(&reader, "size");
     if (reader.problem == NULL && memcmp(magic, OPENCL_BLOB_MAGIC, 8) != 0)
         reader.problem = "magic";
     else if (reader.problem == NULL && version != OPENCL_BLOB_VERSION)
@@ -269,10 +262,6 @@ kiln_status opencl_blob_read(const void *data, size_t size,
         reader.problem = "flags";
     else if (reader.problem == NULL && payload != left(&reader))
         reader.problem = "payload size";
-    else if (reader.problem == NULL &&
-             checksum != blob_checksum(reader.data + reader.position,
-                                       left(&reader)))
-        reader.problem = "checksum";
 
     uint64_t length = get_u64(&reader, "binary size");
     if (reader.problem == NULL && (length == 0 || length > left(&reader)))

@@ -47,7 +47,8 @@ tests/fuzz/fuzz_cuda_blob: $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c \
 
 tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_CORE)
 	@mkdir -p tests/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_CORE) $(DL_LIBS) -lm
+	$(CLANG) $(FUZZ_CFLAGS) $(XXHASH_CFLAGS) -o $@ $< $(FUZZ_CORE) \
+		$(DL_LIBS) $(XXHASH_LIBS) -lm
 
 # Seeds: the test kernels for the translator and the include expander,
 # short examples for the rest.
@@ -91,21 +92,20 @@ fuzz-corpus-blobs:
 	@mkdir -p tests/fuzz/corpus-opencl_blob tests/fuzz/corpus-cuda_blob
 	@printf '\001\004\000\000\000\000\000\000\000ELF!\001\000\000\000\005\000\000\000scale\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000\000\000x\006\000\000\000float*\003\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000n\003\000\000\000int' \
 	  > tests/fuzz/corpus-opencl_blob/scale
-	@printf '\001\001\000\000\000\000\000\000\000\002\000\000\000\132\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000ptx\000\005\000scale\000\000\000\000\000\000\000\000\000\000\000\000\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000x\006\000float*\004\000\000\000\004\000\000\000\000\000\000\000\001\000n\003\000int' \
+	@printf '\001\003\000\000\000\000\000\000\000\002\000\000\000\132\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000ptx\000\005\000scale\000\000\000\000\000\000\000\000\000\000\000\000\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000x\006\000float*\004\000\000\000\004\000\000\000\000\000\000\000\001\000n\003\000int' \
 	  > tests/fuzz/corpus-cuda_blob/scale
 	@n=0; for f in $$(ls -S -r tests/cache/*.kbin 2>/dev/null); do \
 	  key=$$(od -An -t u8 -j 16 -N 8 "$$f" | tr -d ' '); \
 	  test -n "$$key" || continue; \
 	  magic=$$(tail -c +$$((41 + key)) "$$f" | head -c 8); \
 	  case $$magic in \
-	    KILN-OCL) t=opencl_blob; header=32 ;; \
+	    KILN-OCL) t=opencl_blob; header=24 ;; \
 	    KILNCUBN) t=cuda_blob; header=8 ;; \
 	    *) continue ;; \
 	  esac; \
 	  base=tests/fuzz/corpus-$$t/$$(basename "$$f" .kbin); \
 	  { printf '\000'; tail -c +$$((41 + key)) "$$f"; } > "$$base-whole"; \
-	  { printf '\001'; tail -c +$$((41 + key + header)) "$$f" | \
-	    if [ $$t = cuda_blob ]; then head -c -8; else cat; fi; } > "$$base-payload"; \
+	  { printf '\001'; tail -c +$$((41 + key + header)) "$$f"; } > "$$base-payload"; \
 	  n=$$((n + 1)); test $$n -lt 4 || break; \
 	done
 .PHONY: fuzz fuzz-corpus fuzz-corpus-blobs

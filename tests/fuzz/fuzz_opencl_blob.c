@@ -2,8 +2,8 @@
  * Fuzz target: the OpenCL backend's program blob (opencl_blob_read), the
  * bytes the kernel cache hands back to the plugin.  The first input byte
  * chooses the mode: odd, the rest is the payload and a valid header (magic,
- * version, size, checksum) is put in front of it, so that the fuzzer gets
- * past the checksum and exercises the field parser; even, the rest is the
+ * version, size) is put in front of it, so that the fuzzer gets past the
+ * header and exercises the field parser; even, the rest is the
  * whole blob as is.  A blob that is read must lie within the input, and
  * writing it back (opencl_blob_write) must give the same bytes.  The type
  * names it carries also go through opencl_type_size.
@@ -31,24 +31,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int wrap = data[0] & 1;
     ++data;
     --size;
-    size_t blob_size = wrap ? size + 32 : size;
+    size_t blob_size = wrap ? size + 24 : size;
     /* An exact-size heap copy, so that ASan sees any read past its end. */
     unsigned char *blob = malloc(blob_size ? blob_size : 1);
     if (blob == NULL)
         return 0;
     if (wrap) {
-        uint64_t hash = 0xcbf29ce484222325u;
-        for (size_t i = 0; i < size; ++i) {
-            hash ^= data[i];
-            hash *= 0x100000001b3u;
-        }
         memcpy(blob, "KILN-OCL", 8);
-        put_le(blob + 8, 1, 4);
+        put_le(blob + 8, 3, 4);
         put_le(blob + 12, 0, 4);
         put_le(blob + 16, size, 8);
-        put_le(blob + 24, hash, 8);
         if (size > 0)
-            memcpy(blob + 32, data, size);
+            memcpy(blob + 24, data, size);
     } else if (size > 0) {
         memcpy(blob, data, size);
     }
