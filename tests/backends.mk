@@ -15,6 +15,18 @@ if HAVE_CUDA
 tests_test_clc_CPPFLAGS += -DKILN_TEST_NVRTC $(CUDA_CPPFLAGS)
 tests_test_clc_LDADD += $(NVRTC_LIBS)
 
+# The CUDA backend's compile step (translation, options, NVRTC) without a
+# GPU: the plugin's compile file with a stand-in host API.
+check_PROGRAMS += tests/test_cuda_compile
+TESTS += tests/test_cuda_compile
+tests_test_cuda_compile_SOURCES = tests/test_cuda_compile.c \
+	backends/cuda/cuda_compile.c backends/cuda/cuda_blob.c
+tests_test_cuda_compile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-I$(top_srcdir)/translate -I$(top_srcdir)/backends/cuda $(CUDA_CPPFLAGS)
+tests_test_cuda_compile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_test_cuda_compile_LDADD = tests/libkilntest.la libkiln.la \
+	translate/libkiln_translate.la $(NVRTC_LIBS) $(CMOCKA_LIBS) -lm
+
 # Native CUDA C through the public API (the CUDA backend only).
 check_PROGRAMS += tests/test_cuda_native
 TESTS += tests/test_cuda_native

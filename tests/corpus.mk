@@ -32,6 +32,7 @@ EXTRA_DIST += \
 	tests/kernels/corpus/double_precision.cl \
 	tests/kernels/corpus/elementwise.cl \
 	tests/kernels/corpus/float_atomics.cl \
+	tests/kernels/corpus/fp_contract.cl \
 	tests/kernels/corpus/histogram.cl \
 	tests/kernels/corpus/int_division.cl \
 	tests/kernels/corpus/macros.cl \

@@ -721,6 +721,69 @@ static void reinterpret(void **state)
     free(in), free(words), free(expected), free(longs), free(longs_expected);
 }
 
+/* ---- #pragma OPENCL FP_CONTRACT OFF ---------------------------------------------- */
+
+/* The CPU's unfused float arithmetic: every product and sum rounded to
+ * float on its own (volatile keeps the compiler from fusing them). */
+static float product(float x, float y)
+{
+    volatile float p = x * y;
+    return p;
+}
+
+/* Exact: the pragma forbids contraction, so there is one right answer.
+ * With contraction the random inputs differ in many low bits. */
+static void fp_contract_off(void **state)
+{
+    kiln_context *context = test_context(state);
+    enum { N = 4096, BLOCK = 64 };
+    kiln_program *program = corpus_build(context, "fp_contract", NULL);
+    kiln_kernel *kernel = test_kernel(program, "unfused");
+    float *a = CORPUS_ARRAY(float, N), *b = CORPUS_ARRAY(float, N);
+    float *c = CORPUS_ARRAY(float, N);
+    test_random_floats(a, N, -100, 100);
+    test_random_floats(b, N, -100, 100);
+    test_random_floats(c, N, -100, 100);
+    kiln_buffer *in[3] = {test_buffer_from(context, a, N * 4),
+                          test_buffer_from(context, b, N * 4),
+                          test_buffer_from(context, c, N * 4)};
+    kiln_buffer *out = corpus_poisoned_buffer(context, 4 * N * 4);
+    CORPUS_LAUNCH(kernel, KILN_DIM1(N / BLOCK), KILN_DIM1(BLOCK),
+                  KILN_ARG_BUFFER(in[0]), KILN_ARG_BUFFER(in[1]),
+                  KILN_ARG_BUFFER(in[2]), KILN_ARG_BUFFER(out),
+                  KILN_ARG_INT(N));
+    float *results = CORPUS_ARRAY(float, 4 * N);
+    float *expected = CORPUS_ARRAY(float, 4 * N);
+    corpus_read(out, results, 4 * N * 4);
+    for (size_t i = 0; i < N; ++i) {
+        volatile float v;
+        v = product(a[i], b[i]) + c[i];
+        expected[i] = v;
+        v = product(a[i], b[i]) - product(c[i], a[i]);
+        expected[N + i] = v;
+        float sum = 0.0f;
+        for (size_t k = 0; k < 8; ++k) {
+            v = sum + product(a[(i + k) % N], b[(i + 3 * k) % N]);
+            sum = v;
+        }
+        expected[2 * N + i] = sum;
+        float x = product(a[i], c[i]) + c[i];
+        float y = product(b[i], a[i]) + a[i];
+        float w = product(a[i], b[i]) + b[i];
+        v = x + product(y, w);
+        expected[3 * N + i] = v;
+    }
+    corpus_expect_f32_bits("a*b+c, a*b-c*a", results, expected, 2 * N);
+    corpus_expect_f32_bits("sum of a*b", results + 2 * N, expected + 2 * N, N);
+    corpus_expect_f32_bits("float4 a*b+b", results + 3 * N, expected + 3 * N,
+                           N);
+    kiln_buffer *buffers[] = {in[0], in[1], in[2], out};
+    corpus_release_buffers(buffers, 4);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+    free(a), free(b), free(c), free(results), free(expected);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -729,6 +792,7 @@ int main(void)
         KILN_TEST(math_integer),
         KILN_TEST(conversions),
         KILN_TEST(reinterpret),
+        KILN_TEST(fp_contract_off),
     };
     return kiln_test_main("corpus_math", tests, sizeof tests / sizeof tests[0]);
 }

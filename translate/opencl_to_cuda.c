@@ -2323,6 +2323,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     out->source = tr_strdup(text, text_length);
     out->uses_printf = st->uses_printf;
     out->uses_double = st->uses_double;
+    out->fp_contract_off = pp.fp_contract_off;
     int result = 0;
     if (out->source == NULL || tr_export_kernels(st, out) != 0) {
         clc_translation_free(out);

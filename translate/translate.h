@@ -65,6 +65,10 @@ typedef struct clc_translation {
     clc_kernel_signature *kernels;
     int uses_printf;
     int uses_double;
+    /* #pragma OPENCL FP_CONTRACT OFF appeared: the program must be compiled
+     * without contracting a*b+c into fused multiply-adds (the pragma may
+     * stand anywhere; the whole program goes without). */
+    int fp_contract_off;
     /* On failure: a message such as
      * "input.cl:12: cannot translate 'image2d_t': images are not supported
      * by the CUDA backend" and the user's line number (0 if none). */

@@ -185,6 +185,22 @@ void cuda_options_free(char **nvrtc_options, size_t count)
     free(nvrtc_options);
 }
 
+/* Adds `item` to the end of a list cuda_options_map made. */
+static int cuda_options_append(char ***options, size_t *count,
+                               const char *item)
+{
+    char **grown = realloc(*options, (*count + 2) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    *options = grown;
+    grown[*count] = malloc(strlen(item) + 1);
+    if (grown[*count] == NULL)
+        return -1;
+    strcpy(grown[*count], item);
+    grown[++*count] = NULL;
+    return 0;
+}
+
 /* Splits the next word off `*cursor` the way a POSIX shell would without
  * expansions: white space separates words, '...' and "..." group, and a
  * backslash escapes the next character (in "..." only \" and \\).  The
@@ -433,7 +449,7 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                          &options, &option_count, &werror);
     if (status != KILN_OK)
         return status;
-    if (option_count > INT_MAX) {
+    if (option_count >= INT_MAX) {
         cuda_options_free(options, option_count);
         return host->error(KILN_ERR_INVALID_ARGUMENT, "too many build options");
     }
@@ -472,6 +488,11 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                                      "backend):\n%s",
                                      source->name, why);
         } else {
+            /* Last, so that it wins over -cl-mad-enable and fast math. */
+            if (translation.fp_contract_off &&
+                cuda_options_append(&options, &option_count, "--fmad=false") != 0)
+                status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                     "out of host memory");
             text = translation.source;
             headers[0] = clc_prelude_source();
             header_names[0] = CLC_PRELUDE_HEADER_NAME;

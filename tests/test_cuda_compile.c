@@ -1,0 +1,105 @@
+/*
+ * The CUDA backend's compile step without a GPU: cuda_binary_compile (the
+ * translation, the build options as NVRTC sees them, NVRTC itself) runs on
+ * the CPU, so what reaches NVRTC is checked in the PTX it produces.  Built
+ * where the CUDA toolkit was found; the driver is never touched.
+ */
+#include "harness.h"
+
+#include "cuda_compile.h"
+#include "fuzz/fuzz_host.h" /* a stand-in for the core's host API */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compiles `source` (OpenCL C) to PTX for compute_90 with `options` and
+ * returns the PTX (malloc'ed); fails the test when it does not build. */
+static char *ptx_of(const char *source, const char *options)
+{
+    cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
+    kiln_backend_source program = {
+        .language = KILN_LANGUAGE_OPENCL_C,
+        .text = source,
+        .length = strlen(source),
+        .options = options,
+        .name = "contract.cl",
+    };
+    cuda_binary binary;
+    char *log = NULL;
+    kiln_status status =
+        cuda_binary_compile(&fuzz_host, &target, &program, &binary, &log, NULL);
+    if (status != KILN_OK)
+        fail_msg("the build failed (%d): %s", (int)status, last_error);
+    free(log);
+    char *ptx = malloc(binary.image_size + 1);
+    assert_non_null(ptx);
+    memcpy(ptx, binary.image, binary.image_size);
+    ptx[binary.image_size] = '\0';
+    cuda_binary_free(&binary);
+    return ptx;
+}
+
+#define MULTIPLY_ADD                                                       \
+    "kernel void multiply_add(global const float *a, global float *out)\n" \
+    "{\n"                                                                  \
+    "    int i = get_global_id(0);\n"                                      \
+    "    out[i] = a[i] * a[i + 1] + a[i + 2];\n"                           \
+    "}\n"
+
+/* fma.rn.f32, fma.rn.ftz.f32 (fast math flushes denormals) */
+static int fused(const char *ptx)
+{
+    return strstr(ptx, "fma.rn.") != NULL;
+}
+
+/* mul.f32, mul.rn.f32, mul.ftz.f32, mul.rn.ftz.f32 */
+static int has_float_multiply(const char *ptx)
+{
+    for (const char *p = strstr(ptx, "mul."); p != NULL;
+         p = strstr(p + 1, "mul.")) {
+        const char *end = strpbrk(p, " \t");
+        if (end != NULL && end - p >= 4 && memcmp(end - 4, ".f32", 4) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* #pragma OPENCL FP_CONTRACT OFF: a*b+c stays a multiply and an add, also
+ * where the options allow contraction; without it NVRTC fuses them. */
+static void fp_contract_off(void **state)
+{
+    (void)state;
+    static const char *const option_sets[] = {
+        "", "-cl-mad-enable", "-cl-fast-relaxed-math",
+        "-cl-unsafe-math-optimizations"};
+    for (size_t i = 0; i < sizeof option_sets / sizeof option_sets[0]; ++i) {
+        char *plain = ptx_of(MULTIPLY_ADD, option_sets[i]);
+        if (!fused(plain))
+            fail_msg("without the pragma (options '%s') NVRTC did not fuse "
+                     "a*b+c: the test cannot tell", option_sets[i]);
+        free(plain);
+        char *off = ptx_of("#pragma OPENCL FP_CONTRACT OFF\n" MULTIPLY_ADD,
+                           option_sets[i]);
+        if (fused(off))
+            fail_msg("FP_CONTRACT OFF with options '%s': NVRTC fused a*b+c",
+                     option_sets[i]);
+        if (!has_float_multiply(off))
+            fail_msg("FP_CONTRACT OFF: no multiply left in the PTX:\n%s", off);
+        free(off);
+    }
+    /* ON (or the pragma inside a function that turns it back on) leaves
+     * the default. */
+    char *on = ptx_of("#pragma OPENCL FP_CONTRACT ON\n" MULTIPLY_ADD, "");
+    assert_true(fused(on));
+    free(on);
+}
+
+int main(void)
+{
+    static const kiln_test tests[] = {
+        KILN_TEST(fp_contract_off),
+    };
+    return kiln_test_main_plain("cuda compile", tests,
+                                sizeof tests / sizeof tests[0]);
+}
