@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *kiln_env_get(const char *name)
+static const char *env_get(const char *name)
 {
 #ifdef HAVE_SECURE_GETENV
     const char *value = secure_getenv(name);
@@ -26,7 +26,7 @@ const char *kiln_env_get(const char *name)
 /* NULL for unset and for set-but-empty, which mean the same here. */
 static const char *env_nonempty(const char *name)
 {
-    const char *value = kiln_env_get(name);
+    const char *value = env_get(name);
     return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
@@ -53,7 +53,7 @@ const char *kiln_env_plugin_path(void) { return env_nonempty("KILN_PLUGIN_PATH")
 /* Unset: NULL (use the defaults).  Set, even empty: replaces them. */
 const char *kiln_env_plugin_system_path(void)
 {
-    return kiln_env_get("KILN_PLUGIN_SYSTEM_PATH");
+    return env_get("KILN_PLUGIN_SYSTEM_PATH");
 }
 const char *kiln_env_log(void) { return env_nonempty("KILN_LOG"); }
 const char *kiln_env_cache_dir(void) { return env_nonempty("KILN_CACHE_DIR"); }
@@ -101,6 +101,52 @@ uint64_t kiln_env_cache_max_bytes(void)
         megabytes = DEFAULT_CACHE_MAX_MB;
     }
     return megabytes << 20;
+}
+
+/* ---- what the plugins are told ------------------------------------------- */
+
+static kiln_backend_settings backend_settings;
+static pthread_once_t backend_settings_once = PTHREAD_ONCE_INIT;
+
+/* Copies: the environment may change later (and an ICD loader cuts
+ * OCL_ICD_FILENAMES in place when it starts). */
+static const char *env_copy(const char *name)
+{
+    const char *value = env_nonempty(name);
+    return value != NULL ? kiln_strdup(value) : NULL;
+}
+
+static void backend_settings_read(void)
+{
+    backend_settings.struct_size = sizeof backend_settings;
+    backend_settings.opencl_platform = env_copy("KILN_OPENCL_PLATFORM");
+    backend_settings.icd_vendors = env_copy("OCL_ICD_VENDORS");
+    backend_settings.icd_filenames = env_copy("OCL_ICD_FILENAMES");
+}
+
+const kiln_backend_settings *kiln_env_backend_settings(void)
+{
+    pthread_once(&backend_settings_once, backend_settings_read);
+    return &backend_settings;
+}
+
+/* Older ICD loaders (the Khronos loader before its 2026 releases) split
+ * OCL_ICD_FILENAMES at ':' in place, inside the process environment, when
+ * they start: child processes started afterwards inherit only the first
+ * driver.  Kiln does not write the environment back (setenv would race
+ * with getenv in other threads); it says what happened. */
+void kiln_env_check_icd_variables(void)
+{
+    const kiln_backend_settings *settings = kiln_env_backend_settings();
+    const char *now = env_nonempty("OCL_ICD_FILENAMES");
+    if (settings->icd_filenames != NULL &&
+        (now == NULL || strcmp(now, settings->icd_filenames) != 0))
+        kiln_trace("the OpenCL ICD loader cut OCL_ICD_FILENAMES in this "
+                   "process's environment ('%s' is now '%s'): child "
+                   "processes inherit the shorter list; start them with the "
+                   "environment from before, or name the drivers with "
+                   "OCL_ICD_VENDORS (a directory of .icd files)",
+                   settings->icd_filenames, now ? now : "");
 }
 
 /* Not Kiln's own variables, but read here so that all environment access

@@ -43,7 +43,6 @@ KILN_INTERNAL bool kiln_trace_enabled(void);
 
 /* ---- env.c: every KILN_* variable is read here -------------------------- */
 
-KILN_INTERNAL const char *kiln_env_get(const char *name);
 KILN_INTERNAL const char *kiln_env_backend(void);     /* KILN_BACKEND or NULL */
 KILN_INTERNAL const char *kiln_env_plugin_path(void); /* KILN_PLUGIN_PATH     */
 /* KILN_PLUGIN_SYSTEM_PATH: NULL when unset; when set (even empty) it
@@ -57,6 +56,11 @@ KILN_INTERNAL uint64_t kiln_env_cache_max_bytes(void); /* KILN_CACHE_MAX_MB   */
 KILN_INTERNAL bool kiln_env_pool_enabled(void);       /* KILN_POOL != 0       */
 KILN_INTERNAL const char *kiln_env_log(void);         /* KILN_LOG             */
 KILN_INTERNAL const char *kiln_env_xdg_cache_home(void);
+/* What the plugins are told (KILN_OPENCL_PLATFORM, the ICD loaders'
+ * variables): read on the first call, kept for the life of the process. */
+KILN_INTERNAL const kiln_backend_settings *kiln_env_backend_settings(void);
+/* Traces (KILN_LOG=debug) an ICD loader's change to OCL_ICD_FILENAMES. */
+KILN_INTERNAL void kiln_env_check_icd_variables(void);
 KILN_INTERNAL const char *kiln_env_home(void);
 /* Parses a whole decimal number in [0, max]; false on anything else. */
 KILN_INTERNAL bool kiln_parse_uint(const char *text, uint64_t max,
@@ -89,8 +93,6 @@ typedef struct kiln_search_list {
 KILN_INTERNAL bool kiln_plugin_search_dirs(const char *backend,
                                            kiln_search_list *list);
 KILN_INTERNAL void kiln_search_list_free(kiln_search_list *list);
-/* The services the core offers every plugin. */
-KILN_INTERNAL const kiln_host_api *kiln_host_services(void);
 
 /* ---- handle.c: what every handle shares --------------------------------- */
 

@@ -74,19 +74,15 @@ static void host_trace(const char *format, ...)
     kiln_trace("%s", line);
 }
 
-static const kiln_host_api host_services = {
+/* Not const: the settings are read when the first plugin is loaded. */
+static kiln_host_api host_services = {
     .abi_major = KILN_BACKEND_ABI_MAJOR,
     .abi_minor = KILN_BACKEND_ABI_MINOR,
     .struct_size = sizeof(kiln_host_api),
     .error = host_error,
     .trace = host_trace,
-    .getenv = kiln_env_get,
+    .settings = NULL, /* set before the first initialize (registry_lock) */
 };
-
-const kiln_host_api *kiln_host_services(void)
-{
-    return &host_services;
-}
 
 /* ---- the search path ----------------------------------------------------- */
 
@@ -348,11 +344,11 @@ static void slot_load(kiln_backend_slot *slot)
                   KILN_BACKEND_ABI_MAJOR);
         return;
     }
-    if (ops->struct_size < KILN_BACKEND_OPS_SIZE_1_0) {
+    if (ops->struct_size < KILN_BACKEND_OPS_SIZE_2_0) {
         slot_fail(slot, KILN_ERR_BACKEND_ABI,
                   "%s: ops table is %zu bytes, ABI %d.0 needs at least %zu",
                   slot->path, ops->struct_size, KILN_BACKEND_ABI_MAJOR,
-                  (size_t)KILN_BACKEND_OPS_SIZE_1_0);
+                  (size_t)KILN_BACKEND_OPS_SIZE_2_0);
         return;
     }
     if (ops->name == NULL || strcmp(ops->name, slot->name) != 0) {
@@ -372,7 +368,7 @@ static void slot_load(kiln_backend_slot *slot)
     size_t copied = sizeof slot->table;
     if (ops->struct_size < copied)
         copied = ops->struct_size - (ops->struct_size -
-                                     KILN_BACKEND_OPS_SIZE_1_0) %
+                                     KILN_BACKEND_OPS_SIZE_2_0) %
                                         sizeof(void (*)(void));
     memset(&slot->table, 0, sizeof slot->table);
     memcpy(&slot->table, ops, copied);
@@ -380,7 +376,10 @@ static void slot_load(kiln_backend_slot *slot)
     ops = &slot->table;
 
     kiln_error_clear();
+    if (host_services.settings == NULL)
+        host_services.settings = kiln_env_backend_settings();
     status = ops->initialize(&host_services);
+    kiln_env_check_icd_variables();
     if (status != KILN_OK) {
         slot_fail(slot, KILN_ERR_BACKEND_UNAVAILABLE, "%s", kiln_last_error());
         return;

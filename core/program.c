@@ -464,10 +464,9 @@ static kiln_status program_kernel_names(const kiln_program *program,
     if (context->ops->program_kernel_names == NULL)
         return kiln_error(KILN_ERR_UNSUPPORTED,
                           "%s: the %s plugin cannot list a program's kernels "
-                          "(it was built for an older plugin ABI than %d.%d: "
-                          "rebuild it)",
-                          caller, context->ops->name, KILN_BACKEND_ABI_MAJOR,
-                          KILN_BACKEND_ABI_MINOR);
+                          "(it leaves out the optional program_kernel_names "
+                          "op)",
+                          caller, context->ops->name);
     char *text = NULL;
     kiln_status status = context->ops->program_kernel_names(
         context->backend, program->backend, &text);

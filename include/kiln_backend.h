@@ -43,9 +43,13 @@ extern "C" {
  * answer KILN_ERR_UNSUPPORTED.
  *   1.0  every op up to native_handle (all required)
  *   1.1  program_kernel_names (optional)
- *   1.2  memory_copy_peer, stream_wait_event_peer (optional) */
-#define KILN_BACKEND_ABI_MAJOR 1
-#define KILN_BACKEND_ABI_MINOR 2
+ *   1.2  memory_copy_peer, stream_wait_event_peer (optional)
+ *   2.0  the host API hands over the settings the core read from the
+ *        environment (kiln_backend_settings) instead of a getenv: plugins
+ *        read no environment.  The ops table is 1.2's: every op up to
+ *        native_handle required, the later ones optional. */
+#define KILN_BACKEND_ABI_MAJOR 2
+#define KILN_BACKEND_ABI_MINOR 0
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -62,6 +66,20 @@ typedef struct kiln_backend_kernel kiln_backend_kernel;
 #define KILN_PRINTF_LIKE(f, a)
 #endif
 
+/* The settings the core read from the environment (all of it in one file
+ * of the core, once) for the plugins; NULL where unset. */
+typedef struct kiln_backend_settings {
+    size_t struct_size;            /* sizeof(kiln_backend_settings)        */
+    /* KILN_OPENCL_PLATFORM: use only the OpenCL platforms whose name
+     * contains it (ignoring case). */
+    const char *opencl_platform;
+    /* The ICD loaders' OCL_ICD_VENDORS and OCL_ICD_FILENAMES, as they were
+     * before any plugin started, for messages ("no OpenCL platform:
+     * OCL_ICD_VENDORS=..."). */
+    const char *icd_vendors;
+    const char *icd_filenames;
+} kiln_backend_settings;
+
 /* What the core offers a backend. */
 typedef struct kiln_host_api {
     uint32_t abi_major;
@@ -73,8 +91,8 @@ typedef struct kiln_host_api {
         KILN_PRINTF_LIKE(2, 3);
     /* A line of KILN_LOG=debug tracing (dropped unless enabled). */
     void (*trace)(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
-    /* The environment, read the way the core reads it (secure_getenv). */
-    const char *(*getenv)(const char *name);
+    /* Valid for the life of the process. */
+    const kiln_backend_settings *settings;
 } kiln_host_api;
 
 /* A program's source as the core hands it over: #include "..." already
@@ -291,8 +309,9 @@ typedef struct kiln_backend_ops {
                                           kiln_backend_event *event);
 } kiln_backend_ops;
 
-/* The size of an ABI 1.0 table: the smallest the core accepts. */
-#define KILN_BACKEND_OPS_SIZE_1_0 \
+/* The size of a table of the required ops: the smallest the core
+ * accepts. */
+#define KILN_BACKEND_OPS_SIZE_2_0 \
     offsetof(kiln_backend_ops, program_kernel_names)
 
 typedef const kiln_backend_ops *(*kiln_backend_entry_fn)(void);

@@ -35,6 +35,55 @@
 
 extern char **environ;
 
+/* The ICD loaders' variables as this program started: an older OpenCL ICD
+ * loader cuts OCL_ICD_FILENAMES short in `environ` when the OpenCL backend
+ * starts it, and children given that would lose every driver but the
+ * first (NVIDIA's OpenCL, on the GPU machine).  Kiln does not write the
+ * environment back; a program that starts children passes the values it
+ * started with, as this one does. */
+static const char *const icd_variables[] = {"OCL_ICD_FILENAMES=",
+                                            "OCL_ICD_VENDORS="};
+#define ICD_VARIABLE_COUNT (sizeof icd_variables / sizeof icd_variables[0])
+static char *icd_at_start[ICD_VARIABLE_COUNT];
+
+static void icd_variables_remember(void)
+{
+    for (char **v = environ; *v; ++v)
+        for (size_t i = 0; i < ICD_VARIABLE_COUNT; ++i)
+            if (strncmp(*v, icd_variables[i], strlen(icd_variables[i])) == 0)
+                icd_at_start[i] = strdup(*v);
+}
+
+static bool is_icd_variable(const char *entry)
+{
+    for (size_t i = 0; i < ICD_VARIABLE_COUNT; ++i)
+        if (strncmp(entry, icd_variables[i], strlen(icd_variables[i])) == 0)
+            return true;
+    return false;
+}
+
+/* The environment for a child: this one's, with the ICD loaders'
+ * variables as they were at the start, and room for `extra` more. */
+static char **child_environment(size_t extra, size_t *count)
+{
+    size_t total = 0;
+    while (environ[total] != NULL)
+        ++total;
+    char **environment =
+        test_alloc((total + ICD_VARIABLE_COUNT + extra + 1) *
+                   sizeof *environment);
+    size_t n = 0;
+    for (char **v = environ; *v; ++v)
+        if (!is_icd_variable(*v))
+            environment[n++] = *v;
+    for (size_t i = 0; i < ICD_VARIABLE_COUNT; ++i)
+        if (icd_at_start[i] != NULL)
+            environment[n++] = icd_at_start[i];
+    environment[n] = NULL;
+    *count = n;
+    return environment;
+}
+
 #define CHILD_FLAG "--kiln-cache-child"
 #define ELEMENTS 1000
 #define RACE_CHILDREN 4
@@ -819,8 +868,10 @@ static void test_processes_racing_on_one_key(void **state)
     const char *arguments[] = {"race",    test_backend(state), fd_text,
                                scale_text, offset_text,        NULL};
     pid_t children[RACE_CHILDREN];
+    size_t variables;
+    char **environment = child_environment(0, &variables);
     for (int i = 0; i < RACE_CHILDREN; ++i)
-        children[i] = spawn_child(arguments, environ, barrier[1]);
+        children[i] = spawn_child(arguments, environment, barrier[1]);
     close(barrier[0]);
     close(barrier[1]); /* all start now */
     int failures = 0;
@@ -842,7 +893,8 @@ static void test_processes_racing_on_one_key(void **state)
      * one: under valgrind PoCL sees another CPU, hence another key.) */
     const char *reload[] = {"reload", test_backend(state), scale_text,
                             offset_text, NULL};
-    int status = child_status(spawn_child(reload, environ, -1));
+    int status = child_status(spawn_child(reload, environment, -1));
+    free(environment);
     if (status != CHILD_OK)
         fail_msg("a process after the race did not load the entry from the "
                  "disk cache (exit %d, see the log)",
@@ -940,15 +992,13 @@ static void test_no_home_directory(void **state)
     int failures = 0;
     for (size_t e = 0; e < sizeof extras / sizeof extras[0]; ++e) {
         size_t count = 0;
-        for (char **v = environ; *v; ++v)
-            ++count;
-        char **environment = test_alloc((count + 3) * sizeof *environment);
+        char **environment = child_environment(2, &count);
         size_t n = 0;
-        for (char **v = environ; *v; ++v)
-            if (strncmp(*v, "HOME=", 5) != 0 &&
-                strncmp(*v, "XDG_CACHE_HOME=", 15) != 0 &&
-                strncmp(*v, "KILN_CACHE_DIR=", 15) != 0)
-                environment[n++] = *v;
+        for (size_t v = 0; v < count; ++v)
+            if (strncmp(environment[v], "HOME=", 5) != 0 &&
+                strncmp(environment[v], "XDG_CACHE_HOME=", 15) != 0 &&
+                strncmp(environment[v], "KILN_CACHE_DIR=", 15) != 0)
+                environment[n++] = environment[v];
         for (int x = 0; x < 2; ++x)
             if (extras[e][x] != NULL)
                 environment[n++] = (char *)extras[e][x];
@@ -1149,6 +1199,7 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], CHILD_FLAG) == 0)
         return child_main(argc, argv);
+    icd_variables_remember();
     static const kiln_test tests[] = {
         KILN_TEST(test_hit_after_miss),
         KILN_TEST(test_key_covers_options_source_and_headers),

@@ -183,8 +183,8 @@ static void describe_icd_path(const char *path, char *out, size_t size)
  * both and what they hold. */
 static kiln_status no_platform(cl_int error)
 {
-    const char *vendors = opencl_host->getenv("OCL_ICD_VENDORS");
-    const char *filenames = opencl_host->getenv("OCL_ICD_FILENAMES");
+    const char *vendors = opencl_host->settings->icd_vendors;
+    const char *filenames = opencl_host->settings->icd_filenames;
     char system[1024], custom[1024] = "";
     describe_icd_path("/etc/OpenCL/vendors", system, sizeof system);
     if (vendors != NULL && vendors[0] != '\0') {
@@ -439,34 +439,11 @@ static void devices_reset(void)
     opencl_device_total = 0;
 }
 
-/* ocl-icd 2.3 splits OCL_ICD_FILENAMES (and OCL_ICD_VENDORS) at ':' in
- * place, inside the environment, when it first loads the drivers: the
- * process and every child it starts afterwards would see only the first
- * file ("libpocl.so.2:libnvidia-opencl.so.1" becomes "libpocl.so.2").
- * First listing of the platforms, with the variables put back after. */
-static cl_int first_platform_count(cl_uint *count)
-{
-    static const char *const names[2] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
-    char *saved[2];
-    for (int i = 0; i < 2; ++i) {
-        const char *value = getenv(names[i]);
-        saved[i] = value != NULL ? strdup(value) : NULL;
-    }
-    cl_int error = clGetPlatformIDs(0, NULL, count);
-    for (int i = 0; i < 2; ++i) {
-        const char *now = getenv(names[i]);
-        if (saved[i] != NULL && (now == NULL || strcmp(now, saved[i]) != 0))
-            setenv(names[i], saved[i], 1);
-        free(saved[i]);
-    }
-    return error;
-}
-
 kiln_status opencl_devices_init(void)
 {
     devices_reset();
     cl_uint count = 0;
-    cl_int error = first_platform_count(&count);
+    cl_int error = clGetPlatformIDs(0, NULL, &count);
     if (error != CL_SUCCESS || count == 0)
         return error == CL_SUCCESS || error == -1001 /* ..._NOT_FOUND_KHR */
                    ? no_platform(error)
@@ -483,9 +460,7 @@ kiln_status opencl_devices_init(void)
                            "clGetPlatformIDs");
     }
 
-    const char *wanted = opencl_host->getenv("KILN_OPENCL_PLATFORM");
-    if (wanted != NULL && wanted[0] == '\0')
-        wanted = NULL;
+    const char *wanted = opencl_host->settings->opencl_platform;
     char used[768] = "", skipped[512] = "";
     size_t used_length = 0, skipped_length = 0, capacity = 0;
     int kept = 0;

@@ -28,11 +28,9 @@ static kiln_status fuzz_error(kiln_status status, const char *format, ...)
 static void fuzz_trace(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
 static void fuzz_trace(const char *format, ...) { (void)format; }
 
-static const char *fuzz_getenv(const char *name)
-{
-    (void)name;
-    return NULL;
-}
+static const kiln_backend_settings fuzz_settings = {
+    .struct_size = sizeof(kiln_backend_settings),
+};
 
 static const kiln_host_api fuzz_host = {
     .abi_major = KILN_BACKEND_ABI_MAJOR,
@@ -40,7 +38,7 @@ static const kiln_host_api fuzz_host = {
     .struct_size = sizeof(kiln_host_api),
     .error = fuzz_error,
     .trace = fuzz_trace,
-    .getenv = fuzz_getenv,
+    .settings = &fuzz_settings,
 };
 
 #endif

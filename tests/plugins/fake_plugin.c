@@ -4,8 +4,8 @@
  * FAKE_RETURNS_NULL  an entry point that returns NULL
  * FAKE_NO_SYMBOL     no entry point at all
  * FAKE_UNAVAILABLE   a good table whose initialize reports no driver
- *   with FAKE_ABI_1_0   the same as an ABI 1.0 plugin: a 1.0-sized table
- *   with FAKE_SHORT     a table one op shorter than ABI 1.0
+ *   with FAKE_ABI_2_0   a table of the required ops only (the smallest)
+ *   with FAKE_SHORT     a table one op shorter than that
  */
 #include "kiln_backend.h"
 
@@ -41,10 +41,10 @@ const kiln_backend_ops *kiln_backend_entry(void)
         .abi_major = KILN_BACKEND_ABI_MAJOR,
 #endif
         .abi_minor = 0,
-#if defined(FAKE_ABI_1_0)
-        .struct_size = KILN_BACKEND_OPS_SIZE_1_0,
+#if defined(FAKE_ABI_2_0)
+        .struct_size = KILN_BACKEND_OPS_SIZE_2_0,
 #elif defined(FAKE_SHORT)
-        .struct_size = KILN_BACKEND_OPS_SIZE_1_0 - sizeof(void (*)(void)),
+        .struct_size = KILN_BACKEND_OPS_SIZE_2_0 - sizeof(void (*)(void)),
 #else
         .struct_size = sizeof(kiln_backend_ops),
 #endif
