@@ -35,10 +35,10 @@ kiln_status kiln_buffer_create(kiln_context *context, size_t size,
         return kiln_error_prefix(status, "kiln_buffer_create(%zu bytes)",
                                  size);
     }
-    kiln_context_retain(context);
+    kiln_refcount_hold(&context->references);
     result->context = context;
     result->size = size;
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     atomic_init(&result->last_stream, NULL);
     atomic_init(&result->used_async, false);
     atomic_init(&result->used_on_several_streams, false);
@@ -71,7 +71,7 @@ kiln_status kiln_buffer_retain(kiln_buffer *buffer)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
-    atomic_fetch_add_explicit(&buffer->references, 1, memory_order_relaxed);
+    kiln_refcount_retain(&buffer->references);
     return KILN_OK;
 }
 
@@ -79,8 +79,11 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
-    if (!kiln_reference_drop(&buffer->references))
-        return KILN_OK;
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &buffer->references, __func__, "buffer", NULL, &last);
+    if (!last)
+        return status;
     kiln_context *context = buffer->context;
     kiln_stream *stream = atomic_load(&buffer->last_stream);
     kiln_pending_work pending =

@@ -81,7 +81,7 @@ kiln_status kiln_context_create(const char *backend, int device,
     pthread_mutex_init(&result->lock, NULL);
     kiln_peer_context_init(result);
     kiln_pool_init(&result->pool);
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     result->magic = KILN_MAGIC_CONTEXT;
     kiln_trace("context on %s device %d (%s)", ops->name, index,
                result->device.name);
@@ -93,7 +93,7 @@ kiln_status kiln_context_retain(kiln_context *context)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    atomic_fetch_add_explicit(&context->references, 1, memory_order_relaxed);
+    kiln_refcount_retain(&context->references);
     return KILN_OK;
 }
 
@@ -119,7 +119,7 @@ static void context_destroy(kiln_context *context)
 
 void kiln_context_release_internal(kiln_context *context)
 {
-    if (kiln_reference_drop(&context->references))
+    if (kiln_refcount_drop(&context->references))
         context_destroy(context);
 }
 
@@ -127,8 +127,13 @@ kiln_status kiln_context_release(kiln_context *context)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    kiln_context_release_internal(context);
-    return KILN_OK;
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &context->references, __func__, "context",
+        "its buffers, streams, events and programs", &last);
+    if (last)
+        context_destroy(context);
+    return status;
 }
 
 kiln_status kiln_context_backend(const kiln_context *context, const char **name)

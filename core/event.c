@@ -20,9 +20,9 @@ kiln_status kiln_event_create(kiln_context *context, kiln_event **event)
         free(result);
         return status;
     }
-    kiln_context_retain(context);
+    kiln_refcount_hold(&context->references);
     result->context = context;
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     atomic_init(&result->recorded, false);
     result->magic = KILN_MAGIC_EVENT;
     *event = result;
@@ -33,7 +33,7 @@ kiln_status kiln_event_retain(kiln_event *event)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
-    atomic_fetch_add_explicit(&event->references, 1, memory_order_relaxed);
+    kiln_refcount_retain(&event->references);
     return KILN_OK;
 }
 
@@ -41,13 +41,16 @@ kiln_status kiln_event_release(kiln_event *event)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");
-    if (kiln_reference_drop(&event->references)) {
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &event->references, __func__, "event", NULL, &last);
+    if (last) {
         kiln_context *context = event->context;
         context->ops->event_destroy(context->backend, event->backend);
         kiln_handle_bury(event);
         kiln_context_release_internal(context);
     }
-    return KILN_OK;
+    return status;
 }
 
 kiln_status kiln_event_record(kiln_event *event, kiln_stream *stream)

@@ -33,3 +33,47 @@ bool kiln_reference_drop(atomic_int *references)
 {
     return atomic_fetch_sub_explicit(references, 1, memory_order_acq_rel) == 1;
 }
+
+void kiln_refcount_init(kiln_refcount *count)
+{
+    atomic_init(&count->owned, 1);
+    atomic_init(&count->total, 1);
+}
+
+void kiln_refcount_retain(kiln_refcount *count)
+{
+    /* total first: owned never exceeds it, even for a moment. */
+    atomic_fetch_add_explicit(&count->total, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&count->owned, 1, memory_order_relaxed);
+}
+
+void kiln_refcount_hold(kiln_refcount *count)
+{
+    atomic_fetch_add_explicit(&count->total, 1, memory_order_relaxed);
+}
+
+bool kiln_refcount_drop(kiln_refcount *count)
+{
+    return kiln_reference_drop(&count->total);
+}
+
+kiln_status kiln_refcount_release(kiln_refcount *count, const char *function,
+                                  const char *what, const char *holders,
+                                  bool *last)
+{
+    int owned = atomic_load_explicit(&count->owned, memory_order_relaxed);
+    do {
+        if (owned <= 0)
+            return kiln_error(KILN_ERR_INVALID_HANDLE,
+                              "%s: the caller holds no reference to this %s: "
+                              "it was released as often as it was created "
+                              "and retained%s%s%s",
+                              function, what,
+                              holders ? " (" : "", holders ? holders : "",
+                              holders ? " keep it alive until they go)" : "");
+    } while (!atomic_compare_exchange_weak_explicit(
+        &count->owned, &owned, owned - 1, memory_order_relaxed,
+        memory_order_relaxed));
+    *last = kiln_refcount_drop(count);
+    return KILN_OK;
+}

@@ -110,6 +110,36 @@ enum {
     KILN_MAGIC_DEAD = 0xdeadbeefu
 };
 
+/* A handle's references in two counts.  `owned` counts the caller's:
+ * one from *_create, one per *_retain.  `total` also counts those that
+ * children hold (a buffer, stream, event or program on its context, a
+ * kernel on its program, a buffer's pending work on its stream).  The
+ * object lives while `total` is above zero; a public *_release needs an
+ * owned reference, so a release the caller does not own is refused and
+ * changes nothing, instead of destroying what children still use. */
+typedef struct kiln_refcount {
+    atomic_int owned;
+    atomic_int total;
+} kiln_refcount;
+
+/* One owned reference: the creator's. */
+KILN_INTERNAL void kiln_refcount_init(kiln_refcount *count);
+/* The caller's *_retain. */
+KILN_INTERNAL void kiln_refcount_retain(kiln_refcount *count);
+/* A child's reference. */
+KILN_INTERNAL void kiln_refcount_hold(kiln_refcount *count);
+/* Drops a child's reference; true when it was the last of all. */
+KILN_INTERNAL bool kiln_refcount_drop(kiln_refcount *count);
+/* The caller's *_release: KILN_ERR_INVALID_HANDLE (naming `function` and
+ * the `holders` that keep a `what` alive, NULL for types nothing holds)
+ * when no owned reference is left; else drops one and sets *last when it
+ * was the last of all. */
+KILN_INTERNAL kiln_status kiln_refcount_release(kiln_refcount *count,
+                                                const char *function,
+                                                const char *what,
+                                                const char *holders,
+                                                bool *last);
+
 typedef struct kiln_pool_block kiln_pool_block;
 
 typedef struct kiln_pool {
@@ -128,7 +158,7 @@ typedef struct kiln_memory_cache_entry kiln_memory_cache_entry;
 
 struct kiln_context {
     uint32_t magic;
-    atomic_int references;
+    kiln_refcount references;
     const kiln_backend_ops *ops;
     kiln_backend_context *backend;
     kiln_device_info device;
@@ -145,7 +175,7 @@ struct kiln_context {
 
 struct kiln_buffer {
     uint32_t magic;
-    atomic_int references;
+    kiln_refcount references;
     kiln_context *context;
     kiln_backend_memory *memory;
     size_t size;                   /* what the user asked for            */
@@ -161,14 +191,14 @@ struct kiln_buffer {
 
 struct kiln_stream {
     uint32_t magic;
-    atomic_int references;
+    kiln_refcount references;
     kiln_context *context;
     kiln_backend_stream *backend;
 };
 
 struct kiln_event {
     uint32_t magic;
-    atomic_int references;
+    kiln_refcount references;
     kiln_context *context;
     kiln_backend_event *backend;
     atomic_bool recorded;
@@ -196,7 +226,7 @@ typedef struct kiln_built_program {
 
 struct kiln_program {
     uint32_t magic;
-    atomic_int references;
+    kiln_refcount references;
     kiln_context *context;
     kiln_built_program *built;     /* one reference                      */
     kiln_backend_program *backend; /* built->backend                     */
@@ -207,7 +237,7 @@ struct kiln_program {
 
 struct kiln_kernel {
     uint32_t magic;
-    atomic_int references;
+    kiln_refcount references;
     kiln_program *program;
     kiln_backend_kernel *backend;
     kiln_backend_kernel_info info;

@@ -39,9 +39,9 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                           context->ops->name, name);
     }
     /* The kernel keeps its program (and so the context) alive. */
-    kiln_program_retain(program);
+    kiln_refcount_hold(&program->references);
     result->program = program;
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     result->magic = KILN_MAGIC_KERNEL;
     *kernel = result;
     return KILN_OK;
@@ -51,7 +51,7 @@ kiln_status kiln_kernel_retain(kiln_kernel *kernel)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
-    atomic_fetch_add_explicit(&kernel->references, 1, memory_order_relaxed);
+    kiln_refcount_retain(&kernel->references);
     return KILN_OK;
 }
 
@@ -59,7 +59,10 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
-    if (kiln_reference_drop(&kernel->references)) {
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &kernel->references, __func__, "kernel", NULL, &last);
+    if (last) {
         kiln_program *program = kernel->program;
         kiln_context *context = program->context;
         context->ops->kernel_destroy(context->backend, kernel->backend);
@@ -67,7 +70,7 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
         kiln_handle_bury(kernel);
         kiln_program_release_internal(program);
     }
-    return KILN_OK;
+    return status;
 }
 
 kiln_status kiln_kernel_name(const kiln_kernel *kernel, const char **name)

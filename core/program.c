@@ -152,14 +152,14 @@ static kiln_status program_wrap(kiln_context *context,
         free(log);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    kiln_context_retain(context);
+    kiln_refcount_hold(&context->references);
     result->context = context;
     result->built = built;
     result->backend = built->backend;
     result->language = language;
     result->origin = origin;
     result->build_log = log;
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     result->magic = KILN_MAGIC_PROGRAM;
     *program = result;
     return KILN_OK;
@@ -371,14 +371,12 @@ kiln_status kiln_program_retain(kiln_program *program)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
-    atomic_fetch_add_explicit(&program->references, 1, memory_order_relaxed);
+    kiln_refcount_retain(&program->references);
     return KILN_OK;
 }
 
-void kiln_program_release_internal(kiln_program *program)
+static void program_destroy(kiln_program *program)
 {
-    if (!kiln_reference_drop(&program->references))
-        return;
     kiln_context *context = program->context;
     /* The context lives until this program's reference is dropped below. */
     kiln_built_program_release(context, program->built);
@@ -387,12 +385,22 @@ void kiln_program_release_internal(kiln_program *program)
     kiln_context_release_internal(context);
 }
 
+void kiln_program_release_internal(kiln_program *program)
+{
+    if (kiln_refcount_drop(&program->references))
+        program_destroy(program);
+}
+
 kiln_status kiln_program_release(kiln_program *program)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
-    kiln_program_release_internal(program);
-    return KILN_OK;
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &program->references, __func__, "program", "its kernels", &last);
+    if (last)
+        program_destroy(program);
+    return status;
 }
 
 kiln_status kiln_program_build_log(const kiln_program *program,

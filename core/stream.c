@@ -23,14 +23,18 @@ kiln_status kiln_stream_resolve(kiln_context *context, kiln_stream *stream,
     return KILN_OK;
 }
 
-void kiln_stream_release_internal(kiln_stream *stream)
+static void stream_destroy(kiln_stream *stream)
 {
-    if (!kiln_reference_drop(&stream->references))
-        return;
     kiln_context *context = stream->context;
     context->ops->stream_destroy(context->backend, stream->backend);
     kiln_handle_bury(stream);
     kiln_context_release_internal(context);
+}
+
+void kiln_stream_release_internal(kiln_stream *stream)
+{
+    if (kiln_refcount_drop(&stream->references))
+        stream_destroy(stream);
 }
 
 void kiln_buffer_note_async_use(kiln_buffer *buffer, kiln_stream *stream)
@@ -44,8 +48,7 @@ void kiln_buffer_note_async_use(kiln_buffer *buffer, kiln_stream *stream)
         atomic_store_explicit(&buffer->used_on_several_streams, true,
                               memory_order_relaxed);
     if (stream != NULL)
-        atomic_fetch_add_explicit(&stream->references, 1,
-                                  memory_order_relaxed);
+        kiln_refcount_hold(&stream->references);
     kiln_stream *previous = atomic_exchange(&buffer->last_stream, stream);
     if (previous != NULL)
         kiln_stream_release_internal(previous);
@@ -66,9 +69,9 @@ kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream)
         free(result);
         return status;
     }
-    kiln_context_retain(context);
+    kiln_refcount_hold(&context->references);
     result->context = context;
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     result->magic = KILN_MAGIC_STREAM;
     *stream = result;
     return KILN_OK;
@@ -78,7 +81,7 @@ kiln_status kiln_stream_retain(kiln_stream *stream)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
-    atomic_fetch_add_explicit(&stream->references, 1, memory_order_relaxed);
+    kiln_refcount_retain(&stream->references);
     return KILN_OK;
 }
 
@@ -86,8 +89,13 @@ kiln_status kiln_stream_release(kiln_stream *stream)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
-    kiln_stream_release_internal(stream);
-    return KILN_OK;
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &stream->references, __func__, "stream",
+        "buffers with work queued on it", &last);
+    if (last)
+        stream_destroy(stream);
+    return status;
 }
 
 kiln_status kiln_stream_synchronize(kiln_context *context, kiln_stream *stream)

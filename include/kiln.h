@@ -15,8 +15,12 @@
  *  - Objects are reference counted.  *_create returns an object with one
  *    reference that the caller owns; *_retain adds one, *_release drops one.
  *    A child holds a reference to its parent (buffer, program, stream and
- *    event -> context; kernel -> program), so objects may be released in
- *    any order: memory is freed when the last reference goes.
+ *    event -> context; kernel -> program; a buffer's queued work -> its
+ *    stream), so objects may be released in any order: memory is freed when
+ *    the last reference goes.  Children's references are not the caller's:
+ *    a release beyond the caller's own (create + retains) is
+ *    KILN_ERR_INVALID_HANDLE and changes nothing.  Getters that return a
+ *    handle lend it without a reference.
  *
  * Thread safety: every function may be called from any thread.  Objects may
  * be shared between threads; calls on one object are serialised where the
@@ -289,6 +293,10 @@ kiln_status kiln_buffer_create_from(kiln_context *context, const void *host,
 kiln_status kiln_buffer_retain(kiln_buffer *buffer);
 kiln_status kiln_buffer_release(kiln_buffer *buffer);
 kiln_status kiln_buffer_size(const kiln_buffer *buffer, size_t *size);
+/* The buffer's context, lent without a reference: it stays valid while the
+ * buffer lives.  To keep it longer, kiln_context_retain it (and release
+ * that reference later); releasing it without such a retain, once the
+ * caller's own references are gone, is KILN_ERR_INVALID_HANDLE. */
 kiln_status kiln_buffer_context(const kiln_buffer *buffer,
                                 kiln_context **context);
 

@@ -357,6 +357,104 @@ static void host_array_larger_than_any_allocation_is_named(void **state)
     TEST_OK(kiln_program_release(program));
 }
 
+/* ---- references the caller does not own -------------------------------------- */
+
+/* Writes random floats and reads them back through `buffer`. */
+static void assert_buffer_works(kiln_buffer *buffer, size_t count)
+{
+    float *data = test_alloc(count * sizeof *data);
+    float *back = test_alloc(count * sizeof *back);
+    test_random_floats(data, count, -100, 100);
+    TEST_OK(kiln_buffer_write(buffer, 0, data, count * sizeof *data));
+    TEST_OK(kiln_buffer_read(buffer, 0, back, count * sizeof *back));
+    test_assert_floats_near(back, data, count, 0);
+    free(data);
+    free(back);
+}
+
+/* A context released twice while a buffer holds it: the second release is
+ * not the caller's to make.  It is refused and changes nothing (it used to
+ * destroy the context under the buffer: a use after free). */
+static void second_release_of_a_held_context_is_refused(void **state)
+{
+    kiln_context *context = NULL;
+    (void)test_context(state); /* skips an unavailable backend */
+    TEST_OK(kiln_context_create(test_backend(state), -1, &context));
+    kiln_buffer *buffer = test_buffer(context, 256 * sizeof(float));
+    TEST_OK(kiln_context_release(context)); /* the caller's one reference */
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_context_release(context));
+    TEST_ERROR_MENTIONS("kiln_context_release");
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_context_release(context));
+    assert_buffer_works(buffer, 256);
+
+    /* The getter lends the context without a reference: usable while the
+     * buffer lives, releasable only after a retain of the caller's. */
+    kiln_context *owner = NULL;
+    TEST_OK(kiln_buffer_context(buffer, &owner));
+    assert_ptr_equal(owner, context);
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_context_release(owner));
+    TEST_OK(kiln_context_retain(owner));
+    kiln_buffer *second = test_buffer(owner, 64 * sizeof(float));
+    TEST_OK(kiln_context_release(owner));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_context_release(owner));
+    assert_buffer_works(second, 64);
+    TEST_OK(kiln_buffer_release(second));
+    assert_buffer_works(buffer, 256);
+    TEST_OK(kiln_buffer_release(buffer)); /* the last holder frees it */
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_context_release(context));
+}
+
+/* A stream a buffer used asynchronously: the pool records an event on it
+ * when the buffer goes, so the stream must outlive the caller's
+ * references, and a release beyond them is refused. */
+static void second_release_of_a_stream_the_pool_holds_is_refused(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_stream *stream = NULL;
+    TEST_OK(kiln_stream_create(context, &stream));
+    kiln_buffer *buffer = test_buffer(context, 1024 * sizeof(float));
+    float data[1024];
+    test_random_floats(data, 1024, -1, 1);
+    TEST_OK(kiln_buffer_write_async(buffer, 0, data, sizeof data, stream));
+    TEST_OK(kiln_stream_synchronize(NULL, stream));
+    TEST_OK(kiln_stream_release(stream));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_stream_release(stream));
+    TEST_ERROR_MENTIONS("kiln_stream_release");
+    TEST_OK(kiln_buffer_release(buffer)); /* records on the stream */
+    /* The block comes back from the pool after the stream's work. */
+    kiln_buffer *again = test_buffer(context, 1024 * sizeof(float));
+    assert_buffer_works(again, 1024);
+    TEST_OK(kiln_buffer_release(again));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_stream_release(stream));
+}
+
+/* A program released twice while a kernel holds it: refused, and the
+ * kernel still launches and computes the right result. */
+static void second_release_of_a_held_program_is_refused(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, axpy_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "axpy");
+    TEST_OK(kiln_program_release(program));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_release(program));
+    TEST_ERROR_MENTIONS("kiln_program_release");
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_release(program));
+    enum { N = 512 };
+    float y[N], x[N], expected[N];
+    test_random_floats(y, N, -10, 10);
+    test_random_floats(x, N, -10, 10);
+    float a = test_random_float(0.5f, 2.0f);
+    for (size_t i = 0; i < N; ++i)
+        expected[i] = y[i] + a * x[i];
+    kiln_launch_config config = test_config_1d(N, 64);
+    TEST_OK(kiln_launch_prepared(kernel, &config, "=<f", y, sizeof y, x,
+                                 sizeof x, (double)a));
+    test_assert_floats_near(y, expected, N, 1e-5);
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_kernel_release(kernel));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_release(program));
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -368,6 +466,9 @@ int main(void)
         KILN_TEST(huge_argument_values_are_refused),
         KILN_TEST(grid_whose_size_overflows_is_refused),
         KILN_TEST(host_array_larger_than_any_allocation_is_named),
+        KILN_TEST(second_release_of_a_held_context_is_refused),
+        KILN_TEST(second_release_of_a_stream_the_pool_holds_is_refused),
+        KILN_TEST(second_release_of_a_held_program_is_refused),
     };
     return kiln_test_main("hostile", tests, sizeof tests / sizeof tests[0]);
 }
