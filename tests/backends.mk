@@ -8,7 +8,6 @@ TESTS += tests/test_clc
 tests_test_clc_SOURCES = tests/test_clc.c
 tests_test_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
 	-DKILN_TEST_SHA256SUM='"$(SHA256SUM)"'
-tests_test_clc_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_test_clc_LDADD = tests/libkilntest.la libkiln.la \
 	translate/libkiln_translate.la $(CMOCKA_LIBS) -lm
 if HAVE_CUDA
@@ -23,7 +22,6 @@ tests_test_cuda_compile_SOURCES = tests/test_cuda_compile.c \
 	backends/cuda/cuda_compile.c backends/cuda/cuda_blob.c
 tests_test_cuda_compile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/translate -I$(top_srcdir)/backends/cuda $(CUDA_CPPFLAGS)
-tests_test_cuda_compile_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_test_cuda_compile_LDADD = tests/libkilntest.la libkiln.la \
 	translate/libkiln_translate.la $(NVRTC_LIBS) $(CMOCKA_LIBS) -lm
 
@@ -31,7 +29,6 @@ tests_test_cuda_compile_LDADD = tests/libkilntest.la libkiln.la \
 check_PROGRAMS += tests/test_cuda_native
 TESTS += tests/test_cuda_native
 tests_test_cuda_native_SOURCES = tests/test_cuda_native.c
-tests_test_cuda_native_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_test_cuda_native_LDADD = tests/libkilntest.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
 endif
