@@ -630,5 +630,6 @@ kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
     if (status != KILN_OK)
         return status;
     const array_operand operand = {.array = array, .dtype = array->dtype};
-    return array_map(function, "a", dtype, &operand, 1, stream, result);
+    return array_map(function, NULL, "kiln_r = a;", 0, dtype, &operand, 1,
+                     stream, result);
 }

@@ -132,7 +132,8 @@ static access operand_access(const array_operand *operand, const layout *lay,
     return ACCESS_CONTIGUOUS;
 }
 
-kiln_status array_map(const char *function, const char *expression,
+kiln_status array_map(const char *function, const char *preamble,
+                      const char *statement, int choice,
                       kiln_dtype result_dtype, const array_operand *operands,
                       size_t count, kiln_stream *stream, kiln_array **result)
 {
@@ -182,9 +183,10 @@ kiln_status array_map(const char *function, const char *expression,
     array_text source = {0};
     array_text_add(&source,
                    ARRAY_SOURCE_HEADER
+                   "%s\n"
                    "__kernel void kiln_array_map(__global %s *kiln_out, "
-                   "long kiln_out_offset, long kiln_n",
-                   array_dtype_ctype(result_dtype));
+                   "long kiln_out_offset, long kiln_n, int kiln_choice",
+                   preamble ? preamble : "", array_dtype_ctype(result_dtype));
     kiln_arg args[3 + MAX_OPERANDS * (2 + KILN_ARRAY_MAX_DIMS) +
                   KILN_ARRAY_MAX_DIMS];
     int64_t longs[MAX_OPERANDS * (1 + KILN_ARRAY_MAX_DIMS) +
@@ -197,6 +199,7 @@ kiln_status array_map(const char *function, const char *expression,
     args[arg_count++] = KILN_ARG_BUFFER(made->buffer);
     ADD_LONG(0);
     ADD_LONG(made->size);
+    args[arg_count++] = KILN_ARG_INT(choice);
     for (size_t k = 0; k < count; ++k) {
         const array_operand *operand = &operands[k];
         const char *ctype = array_dtype_ctype(operand->dtype);
@@ -262,9 +265,11 @@ kiln_status array_map(const char *function, const char *expression,
                            ctype, name, ctype, name, name);
     }
     array_text_add(&source,
-                   "        kiln_out[kiln_out_offset + i] = (%s)(%s);\n"
+                   "        %s kiln_r;\n"
+                   "        %s\n"
+                   "        kiln_out[kiln_out_offset + i] = kiln_r;\n"
                    "    }\n}\n",
-                   array_dtype_ctype(result_dtype), expression);
+                   array_dtype_ctype(result_dtype), statement);
 
     kiln_kernel *kernel = NULL;
     if (source.failed)
@@ -360,8 +365,8 @@ static const char *op_expression(kiln_array_op op, kiln_dtype dtype)
     case KILN_OP_DIVIDE:
         return "a / b";
     case KILN_OP_POWER:
-        /* integers through double: exact below 2^53 */
-        return is_float ? "pow(a, b)" : "pow((double)a, (double)b)";
+        /* integers by squaring: no double precision needed */
+        return is_float ? "pow(a, b)" : "kiln_ipow(a, b)";
     case KILN_OP_MAXIMUM:
         /* NaN wins, as in numpy.maximum */
         return is_float ? "(isnan(a) || a > b) ? a : b" : "a > b ? a : b";
@@ -382,6 +387,38 @@ static const char *op_expression(kiln_array_op op, kiln_dtype dtype)
         return "a >= b";
     }
 }
+
+/* The arithmetic operators (or the comparisons) as one switch over
+ * kiln_choice: one program for the family. */
+static void add_op_switch(array_text *text, bool comparisons,
+                          kiln_dtype compute, kiln_dtype result)
+{
+    array_text_add(text, "switch (kiln_choice) {");
+    int first = comparisons ? KILN_OP_EQUAL : KILN_OP_ADD;
+    int last = comparisons ? KILN_OP_GREATER_EQUAL : KILN_OP_MINIMUM;
+    for (int op = first; op <= last; ++op)
+        array_text_add(text, " case %d: kiln_r = (%s)(%s); break;", op,
+                       array_dtype_ctype(result),
+                       op_expression((kiln_array_op)op, compute));
+    array_text_add(text, " default: kiln_r = (%s)(%s); }",
+                   array_dtype_ctype(result),
+                   op_expression((kiln_array_op)last, compute));
+}
+
+/* Integer powers by squaring; negative exponents give 0 (numpy refuses
+ * them), as does C's integer division of 1 by a larger number. */
+#define IPOW_PREAMBLE(type)                                                  \
+    "%1$s kiln_ipow(%1$s base, %1$s exponent)\n"                           \
+    "{\n"                                                                    \
+    "    %1$s result = 1;\n"                                                \
+    "    if (exponent < 0) return base == 1 ? 1 : 0;\n"                     \
+    "    while (exponent > 0) {\n"                                           \
+    "        if (exponent & 1) result *= base;\n"                           \
+    "        base *= base;\n"                                                \
+    "        exponent >>= 1;\n"                                              \
+    "    }\n"                                                                \
+    "    return result;\n"                                                   \
+    "}\n"
 
 /* The dtype computed in and the result's dtype. */
 static void op_types(kiln_array_op op, kiln_dtype promoted,
@@ -415,8 +452,19 @@ static kiln_status binary(const char *function, kiln_array_op op,
     op_types(op, promoted, &compute, &result_dtype);
     a.dtype = b.dtype = compute;
     const array_operand operands[2] = {a, b};
-    return array_map(function, op_expression(op, compute), result_dtype,
-                     operands, 2, stream, result);
+    array_text statement = {0}, preamble = {0};
+    add_op_switch(&statement, op_is_comparison(op), compute, result_dtype);
+    if (!array_dtype_is_float(compute))
+        array_text_add(&preamble, IPOW_PREAMBLE(type),
+                       array_dtype_ctype(compute));
+    kiln_status status =
+        statement.failed || preamble.failed
+            ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory")
+            : array_map(function, preamble.data, statement.data, (int)op,
+                        result_dtype, operands, 2, stream, result);
+    array_text_free(&statement);
+    array_text_free(&preamble);
+    return status;
 }
 
 kiln_status kiln_array_binary(kiln_array_op op, const kiln_array *a,
@@ -481,26 +529,42 @@ kiln_status kiln_array_math(kiln_array_function function_id,
                            "%s: %d is not a kiln_array_function", function,
                            (int)function_id);
     kiln_dtype dtype = a->dtype;
-    const char *expression = float_expressions[function_id];
     bool keeps_dtype = function_id == KILN_FN_NEGATIVE ||
                        function_id == KILN_FN_ABS ||
                        function_id == KILN_FN_SQUARE ||
                        function_id == KILN_FN_FLOOR ||
                        function_id == KILN_FN_CEIL;
-    if (!array_dtype_is_float(dtype)) {
-        if (keeps_dtype) {
-            if (function_id == KILN_FN_ABS)
-                expression = array_dtype_is_signed(dtype) ? "abs(a)" : "a";
-            else if (function_id == KILN_FN_FLOOR ||
-                     function_id == KILN_FN_CEIL)
-                expression = "a";
-        } else {
+    array_text statement = {0};
+    if (array_dtype_is_float(dtype) || !keeps_dtype) {
+        if (!array_dtype_is_float(dtype))
             dtype = kiln_dtype_size(dtype) <= 2 ? KILN_DTYPE_FLOAT32
                                                 : KILN_DTYPE_FLOAT64;
-        }
+        /* every function in one program, chosen at run time */
+        array_text_add(&statement, "switch (kiln_choice) {");
+        for (int f = 0; f < KILN_FN_CEIL; ++f)
+            array_text_add(&statement, " case %d: kiln_r = %s; break;", f,
+                           float_expressions[f]);
+        array_text_add(&statement, " default: kiln_r = %s; }",
+                       float_expressions[KILN_FN_CEIL]);
+    } else {
+        /* integers that keep their dtype: negative, abs, square; floor
+         * and ceil are the identity */
+        array_text_add(&statement,
+                       "switch (kiln_choice) { case %d: kiln_r = -a; break; "
+                       "case %d: kiln_r = (%s)%s; break; "
+                       "case %d: kiln_r = a * a; break; default: kiln_r = a; }",
+                       KILN_FN_NEGATIVE, KILN_FN_ABS, array_dtype_ctype(dtype),
+                       array_dtype_is_signed(dtype) ? "abs(a)" : "a",
+                       KILN_FN_SQUARE);
     }
     const array_operand operand = {.array = a, .dtype = dtype};
-    return array_map(function, expression, dtype, &operand, 1, stream, result);
+    status = statement.failed
+                 ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                               "out of host memory")
+                 : array_map(function, NULL, statement.data, (int)function_id,
+                             dtype, &operand, 1, stream, result);
+    array_text_free(&statement);
+    return status;
 }
 
 kiln_status kiln_array_where(const kiln_array *condition, const kiln_array *a,
@@ -521,6 +585,6 @@ kiln_status kiln_array_where(const kiln_array *condition, const kiln_array *a,
         {.array = a, .dtype = dtype},
         {.array = b, .dtype = dtype},
     };
-    return array_map(function, "a != 0 ? b : c", dtype, operands, 3, stream,
-                     result);
+    return array_map(function, NULL, "kiln_r = a != 0 ? b : c;", 0, dtype,
+                     operands, 3, stream, result);
 }

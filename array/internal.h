@@ -170,12 +170,17 @@ typedef struct array_operand {
     kiln_dtype dtype;        /* the type the expression sees it as */
 } array_operand;
 
-/* result = expression elementwise over up to three operands named a, b, c
- * in `expression` (each converted to its operand's dtype), with NumPy
- * broadcasting; the result has dtype `result_dtype`.  `function` names the
- * public function for messages. */
+/* result = `statement` elementwise over up to three operands named a, b,
+ * c (each converted to its operand's dtype), with NumPy broadcasting; the
+ * statement sets kiln_r (of the result's dtype) and may read kiln_choice,
+ * an int argument given `choice`: one program serves a family of
+ * operations (every arithmetic operator, every math function), chosen at
+ * run time, so that few programs are compiled.  `preamble` (may be NULL)
+ * goes before the kernel.  `function` names the public function for
+ * messages. */
 ARRAY_INTERNAL kiln_status array_map(const char *function,
-                                     const char *expression,
+                                     const char *preamble,
+                                     const char *statement, int choice,
                                      kiln_dtype result_dtype,
                                      const array_operand *operands,
                                      size_t count, kiln_stream *stream,

@@ -1,8 +1,13 @@
 # The array layer (include/kiln_array.h): kernel generators, arrays and
 # their operations, each checked against the CPU on every backend.
 KILN_ARRAY_TESTS = \
-	tests/test_array_generators
+	tests/test_array_generators \
+	tests/test_array \
+	tests/test_array_ops
 KILN_TESTS += $(KILN_ARRAY_TESTS)
 ARRAY_TEST_LDADD = tests/libkilntest.la libkiln-array.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
 tests_test_array_generators_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_LDADD = $(ARRAY_TEST_LDADD)
+noinst_HEADERS += tests/array_test.h
+tests_test_array_ops_LDADD = $(ARRAY_TEST_LDADD)
