@@ -240,7 +240,7 @@ kiln_status kiln_array_release(kiln_array *array)
     if (atomic_fetch_sub(&array->references, 1) == 1) {
         array->magic = 0;
         if (array->buffer != NULL)
-            kiln_buffer_release(array->buffer);
+            array_release_buffer(array->buffer);
         kiln_context_release(array->context);
         free(array);
     }
@@ -263,6 +263,9 @@ static kiln_status fill_value(kiln_context *context, kiln_dtype dtype,
                               kiln_stream *stream, const char *function,
                               kiln_array **array)
 {
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
+                           function);
     kiln_array *made = NULL;
     kiln_status status =
         array_new(context, dtype, ndim, shape, function, &made);
@@ -275,7 +278,7 @@ static kiln_status fill_value(kiln_context *context, kiln_dtype dtype,
                                         made->size * dtypes[dtype].size,
                                         arg.value, arg.size, stream);
         if (status != KILN_OK) {
-            kiln_array_release(made);
+            array_release_array(made);
             return array_error_prefix(status, "%s", function);
         }
     }
@@ -349,6 +352,9 @@ kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
                               kiln_stream *stream, kiln_array **array)
 {
     static const char function[] = "kiln_array_arange";
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
+                           function);
     if (step == 0 || !isfinite(step) || !isfinite(start) || !isfinite(stop))
         return array_error(KILN_ERR_INVALID_ARGUMENT,
                            "%s: start, stop and step must be finite and step "
@@ -367,7 +373,7 @@ kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
     status = array_fill_expression(made, "v0 + (kiln_real)i * v1", 2, values,
                                    stream);
     if (status != KILN_OK) {
-        kiln_array_release(made);
+        array_release_array(made);
         return array_error_prefix(status, "%s", function);
     }
     *array = made;
@@ -379,6 +385,9 @@ kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
                                 kiln_stream *stream, kiln_array **array)
 {
     static const char function[] = "kiln_array_linspace";
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
+                           function);
     if (!isfinite(start) || !isfinite(stop))
         return array_error(KILN_ERR_INVALID_ARGUMENT,
                            "%s: start and stop must be finite", function);
@@ -396,7 +405,7 @@ kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
              count > 0 ? count - 1 : 0);
     status = array_fill_expression(made, expression, 3, values, stream);
     if (status != KILN_OK) {
-        kiln_array_release(made);
+        array_release_array(made);
         return array_error_prefix(status, "%s", function);
     }
     *array = made;
@@ -425,6 +434,9 @@ kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
                                  kiln_stream *stream, kiln_array **array)
 {
     static const char function[] = "kiln_array_from_host";
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
+                           function);
     if (host == NULL && size > 0)
         return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: host is NULL",
                            function);
@@ -443,7 +455,7 @@ kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
             array_error_prefix(status, "%s", function);
     }
     if (status != KILN_OK) {
-        kiln_array_release(made);
+        array_release_array(made);
         return status;
     }
     *array = made;

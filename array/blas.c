@@ -7,9 +7,12 @@
  * kiln_stream_native, kiln_context_native): the products run on the
  * caller's stream like every other operation.
  *
- * KILN_ARRAY_BLAS=generated makes matmul use the generated kernel even
- * where a library is installed (to compare them, or to avoid CLBlast's
- * first-use compile on a CPU device).
+ * The libraries are used on GPUs and accelerators.  On a CPU device (PoCL)
+ * CLBlast would first compile its kernels, some 20 s of CPU time, for no
+ * gain over the generated kernel, so matmul uses the generated one there.
+ * KILN_ARRAY_BLAS=generated makes matmul use the generated kernel on every
+ * device (to compare the two); KILN_ARRAY_BLAS=library uses the library on
+ * every device where it loads.
  */
 #include "blas.h"
 
@@ -110,18 +113,22 @@ static void libraries_open(void)
     }
 }
 
-static bool generated_forced(void)
+static bool blas_choice_is(const char *choice)
 {
-    const char *choice = getenv("KILN_ARRAY_BLAS");
-    return choice != NULL && strcmp(choice, "generated") == 0;
+    const char *value = getenv("KILN_ARRAY_BLAS");
+    return value != NULL && strcmp(value, choice) == 0;
 }
 
 blas_library blas_library_for(kiln_context *context)
 {
-    if (generated_forced())
+    if (blas_choice_is("generated"))
         return BLAS_GENERATED;
     const char *backend = NULL;
-    if (kiln_context_backend(context, &backend) != KILN_OK)
+    kiln_device_info info;
+    if (kiln_context_backend(context, &backend) != KILN_OK ||
+        kiln_context_device_info(context, &info) != KILN_OK)
+        return BLAS_GENERATED;
+    if (info.type == KILN_DEVICE_CPU && !blas_choice_is("library"))
         return BLAS_GENERATED;
     pthread_once(&libraries.once, libraries_open);
     if (strcmp(backend, "opencl") == 0 && libraries.clblast_sgemm != NULL &&

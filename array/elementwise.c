@@ -282,10 +282,10 @@ kiln_status array_map(const char *function, const char *preamble,
     if (status == KILN_OK) {
         status = array_launch_1d(kernel, made->size, MAX_GROUPS, stream,
                                  arg_count, args);
-        kiln_kernel_release(kernel);
+        array_release_kernel(kernel);
     }
     if (status != KILN_OK) {
-        kiln_array_release(made);
+        array_release_array(made);
         return array_error_prefix(status, "%s", function);
     }
     *result = made;
@@ -335,7 +335,7 @@ kiln_status array_fill_expression(kiln_array *array, const char *expression,
         return status;
     status = array_launch_1d(kernel, array->size, MAX_GROUPS, stream, count,
                              args);
-    kiln_kernel_release(kernel);
+    array_release_kernel(kernel);
     return status;
 }
 

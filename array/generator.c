@@ -323,7 +323,7 @@ kiln_status kiln_elementwise_release(kiln_elementwise *kernel)
                            "an elementwise kernel");
     if (atomic_fetch_sub(&kernel->references, 1) == 1) {
         kernel->magic = 0;
-        kiln_kernel_release(kernel->kernel);
+        array_release_kernel(kernel->kernel);
         array_params_free(&kernel->params);
         free(kernel);
     }
@@ -516,11 +516,11 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
         status = kiln_kernel_create(program, kernel_name, &made->stage2);
     }
     if (program != NULL)
-        kiln_program_release(program);
+        array_release_program(program);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
         if (made->stage1 != NULL)
-            kiln_kernel_release(made->stage1);
+            array_release_kernel(made->stage1);
         array_params_free(&made->params);
         free(made);
         return status;
@@ -555,8 +555,8 @@ kiln_status kiln_reduction_release(kiln_reduction *reduction)
                            "a reduction");
     if (atomic_fetch_sub(&reduction->references, 1) == 1) {
         reduction->magic = 0;
-        kiln_kernel_release(reduction->stage1);
-        kiln_kernel_release(reduction->stage2);
+        array_release_kernel(reduction->stage1);
+        array_release_kernel(reduction->stage2);
         array_params_free(&reduction->params);
         free(reduction);
     }
@@ -636,7 +636,7 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
     }
     /* The pool keeps the partials until the stream has passed them. */
     if (partials != NULL)
-        kiln_buffer_release(partials);
+        array_release_buffer(partials);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, reduction->what);
     return KILN_OK;
@@ -671,7 +671,7 @@ kiln_status kiln_reduction_run_to_host(kiln_reduction *reduction, size_t n,
     if (status == KILN_OK)
         status = kiln_stream_synchronize(stream ? NULL : reduction->context,
                                          stream);
-    kiln_buffer_release(result);
+    array_release_buffer(result);
     if (status != KILN_OK)
         return status;
     return kiln_error_set(KILN_OK, NULL);
@@ -864,12 +864,12 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
         status = kiln_kernel_create(program, kernel_name, kernels[k]);
     }
     if (program != NULL)
-        kiln_program_release(program);
+        array_release_program(program);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
         for (size_t k = 0; k < 3; ++k)
             if (*kernels[k] != NULL)
-                kiln_kernel_release(*kernels[k]);
+                array_release_kernel(*kernels[k]);
         array_params_free(&made->params);
         free(made);
         return status;
@@ -902,9 +902,9 @@ kiln_status kiln_scan_release(kiln_scan *scan)
                            "kiln_scan_release: scan is NULL or not a scan");
     if (atomic_fetch_sub(&scan->references, 1) == 1) {
         scan->magic = 0;
-        kiln_kernel_release(scan->blocks);
-        kiln_kernel_release(scan->blocks_buffer);
-        kiln_kernel_release(scan->add);
+        array_release_kernel(scan->blocks);
+        array_release_kernel(scan->blocks_buffer);
+        array_release_kernel(scan->add);
         array_params_free(&scan->params);
         free(scan);
     }
@@ -928,7 +928,7 @@ static kiln_status scan_level(kiln_scan *scan, size_t n, size_t arg_count,
         return status;
     kiln_arg *all = args_with(input ? 0 : arg_count, args, 6);
     if (all == NULL) {
-        kiln_buffer_release(totals);
+        array_release_buffer(totals);
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     size_t first = 0;
@@ -962,9 +962,9 @@ static kiln_status scan_level(kiln_scan *scan, size_t n, size_t arg_count,
             status = kiln_launch(scan->add, &config, 4, add_args);
         }
         if (carries != NULL)
-            kiln_buffer_release(carries);
+            array_release_buffer(carries);
     }
-    kiln_buffer_release(totals);
+    array_release_buffer(totals);
     return status;
 }
 

@@ -6,6 +6,8 @@
 #ifndef KILN_ARRAY_INTERNAL_H
 #define KILN_ARRAY_INTERNAL_H
 
+#include "config.h" /* _GNU_SOURCE: strdup, dlopen under -std=c11 */
+
 #include "kiln.h"
 #include "kiln_array.h"
 
@@ -39,6 +41,14 @@ ARRAY_INTERNAL kiln_status array_error(kiln_status status, const char *format,
 ARRAY_INTERNAL kiln_status array_error_prefix(kiln_status status,
                                               const char *format, ...)
     ARRAY_PRINTF_LIKE(2, 3);
+
+/* Releases that keep the thread's last error: cleanup after a failure
+ * must not erase the message of the failure (a successful Kiln call
+ * clears it). */
+ARRAY_INTERNAL void array_release_buffer(kiln_buffer *buffer);
+ARRAY_INTERNAL void array_release_kernel(kiln_kernel *kernel);
+ARRAY_INTERNAL void array_release_program(kiln_program *program);
+ARRAY_INTERNAL void array_release_array(kiln_array *array);
 
 /* ---- growing text (util.c) ----------------------------------------------- */
 

@@ -92,7 +92,7 @@ static kiln_status generated_gemm(kiln_context *context, kiln_dtype dtype,
         .stream = stream,
     };
     status = kiln_launch(kernel, &config, 9, args);
-    kiln_kernel_release(kernel);
+    array_release_kernel(kernel);
     return status;
 }
 
@@ -178,7 +178,7 @@ kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
         if (status != KILN_OK)
             return array_error_prefix(status, "%s", function);
         status = kiln_array_reduce(KILN_REDUCE_SUM, product, stream, result);
-        kiln_array_release(product);
+        array_release_array(product);
         return status;
     }
 
@@ -192,7 +192,7 @@ kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
     }
     if (inner_a == 0) {
         /* an empty sum: zeros */
-        kiln_array_release(made);
+        array_release_array(made);
         return kiln_array_zeros(a->context, dtype, ndim, shape, stream,
                                 result);
     }
@@ -210,11 +210,11 @@ kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
                                a_typed, b_typed, made, stream);
     }
     if (a_typed != NULL)
-        kiln_array_release(a_typed);
+        array_release_array(a_typed);
     if (b_typed != NULL)
-        kiln_array_release(b_typed);
+        array_release_array(b_typed);
     if (status != KILN_OK) {
-        kiln_array_release(made);
+        array_release_array(made);
         return array_error_prefix(status, "%s", function);
     }
     *result = made;
@@ -282,7 +282,7 @@ static kiln_status transpose_2d(const kiln_array *a, kiln_array *out,
         .stream = stream,
     };
     status = kiln_launch(kernel, &config, 6, args);
-    kiln_kernel_release(kernel);
+    array_release_kernel(kernel);
     return status;
 }
 
@@ -342,7 +342,7 @@ static kiln_status transpose_gather(const kiln_array *a, const size_t *axes,
         return status;
     status = array_launch_1d(kernel, out->size, (size_t)1 << 16, stream,
                              count, args);
-    kiln_kernel_release(kernel);
+    array_release_kernel(kernel);
     return status;
 }
 
@@ -381,7 +381,7 @@ kiln_status kiln_array_transpose(const kiln_array *a, const size_t *axes,
             status = transpose_gather(a, order, made, stream);
     }
     if (status != KILN_OK) {
-        kiln_array_release(made);
+        array_release_array(made);
         return array_error_prefix(status, "%s", function);
     }
     *result = made;

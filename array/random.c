@@ -78,9 +78,9 @@ static kiln_status random_array(const char *function, kiln_random *random,
                                 double b, bool normal, kiln_stream *stream,
                                 kiln_array **array)
 {
-    if (random == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: random is NULL",
-                           function);
+    if (random == NULL || array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+                           function, random ? "array" : "random");
     if (dtype != KILN_DTYPE_FLOAT32 && dtype != KILN_DTYPE_FLOAT64)
         return array_error(KILN_ERR_DTYPE,
                            "%s: random numbers are float32 or float64, not "
@@ -121,10 +121,10 @@ static kiln_status random_array(const char *function, kiln_random *random,
             };
             status = array_launch_1d(kernel, blocks, (size_t)1 << 16, stream,
                                      7, args);
-            kiln_kernel_release(kernel);
+            array_release_kernel(kernel);
         }
         if (status != KILN_OK) {
-            kiln_array_release(made);
+            array_release_array(made);
             return array_error_prefix(status, "%s", function);
         }
     }

@@ -425,7 +425,7 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
             .stream = stream,
         };
         status = kiln_launch(kernel, &config, 11, args);
-        kiln_kernel_release(kernel);
+        array_release_kernel(kernel);
     }
     if (status == KILN_OK && splits > 1) {
         status = kiln_kernel_create(program, "kiln_reduce_finish", &kernel);
@@ -445,14 +445,14 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
                 .stream = stream,
             };
             status = kiln_launch(kernel, &config, 7, args);
-            kiln_kernel_release(kernel);
+            array_release_kernel(kernel);
         }
     }
     if (partial_values != NULL)
-        kiln_buffer_release(partial_values);
+        array_release_buffer(partial_values);
     if (partial_indices != NULL)
-        kiln_buffer_release(partial_indices);
-    kiln_program_release(program);
+        array_release_buffer(partial_indices);
+    array_release_program(program);
     return status == KILN_OK ? KILN_OK
                              : array_error_prefix(status, "%s", function);
 }
@@ -504,7 +504,7 @@ static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
         status = reduce(function, op, a, outer, length, inner, &types, made,
                         stream);
         if (status != KILN_OK) {
-            kiln_array_release(made);
+            array_release_array(made);
             return status;
         }
     }

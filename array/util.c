@@ -44,11 +44,56 @@ kiln_status array_error_prefix(kiln_status status, const char *format, ...)
     va_start(args, format);
     char *prefix = format_v(format, args);
     va_end(args);
-    if (prefix == NULL)
-        return status;
-    kiln_error_set(status, "%s: %s", prefix, kiln_last_error());
+    /* a copy: kiln_error_set rewrites the buffer kiln_last_error() shows */
+    char *old = strdup(kiln_last_error());
+    if (prefix != NULL && old != NULL)
+        kiln_error_set(status, "%s: %s", prefix, old);
     free(prefix);
+    free(old);
     return status;
+}
+
+static char *error_save(void)
+{
+    const char *text = kiln_last_error();
+    return text[0] != '\0' ? strdup(text) : NULL;
+}
+
+static void error_restore(char *text)
+{
+    if (text != NULL) {
+        /* the status is not stored with the message: any will do */
+        kiln_error_set(KILN_ERR_BACKEND, "%s", text);
+        free(text);
+    }
+}
+
+void array_release_buffer(kiln_buffer *buffer)
+{
+    char *saved = error_save();
+    kiln_buffer_release(buffer);
+    error_restore(saved);
+}
+
+void array_release_kernel(kiln_kernel *kernel)
+{
+    char *saved = error_save();
+    kiln_kernel_release(kernel);
+    error_restore(saved);
+}
+
+void array_release_program(kiln_program *program)
+{
+    char *saved = error_save();
+    kiln_program_release(program);
+    error_restore(saved);
+}
+
+void array_release_array(kiln_array *array)
+{
+    char *saved = error_save();
+    kiln_array_release(array);
+    error_restore(saved);
 }
 
 void array_text_add(array_text *text, const char *format, ...)
@@ -128,7 +173,7 @@ kiln_status array_kernel_build(kiln_context *context, const char *source,
     if (status != KILN_OK)
         return status;
     status = kiln_kernel_create(program, name, kernel);
-    kiln_program_release(program); /* the kernel keeps it */
+    array_release_program(program); /* the kernel keeps it */
     return status;
 }
 

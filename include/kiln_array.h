@@ -338,9 +338,10 @@ kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
  * inner product, a 0-d array).  Mixed float32 and float64 compute in
  * float64.  Inner sizes that differ are KILN_ERR_SHAPE; integer arrays
  * KILN_ERR_DTYPE; more than 2 dimensions KILN_ERR_UNSUPPORTED.  Runs on
- * cuBLAS (CUDA) or CLBlast (OpenCL) when the library can be loaded at
- * run time, else on a generated tiled kernel (kiln_array_blas_name
- * tells which). */
+ * cuBLAS (CUDA) or CLBlast (OpenCL) on a GPU when the library can be
+ * loaded at run time, else on a generated tiled kernel
+ * (kiln_array_blas_name tells which; KILN_ARRAY_BLAS=generated forces the
+ * kernel, KILN_ARRAY_BLAS=library the library on CPU devices too). */
 kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
                               kiln_stream *stream, kiln_array **result);
 /* numpy.dot for 1-D and 2-D arrays: the same as matmul. */

@@ -3,7 +3,9 @@
 KILN_ARRAY_TESTS = \
 	tests/test_array_generators \
 	tests/test_array \
-	tests/test_array_ops
+	tests/test_array_ops \
+	tests/test_array_reduce \
+	tests/test_array_errors
 KILN_TESTS += $(KILN_ARRAY_TESTS)
 ARRAY_TEST_LDADD = tests/libkilntest.la libkiln-array.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
@@ -11,3 +13,5 @@ tests_test_array_generators_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_LDADD = $(ARRAY_TEST_LDADD)
 noinst_HEADERS += tests/array_test.h
 tests_test_array_ops_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_reduce_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_errors_LDADD = $(ARRAY_TEST_LDADD)
