@@ -376,6 +376,94 @@ static void translator_digest(void **state)
                  "to %.32s", digest, recomputed);
 }
 
+/* ---- prelude selection ------------------------------------------------------ */
+
+static char *prelude_for(const char *prelude, const char *translation)
+{
+    size_t length = 0;
+    char *text = clc_prelude_select(prelude, translation, &length);
+    assert_non_null(text);
+    assert_int_equal(length, strlen(text));
+    return text;
+}
+
+/* One line of each section of the real prelude, to see which were kept. */
+static const char *const section_lines[] = {
+    "typedef unsigned int uint;",               /* prologue: always   */
+    "#endif /* KILN_CLC_PRELUDE_CUH */",        /* epilogue: always   */
+    "kl_get_work_dim()",                        /* workitems          */
+    "KL_CFN V kl_make(const A &...a)",          /* vecbase            */
+    "typedef kl_v<float, 4> kl_float4;",        /* vectors            */
+    "KL_NATIVE(kl_native_)",                    /* math               */
+    "KL_ATOMICS(kl_atomic_)",                   /* atomics            */
+    "KL_REL1(kl_isnan",                         /* relational         */
+    "KL_FN auto kl_tern(",                      /* select             */
+};
+
+/* `expected`: one character per section_lines entry, '1' kept, '0' not. */
+static void check_sections(const char *translation, const char *expected)
+{
+    char *text = prelude_for(clc_prelude_source(), translation);
+    for (size_t i = 0; i < sizeof section_lines / sizeof section_lines[0]; ++i)
+        if (contains(text, section_lines[i]) != (expected[i] == '1'))
+            fail_msg("for '%s', '%s' should %sbe in the prelude", translation,
+                     section_lines[i], expected[i] == '1' ? "" : "not ");
+    free(text);
+}
+
+/* A program gets the prelude sections that own the names it uses, with
+ * what those need, and nothing else; a name the prelude cannot place gets
+ * all of it. */
+static void prelude_selection(void **state)
+{
+    (void)state;
+    check_sections("x[kl_get_global_id(0)] = 1.0f;", "111000000");
+    check_sections("kl_float4 v = kl_make<kl_float4>(1.0f);", "110110000");
+    check_sections("y = kl_sqrt(x);", "110101000");
+    check_sections("y = kl_native_cos(x);", "110101000"); /* pasted name */
+    check_sections("kl_atomic_add(p, 1);", "110000100");
+    check_sections("v = kl_tern(c, a, b);", "110101011");
+    /* names the translator makes for the user's own identifiers */
+    check_sections("int kl_kw_new = kl_local_offset_tile;", "110000000");
+
+    const char *full = clc_prelude_source();
+    char *text = prelude_for(full, "kl_no_such_name(1);");
+    assert_string_equal(text, full);
+    free(text);
+    text = prelude_for(full, "y = kl_get_global_id(0);");
+    assert_true(strlen(text) < strlen(full) / 4);
+    free(text);
+
+    /* the rules on a prelude of three sections: b mentions a's name and
+     * pastes kl_p_ names together; text outside sections is always kept */
+    const char *prelude = "head\n"
+                          "/* @section a */\nint kl_a; /* kl_c */\n"
+                          "/* @section b */\nint kl_b = kl_a;\n"
+                          "#define KL_P(x) int kl_p_##x;\n"
+                          "/* @section c */\nint kl_c;\n"
+                          "/* @end */\ntail\n";
+    text = prelude_for(prelude, "kl_b = 1;");
+    assert_string_equal(text, "head\nint kl_a; /* kl_c */\nint kl_b = kl_a;\n"
+                              "#define KL_P(x) int kl_p_##x;\n"
+                              "/* @end */\ntail\n");
+    free(text);
+    text = prelude_for(prelude, "kl_p_q = 1;");
+    assert_true(contains(text, "kl_b = kl_a") && contains(text, "int kl_a;"));
+    free(text);
+    text = prelude_for(prelude, "kl_c = 1; /* a comment */");
+    assert_string_equal(text, "head\nint kl_c;\n/* @end */\ntail\n");
+    free(text);
+    text = prelude_for(prelude, "int x;");
+    assert_string_equal(text, "head\n/* @end */\ntail\n");
+    free(text);
+    text = prelude_for(prelude, "kl_d = 1;");
+    assert_string_equal(text, prelude);
+    free(text);
+    text = prelude_for("no sections\n", "kl_a");
+    assert_string_equal(text, "no sections\n");
+    free(text);
+}
+
 /* ---- NVRTC ----------------------------------------------------------------------- */
 
 #ifdef KILN_TEST_NVRTC
@@ -400,7 +488,9 @@ static char *read_text(const char *path, size_t *length)
 static char *nvrtc_compile(const char *translated, const char *name)
 {
     nvrtcProgram program;
-    const char *header = clc_prelude_source();
+    /* the prelude as the CUDA backend gives it: the parts used */
+    char *prelude = prelude_for(clc_prelude_source(), translated);
+    const char *header = prelude;
     const char *header_name = CLC_PRELUDE_HEADER_NAME;
     assert_int_equal(nvrtcCreateProgram(&program, translated, name, 1, &header,
                                         &header_name),
@@ -418,6 +508,7 @@ static char *nvrtc_compile(const char *translated, const char *name)
         nvrtcGetProgramLog(program, log);
     }
     nvrtcDestroyProgram(&program);
+    free(prelude);
     return log;
 }
 
@@ -486,6 +577,29 @@ static void nvrtc_foreign(void **state)
 }
 
 /* NVRTC's errors point into the user's file and line, not the translation. */
+/* Each section compiles with what it needs and nothing else. */
+static void nvrtc_prelude_sections(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "kl_get_global_id", "kl_float4",   "kl_convert",    "kl_sqrt",
+        "kl_native_cos",    "kl_abs",      "kl_clamp",      "kl_dot",
+        "kl_isnan",         "kl_tern",     "kl_shuffle",    "kl_atomic_add",
+        "kl_builtin_inff",  "kl_cptr",     "kl_dynamic_smem"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        char translation[256];
+        snprintf(translation, sizeof translation,
+                 "#include \"" CLC_PRELUDE_HEADER_NAME "\"\n"
+                 "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n"
+                 "/* uses %s */\n",
+                 names[i]);
+        char *log = nvrtc_compile(translation, names[i]);
+        if (log != NULL)
+            fail_msg("the prelude for %s does not compile:\n%.3000s", names[i],
+                     log);
+    }
+}
+
 static void nvrtc_lines(void **state)
 {
     (void)state;
@@ -518,7 +632,9 @@ int main(void)
         KILN_TEST(refusals),
         KILN_TEST(garbage),
         KILN_TEST(translator_digest),
+        KILN_TEST(prelude_selection),
 #ifdef KILN_TEST_NVRTC
+        KILN_TEST(nvrtc_prelude_sections),
         KILN_TEST(nvrtc_corpus),
         KILN_TEST(nvrtc_foreign),
         KILN_TEST(nvrtc_lines),

@@ -3,9 +3,10 @@
  * prints the CUDA C++ that NVRTC would compile (after the prelude), or the
  * reason the translation refuses it.  A debugging aid for kernel authors.
  *
- *   kiln-clc [-s] [-p] [OPTIONS...] FILE.cl
+ *   kiln-clc [-s] [-p] [-P] [OPTIONS...] FILE.cl
  *     -s   print the kernels' signatures instead of the text
  *     -p   print the prelude and exit
+ *     -P   print the part of the prelude FILE.cl uses (what NVRTC reads)
  *   other arguments starting with '-' are build options (-DN=4 ...).
  */
 #include "translate.h"
@@ -59,7 +60,7 @@ static char *read_file(const char *path, size_t *length)
 
 int main(int argc, char **argv)
 {
-    int signatures = 0;
+    int signatures = 0, used_prelude = 0;
     const char *path = NULL;
     size_t options_size = 1;
     for (int i = 1; i < argc; ++i)
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-s") == 0) {
             signatures = 1;
+        } else if (strcmp(argv[i], "-P") == 0) {
+            used_prelude = 1;
         } else if (strcmp(argv[i], "-p") == 0) {
             fputs(clc_prelude_source(), stdout);
             free(options);
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
         }
     }
     if (path == NULL) {
-        fprintf(stderr, "usage: kiln-clc [-s] [-p] [-DNAME=VALUE...] FILE.cl\n");
+        fprintf(stderr, "usage: kiln-clc [-s] [-p] [-P] [-DNAME=VALUE...] FILE.cl\n");
         free(options);
         return 2;
     }
@@ -116,6 +119,16 @@ int main(int argc, char **argv)
                        kernel->reqd_work_group[0], kernel->reqd_work_group[1],
                        kernel->reqd_work_group[2]);
             printf("\n");
+        }
+    } else if (used_prelude) {
+        char *prelude = clc_prelude_select(clc_prelude_source(),
+                                           translation.source, NULL);
+        if (prelude == NULL) {
+            fprintf(stderr, "kiln-clc: out of memory\n");
+            status = 2;
+        } else {
+            fputs(prelude, stdout);
+            free(prelude);
         }
     } else {
         fputs(translation.source, stdout);

@@ -33,6 +33,12 @@
  *  - c ? a : b with a possible vector c -> kl_tern(c, [&]{a}, [&]{b}).
  *  - kl_dynamic_smem: dynamic shared memory, __local kernel parameters are
  *    offsets into it.  __kiln_huge_valf, __kiln_huge_val, __kiln_nanf.
+ *  - Marker lines "@section NAME" (in a comment of their own) cut the header
+ *    into sections; NVRTC gets the text outside them and only the sections
+ *    whose names the translation uses (prelude_select.c).  A name belongs
+ *    to the section where it first appears in code, so every name is
+ *    declared before any use, in templates too, and #if tests only macros
+ *    of the part above the first section.
  */
 #ifndef KILN_CLC_PRELUDE_CUH
 #define KILN_CLC_PRELUDE_CUH
@@ -40,6 +46,12 @@
 #define KL_FN __host__ __device__ inline
 #define KL_CFN __host__ __device__ constexpr inline
 #define KL_DFN __device__ inline
+/* device code or the host (the KL_FN functions also run on the host) */
+#ifdef __CUDA_ARCH__
+#define KL_DEV 1
+#else
+#define KL_DEV 0
+#endif
 
 /* ---- scalar types ------------------------------------------------------ */
 
@@ -141,14 +153,12 @@ template <> struct kl_iseq_for_<16> {
 };
 template <int N> using kl_iseq_for = typename kl_iseq_for_<N>::type;
 
-/* ---- vector types -------------------------------------------------------- */
+/* @section vecbase */
+/* ---- vector traits: what the functions below need of vectors -------------- */
 
-/* One class template, kl_v<T, N>, with a partial specialisation per width
- * (the members' names differ); kl_float4 and the others name its
- * specialisations.  A template costs NVRTC almost nothing until a program
- * uses a type, and then only the operators it calls are instantiated:
- * fifty non-template structs with all their operators cost ~20 times more
- * to compile than a typical kernel. */
+/* The templates here cost NVRTC little; the vector types themselves, their
+ * operators and swizzles (section vectors) are included only for programs
+ * that use vectors. */
 struct kl_mk_tag {}; /* selects the member-wise constructor */
 /* builds V from the flattened components of a... */
 template <class V, int... I, class... A>
@@ -161,216 +171,10 @@ template <class T> struct kl_vec<T, 1> { typedef T type; };
 template <int N, int... C, class V> KL_FN decltype(auto) kl_swz_lv(V &v);
 template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v);
 
-/* Operators: hidden friends and members of each vector type, so that an
- * expression only looks at the operators of the types in it (found by ADL,
- * also through a proxy, whose template argument is the vector type).  The
- * vector-vector forms are non-templates, so proxies and scalars convert;
- * vector-scalar forms take the element type, to which the scalar converts. */
 template <class T> struct kl_shc { T v; }; /* a shift count (see kl_shift_count) */
 template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c);
-
-#define KL_E2(F, X) F(x, X), F(y, X)
-#define KL_E3(F, X) F(x, X), F(y, X), F(z, X)
-#define KL_E4(F, X) KL_E3(F, X), F(w, X)
-#define KL_E8(F, X) KL_E4(F, X), F(s4, X), F(s5, X), F(s6, X), F(s7, X)
-#define KL_E16(F, X)                                                          \
-    KL_E8(F, X), F(s8, X), F(s9, X), F(sa, X), F(sb, X), F(sc, X), F(sd, X),  \
-        F(se, X), F(sf, X)
-#define KL_BIN_(m, OP) a.m OP b.m
-#define KL_CMP_(m, OP) -(a.m OP b.m)
-#define KL_UN_(m, OP) OP a.m
-#define KL_NOT_(m, OP) -(OP a.m)
-#define KL_INC_(m, OP) a.m OP 1
-/* shifts: the count masked to the element width; left shifts unsigned */
-#define KL_SHL_(m, T) (T)((kl_unsigned_t<T>)a.m << (b.m & (sizeof(T) * 8 - 1)))
-#define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
-#define KL_MK(V, N, F, X) V(kl_mk_tag{}, KL_E##N(F, X))
-
-/* vector op scalar: the element type as the parameter (a standard conversion
- * beats the user-defined one to V, so v * 2 and proxy + 1.0f pick these) */
-#define KL_VSCALAR(V, T, R, OP)                                               \
-    friend KL_CFN R operator OP(const V &a, T b) { return a OP V(b); }        \
-    friend KL_CFN R operator OP(T a, const V &b) { return V(a) OP b; }
-/* compound assignments are friends too, so that the integer-only ones can
- * live in a base class; V & binds only non-const, non-volatile lvalues, as
- * the implicit object of a member would */
-#define KL_VOP(V, T, N, OP)                                                    \
-    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
-        return KL_MK(V, N, KL_BIN_, OP);                                      \
-    }                                                                         \
-    KL_VSCALAR(V, T, V, OP)                                                   \
-    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
-        return a = KL_MK(V, N, KL_BIN_, OP);                                  \
-    }
-#define KL_VCMP(V, T, N, C, OP)                                                \
-    friend KL_CFN C operator OP(const V &a, const V &b) {                     \
-        return KL_MK(C, N, KL_CMP_, OP);                                      \
-    }                                                                         \
-    KL_VSCALAR(V, T, C, OP)
-#define KL_VSH(V, T, N, OP, F)                                                \
-    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
-        return KL_MK(V, N, F, T);                                             \
-    }                                                                         \
-    KL_VSCALAR(V, T, V, OP)                                                   \
-    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
-        return a = KL_MK(V, N, F, T);                                         \
-    }                                                                         \
-    template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
-        return a OP kl_shc_vec<V>(c);                                         \
-    }                                                                         \
-    template <class U> friend KL_CFN V &operator OP##=(V &a, kl_shc<U> c) {   \
-        return a OP##= kl_shc_vec<V>(c);                                      \
-    }
-/* every type: C is the comparison result (-1/0 in the element-sized signed
- * integer vector) */
-#define KL_OPS_F(V, T, N, C)                                                  \
-    KL_VOP(V, T, N, +) KL_VOP(V, T, N, -) KL_VOP(V, T, N, *) KL_VOP(V, T, N, /) \
-    KL_VCMP(V, T, N, C, ==) KL_VCMP(V, T, N, C, !=) KL_VCMP(V, T, N, C, <)    \
-    KL_VCMP(V, T, N, C, >) KL_VCMP(V, T, N, C, <=) KL_VCMP(V, T, N, C, >=)    \
-    KL_VCMP(V, T, N, C, &&) KL_VCMP(V, T, N, C, ||)                           \
-    friend KL_CFN V operator-(const V &a) { return KL_MK(V, N, KL_UN_, -); }  \
-    friend KL_CFN V operator+(const V &a) { return a; }                       \
-    friend KL_CFN C operator!(const V &a) { return KL_MK(C, N, KL_NOT_, !); } \
-    KL_CFN V &operator++() {                                                  \
-        V &a = *this;                                                         \
-        return a = KL_MK(V, N, KL_INC_, +);                                   \
-    }                                                                         \
-    KL_CFN V &operator--() {                                                  \
-        V &a = *this;                                                         \
-        return a = KL_MK(V, N, KL_INC_, -);                                   \
-    }                                                                         \
-    KL_CFN V operator++(int) { V t = *this; ++*this; return t; }              \
-    KL_CFN V operator--(int) { V t = *this; --*this; return t; }
-/* integer types add % & | ^ ~ and the shifts: friends of this empty base,
- * which ADL sees as it sees the vector's own (one specialisation per width,
- * as the macros spell the components out) */
-template <class V, class T, int N> struct kl_int_ops;
-#define KL_INT_OPS(N)                                                         \
-    template <class V, class T> struct kl_int_ops<V, T, N> {                  \
-        KL_VOP(V, T, N, %) KL_VOP(V, T, N, &) KL_VOP(V, T, N, |)              \
-        KL_VOP(V, T, N, ^)                                                    \
-        KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)             \
-        friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); } \
-    };
-KL_INT_OPS(2) KL_INT_OPS(3) KL_INT_OPS(4) KL_INT_OPS(8) KL_INT_OPS(16)
-#undef KL_INT_OPS
-struct kl_no_ops {};
-
-#define KL_REP2(e) e, e
-#define KL_REP3(e) e, e, e
-#define KL_REP4(e) e, e, e, e
-#define KL_REP8(e) KL_REP4(e), KL_REP4(e)
-#define KL_REP16(e) KL_REP8(e), KL_REP8(e)
-
-#define KL_VOLATILE_OP(OP)                                                    \
-    template <class V, class B,                                               \
-              kl_enable_if_t<kl_is_same<V, volatile kl_v>::value, int> = 0>   \
-    friend KL_FN void operator OP(V &a, const B &b) {                         \
-        kl_v t(a);                                                            \
-        t OP b;                                                               \
-        a = t;                                                                \
-    }
-/* the members every width has; T and N are the template's */
-#define KL_VHEAD(N)                                                           \
-    typedef T kl_elem_type;                                                   \
-    enum { kl_width_value = N };                                              \
-    typedef kl_v<kl_sint_t<(int)sizeof(T)>, N> kl_cmp_type;                   \
-    kl_v() = default;                                                         \
-    template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
-    KL_CFN kl_v(S s) : kl_v(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
-    /* brace initialisation {a, b, ...}: N scalars, each converted */         \
-    template <class S0, class S1, class... S,                                 \
-              kl_enable_if_t<(2 + sizeof...(S) == N) &&                       \
-                                 kl_is_scalar<S0>::value &&                   \
-                                 kl_is_scalar<S1>::value &&                   \
-                                 (true && ... && kl_is_scalar<S>::value),     \
-                             int> = 0>                                        \
-    KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
-        : kl_v(kl_make_<kl_v>(kl_iseq_for<N>{}, a, b, s...)) {}               \
-    /* volatile vectors (volatile __global int4 *p): copy in and out one  */ \
-    /* component at a time.  Templates, so the implicit copy operations    */ \
-    /* stay trivial.                                                       */ \
-    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
-    KL_FN kl_v(const volatile V &b) {                                         \
-        const volatile T *from = &b.x;                                        \
-        T *to = &x;                                                           \
-        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
-            to[i] = from[i];                                                  \
-    }                                                                         \
-    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
-    KL_FN void operator=(const V &b) volatile {                               \
-        const T *from = &b.x;                                                 \
-        volatile T *to = &x;                                                  \
-        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
-            to[i] = from[i];                                                  \
-    }                                                                         \
-    /* compound assignment to a volatile vector; V deduces the object's  */ \
-    /* own type, so only volatile objects see these                         */ \
-    KL_VOLATILE_OP(+=) KL_VOLATILE_OP(-=)                                     \
-    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)                                     \
-    template <int... C> KL_FN auto kl_swc() const volatile & {                \
-        const kl_v t(*this);                                                  \
-        return kl_swz_rv<N, C...>(t);                                         \
-    }                                                                         \
-    template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
-        return kl_swz_lv<N, C...>(*this);                                     \
-    }                                                                         \
-    template <int... C> KL_CFN auto kl_swc() const & {                        \
-        return kl_swz_rv<N, C...>(*this);                                     \
-    }                                                                         \
-    template <int... C> KL_CFN auto kl_swc() && {                             \
-        return kl_swz_rv<N, C...>(*this);                                     \
-    }                                                                         \
-    KL_OPS_F(kl_v, T, N, kl_cmp_type)
-
-/* the base with the integer operators, for integer elements */
-template <class T, int N>
-using kl_ops_base = kl_cond_t<kl_is_int<T>::value, kl_int_ops<kl_v<T, N>, T, N>, kl_no_ops>;
-
-template <class T> struct alignas(2 * sizeof(T)) kl_v<T, 2> : kl_ops_base<T, 2> {
-    T x, y;
-    KL_CFN kl_v(kl_mk_tag, T a, T b) : x(a), y(b) {}
-    KL_VHEAD(2)
-};
-template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 3> : kl_ops_base<T, 3> {
-    T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */
-    KL_CFN kl_v(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}
-    KL_VHEAD(3)
-};
-template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 4> : kl_ops_base<T, 4> {
-    T x, y, z, w;
-    KL_CFN kl_v(kl_mk_tag, T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
-    KL_VHEAD(4)
-};
-template <class T> struct alignas(8 * sizeof(T)) kl_v<T, 8> : kl_ops_base<T, 8> {
-    T x, y, z, w, s4, s5, s6, s7;
-    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7)
-        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}
-    KL_VHEAD(8)
-};
-template <class T> struct alignas(16 * sizeof(T)) kl_v<T, 16> : kl_ops_base<T, 16> {
-    T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;
-    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7,
-                T a8, T a9, T aa, T ab, T ac, T ad, T ae, T af)
-        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),
-          s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae), sf(af) {}
-    KL_VHEAD(16)
-};
-
-/* the OpenCL names: kl_<scalar>N; kl_vec<T, N> is defined for OpenCL's
- * element types only.  OpenCL's char is signed whatever the host's char is. */
-#define KL_VN(S, T, N)                                                        \
-    typedef kl_v<T, N> kl_##S##N;                                             \
-    template <> struct kl_vec<T, N> { typedef kl_v<T, N> type; };
-#define KL_VS(S, T)                                                           \
-    KL_VN(S, T, 2) KL_VN(S, T, 3) KL_VN(S, T, 4) KL_VN(S, T, 8) KL_VN(S, T, 16)
-KL_VS(char, signed char) KL_VS(uchar, unsigned char) KL_VS(short, short)
-KL_VS(ushort, unsigned short) KL_VS(int, int) KL_VS(uint, unsigned int)
-KL_VS(long, long) KL_VS(ulong, unsigned long) KL_VS(float, float)
-KL_VS(double, double)
-#undef KL_VS
-#undef KL_VN
-template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
+/* the proxy of a multi-component swizzle, defined with the vector types */
+template <class V, class R, int... I> struct kl_swp;
 
 template <class T, class = void> struct kl_is_vec_ : kl_bool_c<false> {
     typedef kl_int_c<1> width;
@@ -407,127 +211,6 @@ template <int I, class V> KL_CFN auto kl_get(V &v) -> decltype(kl_mem<I>::get(v)
 /* component by run-time index (members are contiguous) */
 template <class V, kl_enable_if_t<kl_is_vec<V>::value, int> = 0>
 KL_FN auto &kl_at(V &v, int i) { return (&v.x)[i]; }
-
-/* ---- swizzles ---------------------------------------------------------- */
-
-struct kl_ilist { int n; int v[16]; };
-/* the index list of a kl_swc<C...> chain on a width-N base; n = 0 if bad */
-template <int N, int... C> struct kl_swz {
-    static KL_CFN kl_ilist compute() {
-        const int c[] = {C..., 0};
-        const int nc = (int)sizeof...(C);
-        kl_ilist L{};
-        L.n = N;
-        for (int i = 0; i < N; ++i)
-            L.v[i] = i;
-        int p = 0;
-        while (p < nc) {
-            int code = c[p++];
-            kl_ilist M{};
-            if (code <= -1 && code >= -4) {
-                if (L.n == 3) {
-                    L.v[3] = 3;
-                    L.n = 4;
-                }
-                if (L.n < 2)
-                    return kl_ilist{};
-                M.n = L.n / 2;
-                for (int j = 0; j < M.n; ++j)
-                    M.v[j] = code == -1 ? L.v[j] : code == -2 ? L.v[M.n + j]
-                           : code == -3 ? L.v[2 * j] : L.v[2 * j + 1];
-            } else if (code > 100 && code <= 116 && p + code - 100 <= nc) {
-                M.n = code - 100;
-                for (int j = 0; j < M.n; ++j) {
-                    int k = c[p + j];
-                    if (k < 0 || k >= L.n)
-                        return kl_ilist{};
-                    M.v[j] = L.v[k];
-                }
-                p += M.n;
-            } else {
-                return kl_ilist{};
-            }
-            L = M;
-        }
-        return L;
-    }
-    static KL_CFN kl_ilist L() {
-        constexpr kl_ilist r = compute();
-        static_assert(r.n == 1 || r.n == 2 || r.n == 3 || r.n == 4 || r.n == 8 ||
-                          r.n == 16,
-                      "invalid swizzle: a component out of range, or a width "
-                      "that is no vector width");
-        return r;
-    }
-};
-/* a chain applied to a proxy's own list I... (padding maps to index 3) */
-template <class S, int... I> struct kl_swz_comp {
-    static KL_CFN kl_ilist compute() {
-        const int idx[] = {I..., 3};
-        kl_ilist L = S::L();
-        for (int j = 0; j < L.n; ++j)
-            L.v[j] = L.v[j] < (int)sizeof...(I) ? idx[L.v[j]] : 3;
-        return L;
-    }
-    static KL_CFN kl_ilist L() { return compute(); }
-};
-
-/* the proxy for a multi-component swizzle of a non-const lvalue; R, its
- * vector type, is a template argument so that ADL finds R's operators */
-template <class V, class R, int... I> struct kl_swp {
-    typedef kl_elem_t<V> E;
-    V &v;
-    KL_FN operator R() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
-    KL_FN R kl_value() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
-    template <int... J> KL_FN void kl_store(const R &r, kl_iseq<J...>) const {
-        ((kl_get<I>(v) = kl_get<J>(r)), ...);
-    }
-    KL_FN const kl_swp &operator=(const R &r) const {
-        kl_store(r, kl_iseq_for<(int)sizeof...(I)>{});
-        return *this;
-    }
-    KL_FN const kl_swp &operator=(const kl_swp &o) const {
-        return *this = o.kl_value();
-    }
-#define KL_SWP_CA(OP)                                                         \
-    template <class B> KL_FN const kl_swp &operator OP##=(const B &b) const {  \
-        return *this = R(kl_value() OP b);                                    \
-    }
-    KL_SWP_CA(+) KL_SWP_CA(-) KL_SWP_CA(*) KL_SWP_CA(/) KL_SWP_CA(%)
-    KL_SWP_CA(&) KL_SWP_CA(|) KL_SWP_CA(^) KL_SWP_CA(<<) KL_SWP_CA(>>)
-#undef KL_SWP_CA
-    template <int... C> KL_FN decltype(auto) kl_swc() const;
-};
-template <class V, class S, int... J>
-KL_FN kl_swp<V, typename kl_vec<kl_elem_t<V>, (int)sizeof...(J)>::type, S::L().v[J]...> kl_swz_proxy(V &v, kl_iseq<J...>) { return {v}; }
-template <class V, class R, int... I>
-template <int... C>
-KL_FN decltype(auto) kl_swp<V, R, I...>::kl_swc() const {
-    typedef kl_swz_comp<kl_swz<(int)sizeof...(I), C...>, I...> S;
-    if constexpr (S::L().n == 1)
-        return kl_get<S::L().v[0]>(v);
-    else
-        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L().n>{});
-}
-template <int N, int... C, class V> KL_FN decltype(auto) kl_swz_lv(V &v) {
-    typedef kl_swz<N, C...> S;
-    if constexpr (S::L().n == 1)
-        return kl_get<S::L().v[0]>(v);
-    else
-        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L().n>{});
-}
-template <class S, class V, int... J>
-KL_CFN auto kl_swz_value(const V &v, kl_iseq<J...>) {
-    typedef typename kl_vec<kl_elem_t<V>, (int)sizeof...(J)>::type R;
-    return R(kl_mk_tag{}, kl_get<S::L().v[J]>(v)...);
-}
-template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v) {
-    typedef kl_swz<N, C...> S;
-    if constexpr (S::L().n == 1)
-        return kl_elem_t<V>(kl_get<S::L().v[0]>(v));
-    else
-        return kl_swz_value<S>(v, kl_iseq_for<S::L().n>{});
-}
 
 /* proxies read as their vector; everything else passes through */
 template <class T> struct kl_is_proxy : kl_bool_c<false> {};
@@ -651,11 +334,6 @@ template <class T, class S> KL_CFN T kl_sat_int(S x) {
     return (unsigned long long)x > (unsigned long long)kl_int_max<T>() ? kl_int_max<T>() : (T)x;
 }
 
-#ifdef __CUDA_ARCH__
-#define KL_DEV 1
-#else
-#define KL_DEV 0
-#endif
 
 /* float/double -> integer T with rounding MODE (0 = rtz), saturated, NaN -> 0
  * (PTX cvt from floating point to integer saturates and maps NaN to 0, so
@@ -909,6 +587,375 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
     kl_vstore_half_<N, MODE>(kl_val(v), p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
 }
 
+/* @section vectors */
+/* ---- vector types -------------------------------------------------------- */
+
+/* One class template, kl_v<T, N>, with a partial specialisation per width
+ * (the members' names differ); kl_float4 and the others name its
+ * specialisations.  A template costs NVRTC almost nothing until a program
+ * uses a type, and then only the operators it calls are instantiated:
+ * fifty non-template structs with all their operators cost ~20 times more
+ * to compile than a typical kernel. */
+/* Operators: hidden friends and members of each vector type, so that an
+ * expression only looks at the operators of the types in it (found by ADL,
+ * also through a proxy, whose template argument is the vector type).  The
+ * vector-vector forms are non-templates, so proxies and scalars convert;
+ * vector-scalar forms take the element type, to which the scalar converts. */
+
+#define KL_E2(F, X) F(x, X), F(y, X)
+#define KL_E3(F, X) F(x, X), F(y, X), F(z, X)
+#define KL_E4(F, X) KL_E3(F, X), F(w, X)
+#define KL_E8(F, X) KL_E4(F, X), F(s4, X), F(s5, X), F(s6, X), F(s7, X)
+#define KL_E16(F, X)                                                          \
+    KL_E8(F, X), F(s8, X), F(s9, X), F(sa, X), F(sb, X), F(sc, X), F(sd, X),  \
+        F(se, X), F(sf, X)
+#define KL_BIN_(m, OP) a.m OP b.m
+#define KL_CMP_(m, OP) -(a.m OP b.m)
+#define KL_UN_(m, OP) OP a.m
+#define KL_NOT_(m, OP) -(OP a.m)
+#define KL_INC_(m, OP) a.m OP 1
+/* shifts: the count masked to the element width; left shifts unsigned */
+#define KL_SHL_(m, T) (T)((kl_unsigned_t<T>)a.m << (b.m & (sizeof(T) * 8 - 1)))
+#define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
+#define KL_MK(V, N, F, X) V(kl_mk_tag{}, KL_E##N(F, X))
+
+/* vector op scalar: the element type as the parameter (a standard conversion
+ * beats the user-defined one to V, so v * 2 and proxy + 1.0f pick these) */
+#define KL_VSCALAR(V, T, R, OP)                                               \
+    friend KL_CFN R operator OP(const V &a, T b) { return a OP V(b); }        \
+    friend KL_CFN R operator OP(T a, const V &b) { return V(a) OP b; }
+/* compound assignments are friends too, so that the integer-only ones can
+ * live in a base class; V & binds only non-const, non-volatile lvalues, as
+ * the implicit object of a member would */
+#define KL_VOP(V, T, N, OP)                                                    \
+    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
+        return KL_MK(V, N, KL_BIN_, OP);                                      \
+    }                                                                         \
+    KL_VSCALAR(V, T, V, OP)                                                   \
+    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
+        return a = KL_MK(V, N, KL_BIN_, OP);                                  \
+    }
+#define KL_VCMP(V, T, N, C, OP)                                                \
+    friend KL_CFN C operator OP(const V &a, const V &b) {                     \
+        return KL_MK(C, N, KL_CMP_, OP);                                      \
+    }                                                                         \
+    KL_VSCALAR(V, T, C, OP)
+#define KL_VSH(V, T, N, OP, F)                                                \
+    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
+        return KL_MK(V, N, F, T);                                             \
+    }                                                                         \
+    KL_VSCALAR(V, T, V, OP)                                                   \
+    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
+        return a = KL_MK(V, N, F, T);                                         \
+    }                                                                         \
+    template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
+        return a OP kl_shc_vec<V>(c);                                         \
+    }                                                                         \
+    template <class U> friend KL_CFN V &operator OP##=(V &a, kl_shc<U> c) {   \
+        return a OP##= kl_shc_vec<V>(c);                                      \
+    }
+/* every type: C is the comparison result (-1/0 in the element-sized signed
+ * integer vector) */
+#define KL_OPS_F(V, T, N, C)                                                  \
+    KL_VOP(V, T, N, +) KL_VOP(V, T, N, -) KL_VOP(V, T, N, *) KL_VOP(V, T, N, /) \
+    KL_VCMP(V, T, N, C, ==) KL_VCMP(V, T, N, C, !=) KL_VCMP(V, T, N, C, <)    \
+    KL_VCMP(V, T, N, C, >) KL_VCMP(V, T, N, C, <=) KL_VCMP(V, T, N, C, >=)    \
+    KL_VCMP(V, T, N, C, &&) KL_VCMP(V, T, N, C, ||)                           \
+    friend KL_CFN V operator-(const V &a) { return KL_MK(V, N, KL_UN_, -); }  \
+    friend KL_CFN V operator+(const V &a) { return a; }                       \
+    friend KL_CFN C operator!(const V &a) { return KL_MK(C, N, KL_NOT_, !); } \
+    KL_CFN V &operator++() {                                                  \
+        V &a = *this;                                                         \
+        return a = KL_MK(V, N, KL_INC_, +);                                   \
+    }                                                                         \
+    KL_CFN V &operator--() {                                                  \
+        V &a = *this;                                                         \
+        return a = KL_MK(V, N, KL_INC_, -);                                   \
+    }                                                                         \
+    KL_CFN V operator++(int) { V t = *this; ++*this; return t; }              \
+    KL_CFN V operator--(int) { V t = *this; --*this; return t; }
+/* integer types add % & | ^ ~ and the shifts: friends of this empty base,
+ * which ADL sees as it sees the vector's own (one specialisation per width,
+ * as the macros spell the components out) */
+template <class V, class T, int N> struct kl_int_ops;
+#define KL_INT_OPS(N)                                                         \
+    template <class V, class T> struct kl_int_ops<V, T, N> {                  \
+        KL_VOP(V, T, N, %) KL_VOP(V, T, N, &) KL_VOP(V, T, N, |)              \
+        KL_VOP(V, T, N, ^)                                                    \
+        KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)             \
+        friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); } \
+    };
+KL_INT_OPS(2) KL_INT_OPS(3) KL_INT_OPS(4) KL_INT_OPS(8) KL_INT_OPS(16)
+#undef KL_INT_OPS
+struct kl_no_ops {};
+
+#define KL_REP2(e) e, e
+#define KL_REP3(e) e, e, e
+#define KL_REP4(e) e, e, e, e
+#define KL_REP8(e) KL_REP4(e), KL_REP4(e)
+#define KL_REP16(e) KL_REP8(e), KL_REP8(e)
+
+#define KL_VOLATILE_OP(OP)                                                    \
+    template <class V, class B,                                               \
+              kl_enable_if_t<kl_is_same<V, volatile kl_v>::value, int> = 0>   \
+    friend KL_FN void operator OP(V &a, const B &b) {                         \
+        kl_v t(a);                                                            \
+        t OP b;                                                               \
+        a = t;                                                                \
+    }
+/* the members every width has; T and N are the template's */
+#define KL_VHEAD(N)                                                           \
+    typedef T kl_elem_type;                                                   \
+    enum { kl_width_value = N };                                              \
+    typedef kl_v<kl_sint_t<(int)sizeof(T)>, N> kl_cmp_type;                   \
+    kl_v() = default;                                                         \
+    template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
+    KL_CFN kl_v(S s) : kl_v(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
+    /* brace initialisation {a, b, ...}: N scalars, each converted */         \
+    template <class S0, class S1, class... S,                                 \
+              kl_enable_if_t<(2 + sizeof...(S) == N) &&                       \
+                                 kl_is_scalar<S0>::value &&                   \
+                                 kl_is_scalar<S1>::value &&                   \
+                                 (true && ... && kl_is_scalar<S>::value),     \
+                             int> = 0>                                        \
+    KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
+        : kl_v(kl_make_<kl_v>(kl_iseq_for<N>{}, a, b, s...)) {}               \
+    /* volatile vectors (volatile __global int4 *p): copy in and out one  */ \
+    /* component at a time.  Templates, so the implicit copy operations    */ \
+    /* stay trivial.                                                       */ \
+    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
+    KL_FN kl_v(const volatile V &b) {                                         \
+        const volatile T *from = &b.x;                                        \
+        T *to = &x;                                                           \
+        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
+            to[i] = from[i];                                                  \
+    }                                                                         \
+    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
+    KL_FN void operator=(const V &b) volatile {                               \
+        const T *from = &b.x;                                                 \
+        volatile T *to = &x;                                                  \
+        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
+            to[i] = from[i];                                                  \
+    }                                                                         \
+    /* compound assignment to a volatile vector; V deduces the object's  */ \
+    /* own type, so only volatile objects see these                         */ \
+    KL_VOLATILE_OP(+=) KL_VOLATILE_OP(-=)                                     \
+    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)                                     \
+    template <int... C> KL_FN auto kl_swc() const volatile & {                \
+        const kl_v t(*this);                                                  \
+        return kl_swz_rv<N, C...>(t);                                         \
+    }                                                                         \
+    template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
+        return kl_swz_lv<N, C...>(*this);                                     \
+    }                                                                         \
+    template <int... C> KL_CFN auto kl_swc() const & {                        \
+        return kl_swz_rv<N, C...>(*this);                                     \
+    }                                                                         \
+    template <int... C> KL_CFN auto kl_swc() && {                             \
+        return kl_swz_rv<N, C...>(*this);                                     \
+    }                                                                         \
+    KL_OPS_F(kl_v, T, N, kl_cmp_type)
+
+/* the base with the integer operators, for integer elements */
+template <class T, int N>
+using kl_ops_base = kl_cond_t<kl_is_int<T>::value, kl_int_ops<kl_v<T, N>, T, N>, kl_no_ops>;
+
+template <class T> struct alignas(2 * sizeof(T)) kl_v<T, 2> : kl_ops_base<T, 2> {
+    T x, y;
+    KL_CFN kl_v(kl_mk_tag, T a, T b) : x(a), y(b) {}
+    KL_VHEAD(2)
+};
+template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 3> : kl_ops_base<T, 3> {
+    T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */
+    KL_CFN kl_v(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}
+    KL_VHEAD(3)
+};
+template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 4> : kl_ops_base<T, 4> {
+    T x, y, z, w;
+    KL_CFN kl_v(kl_mk_tag, T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
+    KL_VHEAD(4)
+};
+template <class T> struct alignas(8 * sizeof(T)) kl_v<T, 8> : kl_ops_base<T, 8> {
+    T x, y, z, w, s4, s5, s6, s7;
+    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7)
+        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}
+    KL_VHEAD(8)
+};
+template <class T> struct alignas(16 * sizeof(T)) kl_v<T, 16> : kl_ops_base<T, 16> {
+    T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;
+    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7,
+                T a8, T a9, T aa, T ab, T ac, T ad, T ae, T af)
+        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),
+          s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae), sf(af) {}
+    KL_VHEAD(16)
+};
+
+/* the OpenCL names: kl_<scalar>N; kl_vec<T, N> is defined for OpenCL's
+ * element types only.  OpenCL's char is signed whatever the host's char is. */
+#define KL_VN(T, N) template <> struct kl_vec<T, N> { typedef kl_v<T, N> type; };
+#define KL_VS(T) KL_VN(T, 2) KL_VN(T, 3) KL_VN(T, 4) KL_VN(T, 8) KL_VN(T, 16)
+KL_VS(signed char) KL_VS(unsigned char) KL_VS(short) KL_VS(unsigned short)
+KL_VS(int) KL_VS(unsigned int) KL_VS(long) KL_VS(unsigned long) KL_VS(float)
+KL_VS(double)
+#undef KL_VS
+#undef KL_VN
+typedef kl_v<signed char, 2> kl_char2; typedef kl_v<signed char, 3> kl_char3;
+typedef kl_v<signed char, 4> kl_char4; typedef kl_v<signed char, 8> kl_char8;
+typedef kl_v<signed char, 16> kl_char16;
+typedef kl_v<unsigned char, 2> kl_uchar2;
+typedef kl_v<unsigned char, 3> kl_uchar3;
+typedef kl_v<unsigned char, 4> kl_uchar4;
+typedef kl_v<unsigned char, 8> kl_uchar8;
+typedef kl_v<unsigned char, 16> kl_uchar16; typedef kl_v<short, 2> kl_short2;
+typedef kl_v<short, 3> kl_short3; typedef kl_v<short, 4> kl_short4;
+typedef kl_v<short, 8> kl_short8; typedef kl_v<short, 16> kl_short16;
+typedef kl_v<unsigned short, 2> kl_ushort2;
+typedef kl_v<unsigned short, 3> kl_ushort3;
+typedef kl_v<unsigned short, 4> kl_ushort4;
+typedef kl_v<unsigned short, 8> kl_ushort8;
+typedef kl_v<unsigned short, 16> kl_ushort16; typedef kl_v<int, 2> kl_int2;
+typedef kl_v<int, 3> kl_int3; typedef kl_v<int, 4> kl_int4;
+typedef kl_v<int, 8> kl_int8; typedef kl_v<int, 16> kl_int16;
+typedef kl_v<unsigned int, 2> kl_uint2; typedef kl_v<unsigned int, 3> kl_uint3;
+typedef kl_v<unsigned int, 4> kl_uint4; typedef kl_v<unsigned int, 8> kl_uint8;
+typedef kl_v<unsigned int, 16> kl_uint16; typedef kl_v<long, 2> kl_long2;
+typedef kl_v<long, 3> kl_long3; typedef kl_v<long, 4> kl_long4;
+typedef kl_v<long, 8> kl_long8; typedef kl_v<long, 16> kl_long16;
+typedef kl_v<unsigned long, 2> kl_ulong2;
+typedef kl_v<unsigned long, 3> kl_ulong3;
+typedef kl_v<unsigned long, 4> kl_ulong4;
+typedef kl_v<unsigned long, 8> kl_ulong8;
+typedef kl_v<unsigned long, 16> kl_ulong16; typedef kl_v<float, 2> kl_float2;
+typedef kl_v<float, 3> kl_float3; typedef kl_v<float, 4> kl_float4;
+typedef kl_v<float, 8> kl_float8; typedef kl_v<float, 16> kl_float16;
+typedef kl_v<double, 2> kl_double2; typedef kl_v<double, 3> kl_double3;
+typedef kl_v<double, 4> kl_double4; typedef kl_v<double, 8> kl_double8;
+typedef kl_v<double, 16> kl_double16;
+template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
+
+
+/* ---- swizzles ---------------------------------------------------------- */
+
+struct kl_ilist { int n; int v[16]; };
+/* the index list of a kl_swc<C...> chain on a width-N base; n = 0 if bad */
+template <int N, int... C> struct kl_swz {
+    static KL_CFN kl_ilist compute() {
+        const int c[] = {C..., 0};
+        const int nc = (int)sizeof...(C);
+        kl_ilist L{};
+        L.n = N;
+        for (int i = 0; i < N; ++i)
+            L.v[i] = i;
+        int p = 0;
+        while (p < nc) {
+            int code = c[p++];
+            kl_ilist M{};
+            if (code <= -1 && code >= -4) {
+                if (L.n == 3) {
+                    L.v[3] = 3;
+                    L.n = 4;
+                }
+                if (L.n < 2)
+                    return kl_ilist{};
+                M.n = L.n / 2;
+                for (int j = 0; j < M.n; ++j)
+                    M.v[j] = code == -1 ? L.v[j] : code == -2 ? L.v[M.n + j]
+                           : code == -3 ? L.v[2 * j] : L.v[2 * j + 1];
+            } else if (code > 100 && code <= 116 && p + code - 100 <= nc) {
+                M.n = code - 100;
+                for (int j = 0; j < M.n; ++j) {
+                    int k = c[p + j];
+                    if (k < 0 || k >= L.n)
+                        return kl_ilist{};
+                    M.v[j] = L.v[k];
+                }
+                p += M.n;
+            } else {
+                return kl_ilist{};
+            }
+            L = M;
+        }
+        return L;
+    }
+    static KL_CFN kl_ilist L() {
+        constexpr kl_ilist r = compute();
+        static_assert(r.n == 1 || r.n == 2 || r.n == 3 || r.n == 4 || r.n == 8 ||
+                          r.n == 16,
+                      "invalid swizzle: a component out of range, or a width "
+                      "that is no vector width");
+        return r;
+    }
+};
+/* a chain applied to a proxy's own list I... (padding maps to index 3) */
+template <class S, int... I> struct kl_swz_comp {
+    static KL_CFN kl_ilist compute() {
+        const int idx[] = {I..., 3};
+        kl_ilist L = S::L();
+        for (int j = 0; j < L.n; ++j)
+            L.v[j] = L.v[j] < (int)sizeof...(I) ? idx[L.v[j]] : 3;
+        return L;
+    }
+    static KL_CFN kl_ilist L() { return compute(); }
+};
+
+/* the proxy for a multi-component swizzle of a non-const lvalue; R, its
+ * vector type, is a template argument so that ADL finds R's operators */
+template <class V, class R, int... I> struct kl_swp {
+    typedef kl_elem_t<V> E;
+    V &v;
+    KL_FN operator R() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
+    KL_FN R kl_value() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
+    template <int... J> KL_FN void kl_store(const R &r, kl_iseq<J...>) const {
+        ((kl_get<I>(v) = kl_get<J>(r)), ...);
+    }
+    KL_FN const kl_swp &operator=(const R &r) const {
+        kl_store(r, kl_iseq_for<(int)sizeof...(I)>{});
+        return *this;
+    }
+    KL_FN const kl_swp &operator=(const kl_swp &o) const {
+        return *this = o.kl_value();
+    }
+#define KL_SWP_CA(OP)                                                         \
+    template <class B> KL_FN const kl_swp &operator OP##=(const B &b) const {  \
+        return *this = R(kl_value() OP b);                                    \
+    }
+    KL_SWP_CA(+) KL_SWP_CA(-) KL_SWP_CA(*) KL_SWP_CA(/) KL_SWP_CA(%)
+    KL_SWP_CA(&) KL_SWP_CA(|) KL_SWP_CA(^) KL_SWP_CA(<<) KL_SWP_CA(>>)
+#undef KL_SWP_CA
+    template <int... C> KL_FN decltype(auto) kl_swc() const;
+};
+template <class V, class S, int... J>
+KL_FN kl_swp<V, typename kl_vec<kl_elem_t<V>, (int)sizeof...(J)>::type, S::L().v[J]...> kl_swz_proxy(V &v, kl_iseq<J...>) { return {v}; }
+template <class V, class R, int... I>
+template <int... C>
+KL_FN decltype(auto) kl_swp<V, R, I...>::kl_swc() const {
+    typedef kl_swz_comp<kl_swz<(int)sizeof...(I), C...>, I...> S;
+    if constexpr (S::L().n == 1)
+        return kl_get<S::L().v[0]>(v);
+    else
+        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L().n>{});
+}
+template <int N, int... C, class V> KL_FN decltype(auto) kl_swz_lv(V &v) {
+    typedef kl_swz<N, C...> S;
+    if constexpr (S::L().n == 1)
+        return kl_get<S::L().v[0]>(v);
+    else
+        return kl_swz_proxy<V, S>(v, kl_iseq_for<S::L().n>{});
+}
+template <class S, class V, int... J>
+KL_CFN auto kl_swz_value(const V &v, kl_iseq<J...>) {
+    typedef typename kl_vec<kl_elem_t<V>, (int)sizeof...(J)>::type R;
+    return R(kl_mk_tag{}, kl_get<S::L().v[J]>(v)...);
+}
+template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v) {
+    typedef kl_swz<N, C...> S;
+    if constexpr (S::L().n == 1)
+        return kl_elem_t<V>(kl_get<S::L().v[0]>(v));
+    else
+        return kl_swz_value<S>(v, kl_iseq_for<S::L().n>{});
+}
+
+/* @section math */
 /* ---- math ------------------------------------------------------------------ */
 
 #define KL_PI_F 3.14159265358979323846f
@@ -1131,6 +1178,7 @@ KL_FN float kl_native_powr_(float x, float y) { return KL_NAT(powf(x, y), __powf
     KL_FO2(P##divide, kl_native_divide_) KL_FO2(P##powr, kl_native_powr_)
 KL_NATIVE(kl_native_) KL_NATIVE(kl_half_)
 
+/* @section integer */
 /* ---- integer functions (all integer types; mixed arguments use the common type) */
 
 #define KL_I2_T template <class A, class B, kl_enable_if_t<kl_is_int<A>::value && kl_is_int<B>::value, int> = 0>
@@ -1318,6 +1366,7 @@ KL_LIFT(kl_hadd) KL_LIFT(kl_rhadd) KL_LIFT(kl_clz) KL_LIFT(kl_popcount)
 KL_LIFT(kl_mul_hi) KL_LIFT(kl_mad_hi) KL_LIFT(kl_mad_sat) KL_LIFT(kl_rotate)
 KL_LIFT(kl_mul24) KL_LIFT(kl_mad24) KL_LIFT_NC(kl_upsample)
 
+/* @section common */
 /* ---- common functions (integer and floating) ------------------------------ */
 
 #define KL_A2_T template <class A, class B, kl_enable_if_t<kl_is_arith<A>::value && kl_is_arith<B>::value, int> = 0>
@@ -1373,6 +1422,7 @@ KL_LIFT(kl_max) KL_LIFT(kl_min) KL_LIFT(kl_clamp) KL_LIFT(kl_degrees)
 KL_LIFT(kl_radians) KL_LIFT(kl_sign) KL_LIFT(kl_mix) KL_LIFT(kl_step)
 KL_LIFT(kl_smoothstep)
 
+/* @section geometric */
 /* ---- geometric functions (floating scalars and vectors of 2, 3, 4) ----------- */
 
 template <class A, int... I> KL_CFN auto kl_dot_(const A &a, const A &b, kl_iseq<I...>) {
@@ -1425,6 +1475,7 @@ template <class A, class B> KL_CFN kl_val_t<A> kl_cross(const A &a_, const B &b_
     return r;
 }
 
+/* @section relational */
 /* ---- relational functions ------------------------------------------------- */
 
 #define KL_REL1(NAME, EXPR)                                                   \
@@ -1487,6 +1538,7 @@ KL_VEC_T() KL_CFN auto kl_select(const A &...a) {
     return kl_lift([](auto x, auto y, auto c) { return kl_msb(c) ? y : x; }, a...);
 }
 
+/* @section select */
 /* ---- ?: with a possibly vector condition ------------------------------------ */
 
 /* the result: the vector operand's type, else both scalars widened to c */
@@ -1552,6 +1604,7 @@ KL_CFN auto kl_shuffle2(const X &x, const Y &y, const M &m) {
     return kl_shuffle2_(V(kl_val(x)), V(kl_val(y)), VM(kl_val(m)), kl_iseq_for<kl_width<VM>::value>{});
 }
 
+/* @section workitems */
 /* ---- work-items and synchronisation (device only) ------------------------------- */
 
 KL_DFN uint kl_get_work_dim() {
@@ -1620,6 +1673,7 @@ KL_DFN kl_event_t kl_async_work_group_strided_copy(T *dst, const kl_id_t<T> *src
 KL_DFN void kl_wait_group_events(int, kl_event_t *) { __syncthreads(); }
 template <class T> KL_DFN void kl_prefetch(const T *, size_t) {} /* a hint */
 
+/* @section atomics */
 /* ---- atomics (device only): OpenCL's old-value semantics ------------------------ */
 
 #define KL_AT(P, T, CT)                                                       \
@@ -1649,6 +1703,7 @@ KL_ATOMICS(kl_atomic_) KL_ATOMICS(kl_atom_)
 #undef KL_AT_MM
 #undef KL_ATOMICS
 
+/* @section builtins */
 /* ---- GCC built-ins in code preprocessed by clang (INFINITY is
  * __builtin_inff()) that CUDA has no function for; the translator renames
  * __builtin_X to kl_builtin_X (and the others to CUDA's functions) ------- */
@@ -1662,6 +1717,7 @@ KL_DFN double kl_builtin_nan(const char *) { return (double)__kiln_nanf; }
 KL_DFN int kl_builtin_ctz(unsigned int x) { return __ffs((int)x) - 1; }
 KL_DFN int kl_builtin_ctzl(unsigned long x) { return __ffsll((long long)x) - 1; }
 
+/* @section pointers */
 /* ---- C's implicit pointer conversions ----------------------------------------- */
 
 /* The translator wraps arguments to pointer parameters and initialisers of
@@ -1676,8 +1732,10 @@ template <class U> KL_FN kl_anyptr kl_cptr(U *p) { return kl_anyptr{(void *)p}; 
 template <class X, kl_enable_if_t<kl_is_int<X>::value, int> = 0>
 KL_FN kl_anyptr kl_cptr(X x) { return kl_anyptr{(void *)(unsigned long)x}; }
 
+/* @section smem */
 /* ---- dynamic shared memory for __local kernel parameters --------------------- */
 
 extern __shared__ __align__(128) unsigned char kl_dynamic_smem[];
 
+/* @end */
 #endif /* KILN_CLC_PRELUDE_CUH */

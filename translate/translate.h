@@ -107,6 +107,15 @@ const char *clc_translator_digest_files(void);
 const char *clc_prelude_source(void);
 #define CLC_PRELUDE_HEADER_NAME "kiln_cl_prelude.h"
 
+/* The part of `prelude` (clc_prelude_source()) that `translation` (a
+ * clc_translate result) uses: the sections that own the names it mentions,
+ * with what they need (prelude_select.c says how).  What NVRTC reads, and
+ * so its compile time, shrinks to what the program uses.  Returns the text
+ * (malloc'ed, NUL-terminated; its length in *length when not NULL), or NULL
+ * when memory runs out. */
+char *clc_prelude_select(const char *prelude, const char *translation,
+                         size_t *length);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,7 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/translate.h \
 	translate/lexer.c translate/lexer.h \
 	translate/preprocess.c translate/preprocess.h \
-	translate/opencl_to_cuda.c
+	translate/opencl_to_cuda.c translate/prelude_select.c
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/translate

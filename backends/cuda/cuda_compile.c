@@ -457,6 +457,7 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     clc_translation translation;
     memset(&translation, 0, sizeof translation);
     char *text = NULL;
+    char *prelude = NULL;
     const char *headers[1] = {NULL};
     const char *header_names[1] = {NULL};
     int header_count = 0;
@@ -494,7 +495,14 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                 status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                      "out of host memory");
             text = translation.source;
-            headers[0] = clc_prelude_source();
+            /* Only the parts of the prelude the program uses: NVRTC's
+             * time grows with every line it reads. */
+            prelude = clc_prelude_select(clc_prelude_source(),
+                                         translation.source, NULL);
+            if (prelude == NULL)
+                status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                     "out of host memory");
+            headers[0] = prelude;
             header_names[0] = CLC_PRELUDE_HEADER_NAME;
             header_count = 1;
         }
@@ -578,6 +586,7 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     }
     if (program != NULL)
         nvrtcDestroyProgram(&program);
+    free(prelude);
     if (source->language == KILN_LANGUAGE_OPENCL_C)
         clc_translation_free(&translation);
     else
