@@ -6,7 +6,7 @@
 # opened at run time (dlopen), so the programs still run on machines without
 # the NVIDIA driver.  The raw OpenCL side links the ICD loader.
 BENCH_BINARIES = bench/bench_launch bench/bench_copy bench/bench_build \
-	bench/bench_kernels bench/bench_compile
+	bench/bench_kernels bench/bench_compile bench/bench_peer
 noinst_PROGRAMS += $(BENCH_BINARIES)
 
 BENCH_CPPFLAGS = $(AM_CPPFLAGS)
@@ -29,6 +29,10 @@ bench_bench_launch_LDADD = $(BENCH_LIBS)
 bench_bench_copy_SOURCES = bench/bench_copy.c $(BENCH_COMMON)
 bench_bench_copy_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_copy_LDADD = $(BENCH_LIBS)
+
+bench_bench_peer_SOURCES = bench/bench_peer.c $(BENCH_COMMON)
+bench_bench_peer_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_peer_LDADD = $(BENCH_LIBS)
 
 bench_bench_build_SOURCES = bench/bench_build.c bench/bench_kernels_source.h \
 	$(BENCH_COMMON)

@@ -365,6 +365,11 @@ static bool cuda_api_load(char *why, size_t size)
     return true;
 }
 
+bool bench_cuda_api_open(char *why, size_t size)
+{
+    return cuda_api_load(why, size);
+}
+
 void bench_check_cu(CUresult result, const char *call, const char *file,
                     int line)
 {

@@ -223,7 +223,7 @@ void bench_close(bench_env *env);
     X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyDtoDAsync) X(cuMemHostAlloc)   \
     X(cuMemFreeHost)                                                           \
     X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                    \
-    X(cuEventElapsedTime) X(cuEventDestroy) X(cuMemsetD32)
+    X(cuEventElapsedTime) X(cuEventDestroy) X(cuMemsetD32) X(cuMemcpyPeer)
 
 #define BENCH_CUDA_MEMBER(name) __typeof__(&name) name;
 typedef struct bench_cuda_api {
@@ -232,6 +232,10 @@ typedef struct bench_cuda_api {
 #undef BENCH_CUDA_MEMBER
 
 extern bench_cuda_api cu;
+/* Opens the driver API into `cu` (bench_open does it for a CUDA
+ * environment; programs without one call this).  False, with the reason,
+ * when libcuda.so.1 is missing or lacks a function. */
+bool bench_cuda_api_open(char *why, size_t size);
 
 #define CU_CHECK(call) bench_check_cu((call), #call, __FILE__, __LINE__)
 void bench_check_cu(CUresult result, const char *call, const char *file,
