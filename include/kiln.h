@@ -217,8 +217,10 @@ typedef struct kiln_context kiln_context;
 /* Creates a context on one device.  `backend` NULL chooses as
  * kiln_backend_default() does; a named backend that cannot be used is an
  * error with the reason, never a fallback to another.  `device` < 0 takes
- * KILN_DEVICE (default 0).  Errors: KILN_ERR_BACKEND_* (with the plugin
- * path and the reason), KILN_ERR_NO_DEVICE, KILN_ERR_BACKEND. */
+ * KILN_DEVICE (default 0).  Several contexts may be open at once, on one
+ * device or many (kiln_device_list); with MPI, one rank per device, take
+ * `device` from kiln_device_for_rank.  Errors: KILN_ERR_BACKEND_* (with the
+ * plugin path and the reason), KILN_ERR_NO_DEVICE, KILN_ERR_BACKEND. */
 kiln_status kiln_context_create(const char *backend, int device,
                                 kiln_context **context);
 kiln_status kiln_context_retain(kiln_context *context);
