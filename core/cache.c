@@ -188,6 +188,24 @@ void kiln_memory_cache_clear(kiln_context *context)
 
 /* ---- the cache directory ---------------------------------------------------- */
 
+/* The cache directory, opened once for each lookup, store or listing: its
+ * owner and mode are checked on the open descriptor, and every entry is
+ * reached relative to it (openat and friends), so the directory checked is
+ * the directory used, whatever happens to its path in between. */
+typedef struct cache_dir {
+    int fd;
+    char *path; /* for messages */
+} cache_dir;
+
+static void cache_dir_close(cache_dir *dir)
+{
+    if (dir->fd >= 0)
+        close(dir->fd);
+    free(dir->path);
+    dir->fd = -1;
+    dir->path = NULL;
+}
+
 /* Creates every missing component of `path` with mode 0700. */
 static bool make_directories(char *path)
 {
@@ -203,90 +221,166 @@ static bool make_directories(char *path)
     return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
-/* Chooses the directory: KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln,
- * $HOME/.cache/kiln, then the password database's home.  Creates it and
- * refuses one that another user owns or others may write.  On false,
- * `why` says why there is no disk cache. */
-static bool cache_directory(char *dir, size_t size, char *why,
-                            size_t why_size)
+/* The password database's home directory (malloc'ed), or NULL. */
+static char *password_home(void)
 {
+    long suggested = sysconf(_SC_GETPW_R_SIZE_MAX);
+    size_t size = suggested > 0 ? (size_t)suggested : 1024;
+    char *home = NULL;
+    for (int attempt = 0; attempt < 8 && home == NULL; ++attempt, size *= 2) {
+        char *buffer = malloc(size);
+        if (buffer == NULL)
+            return NULL;
+        struct passwd entry, *found = NULL;
+        int error = getpwuid_r(geteuid(), &entry, buffer, size, &found);
+        if (error == 0 && found != NULL && found->pw_dir != NULL &&
+            found->pw_dir[0] == '/' && found->pw_dir[1] != '\0')
+            home = kiln_strdup(found->pw_dir);
+        free(buffer);
+        if (error != ERANGE)
+            break;
+    }
+    return home;
+}
+
+/* Chooses the directory: KILN_CACHE_DIR, $XDG_CACHE_HOME/kiln,
+ * $HOME/.cache/kiln, then the password database's home.  Creates it, opens
+ * it and refuses one that another user owns or others may write.  On
+ * false, `why` says why there is no disk cache. */
+static bool cache_dir_open(cache_dir *dir, kiln_string *why)
+{
+    dir->fd = -1;
+    dir->path = NULL;
     if (!kiln_env_cache_enabled()) {
-        snprintf(why, why_size, "disabled by KILN_CACHE");
+        kiln_string_appendf(why, "disabled by KILN_CACHE");
         return false;
     }
     const char *chosen = kiln_env_cache_dir();
     const char *xdg = kiln_env_xdg_cache_home();
     const char *home = kiln_env_home();
-    int written = -1;
+    kiln_string path = {0};
+    bool chose = true;
     if (chosen != NULL && chosen[0] != '/') {
         /* Relative to whatever the current directory is at each build:
          * refused, as KILN_PLUGIN_PATH's relative entries are. */
-        snprintf(why, why_size,
-                 "KILN_CACHE_DIR='%.256s' is relative: give an absolute "
-                 "path",
-                 chosen);
+        kiln_string_appendf(why,
+                            "KILN_CACHE_DIR='%.256s' is relative: give an "
+                            "absolute path",
+                            chosen);
         return false;
     } else if (chosen != NULL) {
-        written = snprintf(dir, size, "%s", chosen);
+        chose = kiln_string_appendf(&path, "%s", chosen);
     } else if (xdg != NULL && xdg[0] == '/') {
-        written = snprintf(dir, size, "%s/kiln", xdg);
+        chose = kiln_string_appendf(&path, "%s/kiln", xdg);
     } else if (home != NULL && home[0] == '/' && home[1] != '\0') {
-        written = snprintf(dir, size, "%s/.cache/kiln", home);
+        chose = kiln_string_appendf(&path, "%s/.cache/kiln", home);
     } else {
-        struct passwd entry, *found = NULL;
-        char buffer[4096];
-        if (getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found) == 0 &&
-            found != NULL && found->pw_dir != NULL && found->pw_dir[0] == '/' &&
-            found->pw_dir[1] != '\0')
-            written = snprintf(dir, size, "%s/.cache/kiln", found->pw_dir);
+        char *found = password_home();
+        if (found != NULL)
+            chose = kiln_string_appendf(&path, "%s/.cache/kiln", found);
+        free(found);
     }
-    if (written < 0) {
-        snprintf(why, why_size,
-                 "no cache directory: set KILN_CACHE_DIR, XDG_CACHE_HOME or "
-                 "HOME");
+    if (!chose) {
+        kiln_string_free(&path);
+        kiln_string_appendf(why, "out of host memory");
         return false;
     }
-    if ((size_t)written >= size) {
-        snprintf(why, why_size, "cache directory path too long");
+    if (path.data == NULL) {
+        kiln_string_appendf(why, "no cache directory: set KILN_CACHE_DIR, "
+                                 "XDG_CACHE_HOME or HOME");
         return false;
     }
-    /* Strip trailing slashes so names join cleanly. */
-    size_t length = strlen(dir);
-    while (length > 1 && dir[length - 1] == '/')
-        dir[--length] = '\0';
-    if (!make_directories(dir)) {
-        snprintf(why, why_size, "cannot create %s: %s", dir, strerror(errno));
+    /* Strip trailing slashes so names join cleanly in messages. */
+    while (path.length > 1 && path.data[path.length - 1] == '/')
+        path.data[--path.length] = '\0';
+    dir->path = path.data;
+    if (!make_directories(dir->path)) {
+        kiln_string_appendf(why, "cannot create %s: %s", dir->path,
+                            strerror(errno));
+        cache_dir_close(dir);
         return false;
     }
+    dir->fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     struct stat info;
-    if (stat(dir, &info) != 0) {
-        snprintf(why, why_size, "cannot use %s: %s", dir, strerror(errno));
-        return false;
-    }
-    if (!S_ISDIR(info.st_mode)) {
-        snprintf(why, why_size, "%s is not a directory", dir);
-        return false;
-    }
-    if (info.st_uid != geteuid()) {
-        snprintf(why, why_size,
-                 "%s belongs to another user (uid %u): not used", dir,
-                 (unsigned)info.st_uid);
-        return false;
-    }
-    if ((info.st_mode & 0022) != 0) {
-        snprintf(why, why_size,
-                 "%s is writable by others (mode %03o): not used", dir,
-                 (unsigned)(info.st_mode & 0777));
-        return false;
-    }
-    return true;
+    const char *problem = NULL;
+    if (dir->fd < 0 && errno == ENOTDIR)
+        problem = "is not a directory";
+    else if (dir->fd < 0 || fstat(dir->fd, &info) != 0)
+        kiln_string_appendf(why, "cannot use %s: %s", dir->path,
+                            strerror(errno));
+    else if (!S_ISDIR(info.st_mode))
+        problem = "is not a directory";
+    else if (info.st_uid != geteuid())
+        kiln_string_appendf(why,
+                            "%s belongs to another user (uid %u): not used",
+                            dir->path, (unsigned)info.st_uid);
+    else if ((info.st_mode & 0022) != 0)
+        kiln_string_appendf(why,
+                            "%s is writable by others (mode %03o): not used",
+                            dir->path, (unsigned)(info.st_mode & 0777));
+    else
+        return true;
+    if (problem != NULL)
+        kiln_string_appendf(why, "%s %s", dir->path, problem);
+    cache_dir_close(dir);
+    return false;
 }
 
-static bool entry_path(char *path, size_t size, const char *dir,
-                       const char *hex)
+/* Opens the cache directory or traces why there is none. */
+static bool cache_dir_open_traced(cache_dir *dir)
 {
-    int written = snprintf(path, size, "%s/%s" ENTRY_SUFFIX, dir, hex);
-    return written > 0 && (size_t)written < size;
+    kiln_string why = {0};
+    bool ok = cache_dir_open(dir, &why);
+    if (!ok)
+        kiln_trace("disk cache: %s", why.data ? why.data : "out of memory");
+    kiln_string_free(&why);
+    return ok;
+}
+
+/* An entry's file name: the key's digest and the suffix. */
+typedef struct entry_name {
+    char text[sizeof(((kiln_cache_key *)0)->hex) + sizeof ENTRY_SUFFIX];
+} entry_name;
+
+static entry_name entry_name_of(const char *hex)
+{
+    entry_name name;
+    snprintf(name.text, sizeof name.text, "%s" ENTRY_SUFFIX, hex);
+    return name;
+}
+
+/* Creates a new temporary file in the directory (mode 0600), named
+ * TEMP_PREFIX + `tag` + a unique ending, like mkstemp but relative to the
+ * directory's descriptor. */
+static int temp_file_create(const cache_dir *dir, const char *tag,
+                            char *name, size_t size)
+{
+    static atomic_uint counter;
+    for (int attempt = 0; attempt < 64; ++attempt) {
+        struct {
+            pid_t process;
+            unsigned serial;
+            struct timespec now;
+        } seed;
+        memset(&seed, 0, sizeof seed);
+        seed.process = getpid();
+        seed.serial = atomic_fetch_add(&counter, 1);
+        clock_gettime(CLOCK_REALTIME, &seed.now);
+        int written =
+            snprintf(name, size, TEMP_PREFIX "%s-%012llx", tag,
+                     (unsigned long long)(kiln_checksum64(&seed, sizeof seed) &
+                                          0xffffffffffffull));
+        if (written < 0 || (size_t)written >= size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = openat(dir->fd, name,
+                        O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                        0600);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
 }
 
 /* ---- loading ---------------------------------------------------------------- */
@@ -308,19 +402,18 @@ static bool read_exactly(int fd, void *data, size_t size)
 
 bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
 {
-    char dir[4096], why[4200], path[4400];
-    if (!cache_directory(dir, sizeof dir, why, sizeof why)) {
-        kiln_trace("disk cache: %s", why);
+    cache_dir dir;
+    if (!cache_dir_open_traced(&dir))
         return false;
-    }
-    if (!entry_path(path, sizeof path, dir, key->hex))
-        return false;
+    entry_name name = entry_name_of(key->hex);
     /* O_NONBLOCK: a FIFO at the entry's path must not wait for a writer
      * before fstat can see that it is no regular file.  (Reads of a
      * regular file ignore the flag.) */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    int fd = openat(dir.fd, name.text,
+                    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
         kiln_trace("disk cache: miss %s", key->hex);
+        cache_dir_close(&dir);
         return false;
     }
     const char *problem = NULL;
@@ -362,8 +455,10 @@ bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
     }
     close(fd);
     if (problem != NULL) {
-        kiln_trace("disk cache: ignoring %s: %s", path, problem);
+        kiln_trace("disk cache: ignoring %s/%s: %s", dir.path, name.text,
+                   problem);
         free(data);
+        cache_dir_close(&dir);
         return false;
     }
     /* Keep the blob, drop the key in front of it. */
@@ -371,8 +466,9 @@ bool kiln_disk_cache_find(const kiln_cache_key *key, void **blob, size_t *size)
     *blob = data;
     *size = header.blob_length;
     /* The modification time orders entries for eviction: a hit is a use. */
-    (void)utimensat(AT_FDCWD, path, NULL, 0);
-    kiln_trace("disk cache: hit %s", path);
+    (void)utimensat(dir.fd, name.text, NULL, 0);
+    kiln_trace("disk cache: hit %s/%s", dir.path, name.text);
+    cache_dir_close(&dir);
     return true;
 }
 
@@ -408,34 +504,39 @@ static bool has_suffix(const char *name, const char *suffix)
 
 /* Lists the entries of `dir` (and removes temporary files that a crashed
  * writer left behind long ago). */
-static entry_stat *entries_list(const char *dir, size_t *count,
+static entry_stat *entries_list(const cache_dir *dir, size_t *count,
                                 uint64_t *total)
 {
     *count = 0;
     *total = 0;
-    DIR *handle = opendir(dir);
-    if (handle == NULL)
+    /* A descriptor of its own for the listing (closedir closes it); the
+     * copy shares the offset, hence the rewind. */
+    int listing = dup(dir->fd);
+    DIR *handle = listing >= 0 ? fdopendir(listing) : NULL;
+    if (handle == NULL) {
+        if (listing >= 0)
+            close(listing);
         return NULL;
+    }
+    rewinddir(handle);
     entry_stat *list = NULL;
     size_t capacity = 0;
     struct dirent *item;
     time_t now = time(NULL);
     while ((item = readdir(handle)) != NULL) {
-        char path[4400];
         struct stat info;
-        if (snprintf(path, sizeof path, "%s/%s", dir, item->d_name) >=
-            (int)sizeof path)
-            continue;
         if (strncmp(item->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX)) == 0) {
-            if (lstat(path, &info) == 0 &&
+            if (fstatat(dir->fd, item->d_name, &info, AT_SYMLINK_NOFOLLOW) ==
+                    0 &&
                 now - info.st_mtime > STALE_TEMP_SECONDS)
-                (void)unlink(path);
+                (void)unlinkat(dir->fd, item->d_name, 0);
             continue;
         }
         if (!has_suffix(item->d_name, ENTRY_SUFFIX) ||
             strlen(item->d_name) >= sizeof list[0].name)
             continue;
-        if (lstat(path, &info) != 0 || !S_ISREG(info.st_mode))
+        if (fstatat(dir->fd, item->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(info.st_mode))
             continue;
         if (*count == capacity) {
             size_t grown_capacity = capacity ? capacity * 2 : 64;
@@ -467,7 +568,7 @@ static int entry_older_first(const void *a, const void *b)
 }
 
 /* Deletes least recently used entries until the cache fits its limit. */
-static void cache_evict(const char *dir, uint64_t limit)
+static void cache_evict(const cache_dir *dir, uint64_t limit)
 {
     size_t count;
     uint64_t total;
@@ -478,11 +579,9 @@ static void cache_evict(const char *dir, uint64_t limit)
     }
     qsort(list, count, sizeof *list, entry_older_first);
     for (size_t i = 0; i < count && total > limit; ++i) {
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, list[i].name);
-        if (unlink(path) == 0 || errno == ENOENT) {
+        if (unlinkat(dir->fd, list[i].name, 0) == 0 || errno == ENOENT) {
             total -= list[i].bytes;
-            kiln_trace("disk cache: evicted %s", path);
+            kiln_trace("disk cache: evicted %s/%s", dir->path, list[i].name);
         }
     }
     free(list);
@@ -491,17 +590,16 @@ static void cache_evict(const char *dir, uint64_t limit)
 void kiln_disk_cache_store(const kiln_cache_key *key, const void *blob,
                            size_t size)
 {
-    char dir[4096], why[4200], path[4400], temp[4400];
-    if (size == 0 || size > MAX_ENTRY_BYTES ||
-        !cache_directory(dir, sizeof dir, why, sizeof why) ||
-        !entry_path(path, sizeof path, dir, key->hex))
+    cache_dir dir;
+    if (size == 0 || size > MAX_ENTRY_BYTES || !cache_dir_open_traced(&dir))
         return;
-    if (snprintf(temp, sizeof temp, "%s/" TEMP_PREFIX "%s-XXXXXX", dir,
-                 key->hex) >= (int)sizeof temp)
-        return;
-    int fd = mkstemp(temp);
+    entry_name name = entry_name_of(key->hex);
+    char temp[sizeof TEMP_PREFIX + sizeof key->hex + 16];
+    int fd = temp_file_create(&dir, key->hex, temp, sizeof temp);
     if (fd < 0) {
-        kiln_trace("disk cache: cannot write in %s: %s", dir, strerror(errno));
+        kiln_trace("disk cache: cannot write in %s: %s", dir.path,
+                   strerror(errno));
+        cache_dir_close(&dir);
         return;
     }
     entry_header header;
@@ -517,13 +615,17 @@ void kiln_disk_cache_store(const kiln_cache_key *key, const void *blob,
               write_exactly(fd, key->text, key->length) &&
               write_exactly(fd, blob, size);
     ok = (close(fd) == 0) && ok;
-    if (!ok || rename(temp, path) != 0) {
-        kiln_trace("disk cache: cannot store %s: %s", path, strerror(errno));
-        (void)unlink(temp);
+    if (!ok || renameat(dir.fd, temp, dir.fd, name.text) != 0) {
+        kiln_trace("disk cache: cannot store %s/%s: %s", dir.path, name.text,
+                   strerror(errno));
+        (void)unlinkat(dir.fd, temp, 0);
+        cache_dir_close(&dir);
         return;
     }
-    kiln_trace("disk cache: stored %s (%zu bytes)", path, size);
-    cache_evict(dir, kiln_env_cache_max_bytes());
+    kiln_trace("disk cache: stored %s/%s (%zu bytes)", dir.path, name.text,
+               size);
+    cache_evict(&dir, kiln_env_cache_max_bytes());
+    cache_dir_close(&dir);
 }
 
 /* ---- public ------------------------------------------------------------------ */
@@ -534,53 +636,55 @@ kiln_status kiln_cache_get_info(kiln_cache_info *info)
     KILN_CHECK_OUT(info, "info");
     memset(info, 0, sizeof *info);
     info->limit_bytes = kiln_env_cache_max_bytes();
-    char why[4200];
-    if (!cache_directory(info->directory, sizeof info->directory, why,
-                         sizeof why)) {
-        info->directory[0] = '\0';
-        kiln_trace("disk cache: %s", why);
+    cache_dir dir;
+    if (!cache_dir_open_traced(&dir))
+        return KILN_OK;
+    if (strlen(dir.path) >= sizeof info->directory) {
+        kiln_trace("disk cache: %s: path too long to report", dir.path);
+        cache_dir_close(&dir);
         return KILN_OK;
     }
     /* The user's own directory may still hold no files (/proc/self):
      * only one where a file can be made is reported as a cache. */
-    char probe[4400];
-    snprintf(probe, sizeof probe, "%s/" TEMP_PREFIX "probe-XXXXXX",
-             info->directory);
-    int fd = mkstemp(probe);
+    char probe[sizeof TEMP_PREFIX + 32];
+    int fd = temp_file_create(&dir, "probe", probe, sizeof probe);
     if (fd < 0) {
-        kiln_trace("disk cache: nothing can be stored in %s: %s",
-                   info->directory, strerror(errno));
-        info->directory[0] = '\0';
+        kiln_trace("disk cache: nothing can be stored in %s: %s", dir.path,
+                   strerror(errno));
+        cache_dir_close(&dir);
         return KILN_OK;
     }
     close(fd);
-    (void)unlink(probe);
+    (void)unlinkat(dir.fd, probe, 0);
+    snprintf(info->directory, sizeof info->directory, "%s", dir.path);
     info->enabled = 1;
     size_t count;
     uint64_t total;
-    free(entries_list(info->directory, &count, &total));
+    free(entries_list(&dir, &count, &total));
     info->entries = count;
     info->bytes = total;
+    cache_dir_close(&dir);
     return KILN_OK;
 }
 
 kiln_status kiln_cache_clear(void)
 {
     kiln_error_clear();
-    char dir[4096], why[4200];
-    if (!cache_directory(dir, sizeof dir, why, sizeof why))
+    cache_dir dir;
+    kiln_string why = {0};
+    bool opened = cache_dir_open(&dir, &why);
+    kiln_string_free(&why);
+    if (!opened)
         return KILN_OK; /* nothing to clear */
     size_t count;
     uint64_t total;
-    entry_stat *list = entries_list(dir, &count, &total);
+    entry_stat *list = entries_list(&dir, &count, &total);
     kiln_status status = KILN_OK;
-    for (size_t i = 0; i < count; ++i) {
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, list[i].name);
-        if (unlink(path) != 0 && errno != ENOENT)
-            status = kiln_error(KILN_ERR_IO, "kiln_cache_clear: %s: %s", path,
-                                strerror(errno));
-    }
+    for (size_t i = 0; i < count; ++i)
+        if (unlinkat(dir.fd, list[i].name, 0) != 0 && errno != ENOENT)
+            status = kiln_error(KILN_ERR_IO, "kiln_cache_clear: %s/%s: %s",
+                                dir.path, list[i].name, strerror(errno));
     free(list);
+    cache_dir_close(&dir);
     return status;
 }

@@ -219,40 +219,51 @@ static bool has_include_guard(const char *text, size_t length)
 }
 
 /* The directory part of `path` ("" for a bare file name). */
-static void directory_of(const char *path, char *dir, size_t size)
+/* The directory part of `path` ("" for none), malloc'ed; NULL when out of
+ * memory. */
+static char *directory_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t length = slash ? (size_t)(slash - path) : 0;
     if (slash == path)
         length = 1; /* "/x.cl" lives in "/" */
-    if (length >= size)
-        length = 0;
-    memcpy(dir, path, length);
-    dir[length] = '\0';
+    return kiln_strndup(path, length);
 }
 
-static bool resolve_include(const expand_state *state, const char *current_dir,
-                            const char *name, bool quoted, char *path,
-                            size_t size)
+/* `name` joined to `dir` ("" or NULL: `name` alone), malloc'ed, when that
+ * file exists. */
+static char *existing_file(const char *dir, const char *name)
 {
-    if (name[0] == '/') {
-        snprintf(path, size, "%s", name);
-        return file_exists(path);
-    }
+    kiln_string path = {0};
+    bool ok = dir != NULL && dir[0] != '\0'
+                  ? kiln_string_appendf(&path, "%s/%s", dir, name)
+                  : kiln_string_appendf(&path, "%s", name);
+    if (ok && file_exists(path.data))
+        return path.data;
+    kiln_string_free(&path);
+    return NULL;
+}
+
+/* The file an #include names (malloc'ed), or NULL when none is found. */
+static char *resolve_include(const expand_state *state, const char *current_dir,
+                             const char *name, bool quoted)
+{
+    if (name[0] == '/')
+        return existing_file(NULL, name);
     /* Quoted names look beside the including file first, as cpp does. */
     if (quoted && current_dir != NULL && current_dir[0] != '\0') {
-        int written = snprintf(path, size, "%s/%s", current_dir, name);
-        if (written > 0 && (size_t)written < size && file_exists(path))
-            return true;
+        char *path = existing_file(current_dir, name);
+        if (path != NULL)
+            return path;
     }
     for (size_t i = 0; i < state->dir_count; ++i) {
         if (state->dirs[i] == NULL || state->dirs[i][0] == '\0')
             continue;
-        int written = snprintf(path, size, "%s/%s", state->dirs[i], name);
-        if (written > 0 && (size_t)written < size && file_exists(path))
-            return true;
+        char *path = existing_file(state->dirs[i], name);
+        if (path != NULL)
+            return path;
     }
-    return false;
+    return NULL;
 }
 
 /* Appends `#line N "name"`, the name escaped as a C string. */
@@ -323,8 +334,11 @@ static kiln_status expand_file(expand_state *state, const char *path,
         state->once_paths = grown;
         state->once_paths[state->once_count++] = copy;
     }
-    char dir[4096];
-    directory_of(path, dir, sizeof dir);
+    char *dir = directory_of(path);
+    if (dir == NULL) {
+        free(text);
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
     bool pushed =
         state->stack_depth < sizeof state->stack / sizeof state->stack[0];
     if (pushed)
@@ -332,6 +346,7 @@ static kiln_status expand_file(expand_state *state, const char *path,
     status = expand_text(state, text, length, path, dir, depth);
     if (pushed)
         state->stack_depth--;
+    free(dir);
     free(text);
     return status;
 }
@@ -356,29 +371,30 @@ static kiln_status expand_text(expand_state *state, const char *text,
         const char *include_name;
         size_t include_length;
         bool quoted;
-        char path[4096];
-        char wanted[1024];
         bool inlined = false;
-        if (!in_comment &&
-            parse_include(p, line_end, &include_name, &include_length,
-                          &quoted) &&
-            include_length < sizeof wanted) {
-            memcpy(wanted, include_name, include_length);
-            wanted[include_length] = '\0';
-            if (resolve_include(state, current_dir, wanted, quoted, path,
-                                sizeof path)) {
+        if (!in_comment && parse_include(p, line_end, &include_name,
+                                         &include_length, &quoted)) {
+            char *wanted = kiln_strndup(include_name, include_length);
+            char *path = wanted ? resolve_include(state, current_dir, wanted,
+                                                  quoted)
+                                : NULL;
+            free(wanted);
+            if (path != NULL) {
                 kiln_trace("inlining #include \"%s\" from %s", path, name);
-                if (!append_line_marker(&state->output, 1, path))
-                    return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                      "out of host memory");
-                kiln_status status = expand_file(state, path, depth + 1);
+                kiln_status status =
+                    append_line_marker(&state->output, 1, path)
+                        ? expand_file(state, path, depth + 1)
+                        : KILN_ERR_OUT_OF_HOST_MEMORY;
+                if (status == KILN_OK &&
+                    (!kiln_string_append(&state->output, "\n", 1) ||
+                     !append_line_marker(&state->output, line_number + 1,
+                                         name)))
+                    status = KILN_ERR_OUT_OF_HOST_MEMORY;
+                free(path);
+                if (status == KILN_ERR_OUT_OF_HOST_MEMORY)
+                    return kiln_error(status, "out of host memory");
                 if (status != KILN_OK)
                     return status;
-                if (!kiln_string_append(&state->output, "\n", 1) ||
-                    !append_line_marker(&state->output, line_number + 1,
-                                        name))
-                    return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                      "out of host memory");
                 inlined = true;
             }
         }
@@ -411,12 +427,15 @@ kiln_status kiln_source_expand(const char *source, size_t length,
                                size_t *expanded_length)
 {
     expand_state state = {.dirs = include_dirs, .dir_count = include_dir_count};
-    char dir[4096] = "";
-    if (source_name != NULL && source_name[0] != '<')
-        directory_of(source_name, dir, sizeof dir);
+    char *dir = source_name != NULL && source_name[0] != '<'
+                    ? directory_of(source_name)
+                    : kiln_strdup("");
+    if (dir == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     kiln_status status =
         expand_text(&state, source, length,
                     source_name ? source_name : "<kiln program>", dir, 0);
+    free(dir);
     for (size_t i = 0; i < state.once_count; ++i)
         free(state.once_paths[i]);
     free(state.once_paths);
