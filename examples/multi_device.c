@@ -16,6 +16,8 @@
  * faster: splitting does not always pay, and the program says so.
  *
  * usage: multi_device [SEED [MILLIONS_OF_FLOATS]]   (default 64)
+ * KILN_BACKEND=cuda (or opencl) keeps that backend's devices only;
+ * KILN_OPENCL_PLATFORM=Portable keeps PoCL's among the OpenCL ones.
  */
 #include "example.h"
 
@@ -246,7 +248,12 @@ int main(int argc, char **argv)
     size_t count = 0;
     char options[64];
     snprintf(options, sizeof options, "-DGROUP_SIZE=%d", GROUP_SIZE);
+    /* KILN_BACKEND, as for the other examples, keeps one backend's. */
+    const char *only = getenv("KILN_BACKEND");
     for (size_t d = 0; d < listed && count < 64; ++d) {
+        if (only != NULL && only[0] != '\0' &&
+            strcmp(only, devices[d].backend) != 0)
+            continue;
         worker *w = &workers[count];
         w->info = devices[d];
         kiln_status status = kiln_context_create(
@@ -277,7 +284,10 @@ int main(int argc, char **argv)
         ++count;
     }
     if (count == 0) {
-        fprintf(stderr, "no device could be opened\n");
+        fflush(stdout);
+        fprintf(stderr, "no device could be opened%s%s%s (kiln-info lists "
+                "them)\n", only ? " of backend " : "", only ? only : "",
+                only ? " (KILN_BACKEND)" : "");
         return EXIT_FAILURE;
     }
 
