@@ -28,8 +28,19 @@ kiln_status kiln_buffer_create(kiln_context *context, size_t size,
     if (result == NULL)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                           "kiln_buffer_create: out of host memory");
-    kiln_status status =
-        kiln_pool_allocate(context, size, &result->memory, &result->capacity);
+    kiln_status status;
+    if ((atomic_load(&context->checks) & KILN_CHECK_BOUNDS) &&
+        kiln_guard_possible(context, size)) {
+        status = kiln_guard_allocate(context, size, &result->guarded,
+                                     &result->capacity, &result->memory);
+    } else {
+        if (atomic_load(&context->checks) & KILN_CHECK_BOUNDS)
+            kiln_trace("checked mode: a buffer of %zu bytes is too close to "
+                       "the largest allocation for guard zones",
+                       size);
+        status = kiln_pool_allocate(context, size, &result->memory,
+                                    &result->capacity);
+    }
     if (status != KILN_OK) {
         free(result);
         return kiln_error_prefix(status, "kiln_buffer_create(%zu bytes)",
@@ -90,8 +101,12 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
         atomic_load(&buffer->used_on_several_streams) ? KILN_PENDING_SEVERAL_STREAMS
         : atomic_load(&buffer->used_async)            ? KILN_PENDING_ONE_STREAM
                                                       : KILN_PENDING_NONE;
-    kiln_pool_return(context, buffer->memory, buffer->capacity, stream,
-                     pending);
+    if (buffer->guarded != NULL)
+        kiln_guard_free(context, buffer->guarded, buffer->capacity,
+                        buffer->memory, stream, pending);
+    else
+        kiln_pool_return(context, buffer->memory, buffer->capacity, stream,
+                         pending);
     if (stream != NULL)
         kiln_stream_release_internal(stream);
     kiln_handle_bury(buffer);

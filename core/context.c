@@ -81,6 +81,14 @@ kiln_status kiln_context_create(const char *backend, int device,
     pthread_mutex_init(&result->lock, NULL);
     kiln_peer_context_init(result);
     kiln_pool_init(&result->pool);
+    unsigned checks = kiln_env_checks();
+    if ((checks & KILN_CHECK_BOUNDS) && ops->memory_view == NULL) {
+        kiln_trace("KILN_CHECK=bounds: backend %s has no guard zones "
+                   "(plugin ABI before 2.1): not checked",
+                   ops->name);
+        checks &= ~(unsigned)KILN_CHECK_BOUNDS;
+    }
+    atomic_init(&result->checks, checks);
     kiln_refcount_init(&result->references);
     result->magic = KILN_MAGIC_CONTEXT;
     kiln_trace("context on %s device %d (%s)", ops->name, index,

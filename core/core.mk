@@ -11,6 +11,7 @@ libkiln_la_SOURCES = \
 	core/env.c \
 	core/error.c \
 	core/event.c \
+	core/guard.c \
 	core/handle.c \
 	core/hash.c \
 	core/host_memory.c \

@@ -86,6 +86,28 @@ static bool env_switch(const char *name)
 }
 
 bool kiln_env_cache_enabled(void) { return env_switch("KILN_CACHE"); }
+
+unsigned kiln_env_checks(void)
+{
+    const char *text = env_nonempty("KILN_CHECK");
+    if (text == NULL)
+        return 0;
+    /* Comma-separated words; "bounds" is the one check there is. */
+    unsigned checks = 0;
+    const char *word = text;
+    while (*word != '\0') {
+        size_t length = strcspn(word, ",");
+        if (length == 6 && strncmp(word, "bounds", 6) == 0)
+            checks |= KILN_CHECK_BOUNDS;
+        else if (length > 0)
+            kiln_trace("ignoring '%.*s' in KILN_CHECK='%.64s' (known: bounds)",
+                       (int)(length > 64 ? 64 : length), word, text);
+        word += length;
+        if (*word == ',')
+            ++word;
+    }
+    return checks;
+}
 bool kiln_env_pool_enabled(void) { return env_switch("KILN_POOL"); }
 
 /* 1 GiB by default: a few hundred real programs' binaries. */

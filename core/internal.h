@@ -54,6 +54,7 @@ KILN_INTERNAL bool kiln_env_cache_enabled(void);      /* KILN_CACHE != 0      */
 KILN_INTERNAL const char *kiln_env_cache_dir(void);   /* KILN_CACHE_DIR       */
 KILN_INTERNAL uint64_t kiln_env_cache_max_bytes(void); /* KILN_CACHE_MAX_MB   */
 KILN_INTERNAL bool kiln_env_pool_enabled(void);       /* KILN_POOL != 0       */
+KILN_INTERNAL unsigned kiln_env_checks(void);          /* KILN_CHECK: KILN_CHECK_* */
 KILN_INTERNAL const char *kiln_env_log(void);         /* KILN_LOG             */
 KILN_INTERNAL const char *kiln_env_xdg_cache_home(void);
 /* What the plugins are told (KILN_OPENCL_PLATFORM, the ICD loaders'
@@ -171,15 +172,19 @@ struct kiln_context {
      * (core/peer.c): allocated at the first one, used by one at a time. */
     pthread_mutex_t staging_lock;
     void *staging;
+    atomic_uint checks;            /* KILN_CHECK_* of the checked mode     */
 };
 
 struct kiln_buffer {
     uint32_t magic;
     kiln_refcount references;
     kiln_context *context;
-    kiln_backend_memory *memory;
+    kiln_backend_memory *memory;   /* a view inside `guarded`, if any    */
     size_t size;                   /* what the user asked for            */
     size_t capacity;               /* the pool's size class              */
+    /* Checked mode: the block with the guard zones around `memory`
+     * (core/guard.c); NULL for a buffer made without checks. */
+    kiln_backend_memory *guarded;
     /* The stream of the last asynchronous use (NULL: default), so a pooled
      * block is reused only after that work is done. */
     _Atomic(struct kiln_stream *) last_stream;
@@ -311,6 +316,37 @@ KILN_INTERNAL void kiln_pool_return(kiln_context *context,
                                     kiln_pending_work pending);
 /* Frees every cached block (context lock held by the caller). */
 KILN_INTERNAL void kiln_pool_trim_locked(kiln_context *context);
+
+/* ---- guard.c: the checked mode's guard zones ---------------------------- */
+
+#define KILN_GUARD_BYTES ((size_t)4096)
+
+struct kiln_string; /* strings.c, below */
+
+/* Whether `size` bytes can get guard zones on this context's device. */
+KILN_INTERNAL bool kiln_guard_possible(const kiln_context *context,
+                                       size_t size);
+/* A pooled block of size + 2 guard zones, the zones written, and a view of
+ * the `size` bytes between them. */
+KILN_INTERNAL kiln_status kiln_guard_allocate(kiln_context *context,
+                                              size_t size,
+                                              kiln_backend_memory **whole,
+                                              size_t *capacity,
+                                              kiln_backend_memory **view);
+/* Frees the view and returns the block to the pool. */
+KILN_INTERNAL void kiln_guard_free(kiln_context *context,
+                                   kiln_backend_memory *whole, size_t capacity,
+                                   kiln_backend_memory *view,
+                                   kiln_stream *stream,
+                                   kiln_pending_work pending);
+/* Waits for `stream`, reads both zones and appends to `report` the byte
+ * ranges (relative to the user's byte 0) that changed, restoring them.
+ * An empty report: nothing changed.  Errors: the reads' own. */
+KILN_INTERNAL kiln_status kiln_guard_check(kiln_context *context,
+                                           kiln_backend_stream *stream,
+                                           kiln_backend_memory *whole,
+                                           size_t size,
+                                           struct kiln_string *report);
 
 /* ---- stream.c ----------------------------------------------------------- */
 

@@ -298,6 +298,7 @@ static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
 typedef struct staged_host_arg {
     kiln_backend_memory *memory;
     size_t capacity;
+    kiln_backend_memory *guarded; /* checked mode: the block around it */
 } staged_host_arg;
 
 /* Returns the staging memory of the host arguments to the pool. */
@@ -305,10 +306,63 @@ static void release_staging(kiln_context *context, size_t arg_count,
                             const kiln_arg *args, staged_host_arg *staged,
                             kiln_stream *stream)
 {
-    for (size_t i = 0; i < arg_count; ++i)
-        if (kiln_arg_kind_is_host(args[i].kind) && staged[i].memory != NULL)
+    for (size_t i = 0; i < arg_count; ++i) {
+        if (!kiln_arg_kind_is_host(args[i].kind) || staged[i].memory == NULL)
+            continue;
+        if (staged[i].guarded != NULL)
+            kiln_guard_free(context, staged[i].guarded, staged[i].capacity,
+                            staged[i].memory, stream,
+                            KILN_PENDING_ONE_STREAM);
+        else
             kiln_pool_return(context, staged[i].memory, staged[i].capacity,
                              stream, KILN_PENDING_ONE_STREAM);
+    }
+}
+
+/* Checked mode, after the launch: the guard zones of every guarded buffer
+ * and staged host array.  The first argument whose zones changed is
+ * KILN_ERR_KERNEL_FAULT; every zone is checked (and restored) anyway. */
+static kiln_status check_guards(const kiln_kernel *kernel,
+                                kiln_backend_stream *stream, size_t arg_count,
+                                const kiln_arg *args,
+                                const staged_host_arg *staged)
+{
+    kiln_context *context = kernel->program->context;
+    kiln_status result = KILN_OK;
+    for (size_t i = 0; i < arg_count; ++i) {
+        const kiln_arg *arg = &args[i];
+        kiln_backend_memory *guarded = NULL;
+        const void *address = NULL;
+        if (arg->kind == KILN_ARG_KIND_BUFFER) {
+            guarded = arg->buffer->guarded;
+            address = arg->buffer;
+        } else if (kiln_arg_kind_is_host(arg->kind)) {
+            guarded = staged[i].guarded;
+            address = arg->host;
+        }
+        if (guarded == NULL)
+            continue;
+        size_t size = arg->kind == KILN_ARG_KIND_BUFFER ? arg->buffer->size
+                                                        : arg->size;
+        kiln_string report = {0};
+        kiln_status status =
+            kiln_guard_check(context, stream, guarded, size, &report);
+        if (status == KILN_OK && report.length > 0 && result == KILN_OK)
+            status = argument_error(
+                kernel, KILN_ERR_KERNEL_FAULT, i,
+                "the kernel wrote outside %s %p of %zu bytes%s: %s were "
+                "overwritten (checked mode)",
+                arg->kind == KILN_ARG_KIND_BUFFER ? "the buffer"
+                                                  : arg_kind_word(arg->kind),
+                address, size,
+                arg->kind == KILN_ARG_KIND_BUFFER ? "" : " (staged on the "
+                                                         "device)",
+                report.data);
+        kiln_string_free(&report);
+        if (result == KILN_OK)
+            result = status;
+    }
+    return result;
 }
 
 kiln_status kiln_launch_checked(kiln_kernel *kernel,
@@ -347,6 +401,7 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     }
 
     bool has_host_args = false, copies_back = false;
+    bool checked = (atomic_load(&context->checks) & KILN_CHECK_BOUNDS) != 0;
     for (size_t i = 0; i < arg_count && status == KILN_OK; ++i) {
         const kiln_arg *arg = &args[i];
         kiln_backend_arg *out = &backend_args[i];
@@ -366,8 +421,15 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         default: /* host arrays: stage through pooled device memory */
             has_host_args = true;
             out->kind = KILN_ARG_KIND_BUFFER;
-            status = kiln_pool_allocate(context, arg->size, &staged[i].memory,
-                                        &staged[i].capacity);
+            if (checked && kiln_guard_possible(context, arg->size))
+                status = kiln_guard_allocate(context, arg->size,
+                                             &staged[i].guarded,
+                                             &staged[i].capacity,
+                                             &staged[i].memory);
+            else
+                status = kiln_pool_allocate(context, arg->size,
+                                            &staged[i].memory,
+                                            &staged[i].capacity);
             if (status != KILN_OK) {
                 staged[i].memory = NULL;
                 break;
@@ -431,6 +493,8 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
                     context->backend, backend_stream, staged[i].memory, 0,
                     args[i].host, args[i].size, 1);
     }
+    if (status == KILN_OK && checked)
+        status = check_guards(kernel, backend_stream, arg_count, args, staged);
     if (has_host_args) {
         /* Keep the first failure's message through the clean-up. */
         release_staging(context, arg_count, args, staged, config->stream);

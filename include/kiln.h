@@ -236,6 +236,25 @@ kiln_status kiln_context_device_info(const kiln_context *context,
  * fault raised since the last synchronizing call (KILN_ERR_KERNEL_FAULT). */
 kiln_status kiln_context_synchronize(kiln_context *context);
 
+/* The checked mode, for finding kernels that write out of bounds (off by
+ * default; KILN_CHECK=bounds turns it on for every context created after).
+ * With KILN_CHECK_BOUNDS, buffers created from then on (and host In/Out
+ * arrays) get guard zones: 4 KiB of a pattern before and after them.  Each
+ * launch then waits for its kernel and checks the zones of its buffer
+ * arguments: a write past either end is KILN_ERR_KERNEL_FAULT naming the
+ * kernel, the argument, the buffer and the bytes overwritten, and the
+ * zones are restored.  Launches become synchronous (see
+ * docs/PERFORMANCE.md for the cost); writes more than 4 KiB away, reads,
+ * and buffers created before the switch are not checked.  `checks` is 0 or
+ * KILN_CHECK_BOUNDS; other bits are KILN_ERR_INVALID_ARGUMENT, and a
+ * plugin without guard support KILN_ERR_UNSUPPORTED. */
+typedef enum kiln_check {
+    KILN_CHECK_BOUNDS = 1
+} kiln_check;
+kiln_status kiln_context_set_checks(kiln_context *context, unsigned checks);
+kiln_status kiln_context_get_checks(const kiln_context *context,
+                                    unsigned *checks);
+
 /* ------------------------------------------------------------------------ */
 /* Streams and events                                                       */
 /* ------------------------------------------------------------------------ */

@@ -47,9 +47,10 @@ extern "C" {
  *   2.0  the host API hands over the settings the core read from the
  *        environment (kiln_backend_settings) instead of a getenv: plugins
  *        read no environment.  The ops table is 1.2's: every op up to
- *        native_handle required, the later ones optional. */
+ *        native_handle required, the later ones optional.
+ *   2.1  memory_view (optional) */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 0
+#define KILN_BACKEND_ABI_MINOR 1
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -307,6 +308,18 @@ typedef struct kiln_backend_ops {
                                           kiln_backend_stream *stream,
                                           kiln_backend_context *event_context,
                                           kiln_backend_event *event);
+
+    /* ---- ABI 2.1 ---- */
+
+    /* A view of bytes [offset, offset + size) of `memory`: memory that
+     * every op accepts (kernel arguments, transfers, native_handle), whose
+     * byte 0 is byte `offset` of `memory`.  The core frees it with
+     * memory_free, before `memory`; `offset` is a multiple of 4096.  The
+     * checked mode puts guard zones around buffers this way.  Optional:
+     * NULL makes kiln_context_set_checks answer KILN_ERR_UNSUPPORTED. */
+    kiln_status (*memory_view)(kiln_backend_context *context,
+                               kiln_backend_memory *memory, size_t offset,
+                               size_t size, kiln_backend_memory **view);
 } kiln_backend_ops;
 
 /* The size of a table of the required ops: the smallest the core

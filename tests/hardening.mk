@@ -3,7 +3,8 @@
 # runs its tests on every backend (tests/harness.c).
 KILN_TESTS += \
 	tests/test_pool_limit \
-	tests/test_hostile
+	tests/test_hostile \
+	tests/test_bounds
 
 # test_pool_limit loads the backends through a plugin that reports a
 # largest allocation of 100 MiB + 12345 bytes (tests/plugins/limits_plugin.c).

@@ -101,6 +101,7 @@ static void cuda_ops_fill(void)
     ops->cache_identity = cuda_context_cache_identity;
     ops->memory_alloc = cuda_memory_alloc;
     ops->memory_free = cuda_memory_free;
+    ops->memory_view = cuda_memory_view;
     ops->memory_write = cuda_memory_write;
     ops->memory_read = cuda_memory_read;
     ops->memory_copy = cuda_memory_copy;

@@ -32,16 +32,35 @@ kiln_status cuda_memory_alloc(kiln_backend_context *context, size_t size,
                          "cuMemAlloc(%zu bytes)", size);
     }
     result->size = size;
+    result->is_view = false;
     *memory = result;
+    return KILN_OK;
+}
+
+kiln_status cuda_memory_view(kiln_backend_context *context,
+                             kiln_backend_memory *memory, size_t offset,
+                             size_t size, kiln_backend_memory **view)
+{
+    (void)context;
+    kiln_backend_memory *result = malloc(sizeof *result);
+    if (result == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    result->pointer = memory->pointer + offset;
+    result->size = size;
+    result->is_view = true;
+    *view = result;
     return KILN_OK;
 }
 
 void cuda_memory_free(kiln_backend_context *context,
                       kiln_backend_memory *memory)
 {
-    /* Frees must go on after a fault too: errors change nothing here. */
-    (void)cuda_context_bind(context);
-    (void)cuMemFree(memory->pointer);
+    if (!memory->is_view) {
+        /* Frees must go on after a fault too: errors change nothing. */
+        (void)cuda_context_bind(context);
+        (void)cuMemFree(memory->pointer);
+    }
     free(memory);
 }
 

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include <cuda.h>
 
@@ -48,6 +49,7 @@ struct kiln_backend_context {
 struct kiln_backend_memory {
     CUdeviceptr pointer;     /* launch arguments point here directly      */
     size_t size;
+    bool is_view;            /* inside another allocation: not freed      */
 };
 
 struct kiln_backend_stream {
@@ -171,6 +173,10 @@ static inline CUstream cuda_stream_of(const kiln_backend_stream *stream)
 CUDA_INTERNAL kiln_status cuda_memory_alloc(kiln_backend_context *context,
                                             size_t size,
                                             kiln_backend_memory **memory);
+CUDA_INTERNAL kiln_status cuda_memory_view(kiln_backend_context *context,
+                                           kiln_backend_memory *memory,
+                                           size_t offset, size_t size,
+                                           kiln_backend_memory **view);
 CUDA_INTERNAL void cuda_memory_free(kiln_backend_context *context,
                                     kiln_backend_memory *memory);
 CUDA_INTERNAL kiln_status cuda_memory_write(kiln_backend_context *context,

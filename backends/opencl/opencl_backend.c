@@ -54,6 +54,7 @@ static void opencl_ops_fill(void)
     ops->cache_identity = opencl_context_cache_identity;
     ops->memory_alloc = opencl_memory_alloc;
     ops->memory_free = opencl_memory_free;
+    ops->memory_view = opencl_memory_view;
     ops->memory_write = opencl_memory_write;
     ops->memory_read = opencl_memory_read;
     ops->memory_copy = opencl_memory_copy;

@@ -35,6 +35,31 @@ kiln_status opencl_memory_alloc(kiln_backend_context *context, size_t size,
     return KILN_OK;
 }
 
+kiln_status opencl_memory_view(kiln_backend_context *context,
+                               kiln_backend_memory *memory, size_t offset,
+                               size_t size, kiln_backend_memory **view)
+{
+    (void)context;
+    kiln_backend_memory *result = malloc(sizeof *result);
+    if (result == NULL)
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    cl_buffer_region region = {.origin = offset, .size = size};
+    cl_int error = CL_SUCCESS;
+    result->buffer =
+        clCreateSubBuffer(memory->buffer, CL_MEM_READ_WRITE,
+                          CL_BUFFER_CREATE_TYPE_REGION, &region, &error);
+    result->size = size;
+    if (result->buffer == NULL || error != CL_SUCCESS) {
+        free(result);
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clCreateSubBuffer(%zu bytes at %zu)", size,
+                           offset);
+    }
+    *view = result;
+    return KILN_OK;
+}
+
 void opencl_memory_free(kiln_backend_context *context,
                         kiln_backend_memory *memory)
 {

@@ -175,6 +175,10 @@ OPENCL_INTERNAL kiln_status opencl_memory_alloc(kiln_backend_context *context,
                                                 kiln_backend_memory **memory);
 OPENCL_INTERNAL void opencl_memory_free(kiln_backend_context *context,
                                         kiln_backend_memory *memory);
+OPENCL_INTERNAL kiln_status opencl_memory_view(kiln_backend_context *context,
+                                               kiln_backend_memory *memory,
+                                               size_t offset, size_t size,
+                                               kiln_backend_memory **view);
 OPENCL_INTERNAL kiln_status opencl_memory_write(
     kiln_backend_context *context, kiln_backend_stream *stream,
     kiln_backend_memory *memory, size_t offset, const void *host, size_t size,
