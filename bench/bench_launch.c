@@ -10,7 +10,10 @@
  *    (KILN_BENCH_LAUNCHES sets the number);
  *  - launch + synchronize: one launch and a wait for it, host clock;
  *  - host In/Out: SAXPY with x as an In array and y as InOut (Kiln copies
- *    them around the launch) against the raw write, write, launch, read.
+ *    them around the launch) against the raw write, write, launch, read;
+ *  - the checked mode (KILN_CHECK=bounds): SAXPY launch + synchronize on
+ *    guarded buffers with the checks on, against the same without.
+ *    (Kiln against Kiln: the raw column holds the unchecked launch.)
  * The raw side is cuLaunchKernel / clEnqueueNDRangeKernel (with
  * clSetKernelArg for every launch, as raw code does), both on a function
  * compiled by the raw API itself and on Kiln's own CUfunction / cl_kernel
@@ -519,6 +522,51 @@ static void measure_async_and_round(launch_case *c, const char *size)
     }
 }
 
+/* Launch + synchronize with the checks on, on buffers made with them on
+ * (the switch is per context: on around each timed call, off for the rest
+ * of the program). */
+static double round_checked(void *state)
+{
+    launch_case *c = state;
+    BENCH_CHECK(kiln_context_set_checks(c->env->context, KILN_CHECK_BOUNDS));
+    double start = bench_now();
+    launch_kiln(c);
+    sync_kiln(c);
+    double seconds = bench_now() - start;
+    BENCH_CHECK(kiln_context_set_checks(c->env->context, 0));
+    return seconds;
+}
+
+static void measure_checked(launch_case *c, const char *size)
+{
+    launch_case checked = *c;
+    size_t bytes = (size_t)c->n * sizeof(float);
+    BENCH_CHECK(kiln_context_set_checks(c->env->context, KILN_CHECK_BOUNDS));
+    BENCH_CHECK(kiln_buffer_create(c->env->context, bytes, &checked.x));
+    BENCH_CHECK(kiln_buffer_create(c->env->context, bytes, &checked.y));
+    BENCH_CHECK(kiln_context_set_checks(c->env->context, 0));
+    BENCH_CHECK(kiln_buffer_copy(checked.x, 0, c->x, 0, bytes));
+    BENCH_CHECK(kiln_buffer_copy(checked.y, 0, c->y, 0, bytes));
+    bench_variant round[] = {
+        {.name = "checked", .run = round_checked, .state = &checked},
+        {.name = "unchecked", .run = round_kiln, .state = c},
+    };
+    bench_progress("%s: launch + synchronize, checked mode", c->name);
+    bench_measure(round, 2, 20, bench_quick() ? 100 : 500, 5000,
+                  bench_budget(2.0));
+    char what[160];
+    noise_floor = 0.0;
+    snprintf(what, sizeof what,
+             "%s: launch + synchronize, checked mode (KILN_CHECK=bounds) vs "
+             "unchecked",
+             c->name);
+    row_ratio(what, size, &round[0], &round[1], 0.0);
+    for (size_t i = 0; i < 2; ++i)
+        bench_samples_free(&round[i].samples);
+    BENCH_CHECK(kiln_buffer_release(checked.x));
+    BENCH_CHECK(kiln_buffer_release(checked.y));
+}
+
 static void measure_inout(launch_case *c, const char *size)
 {
     bench_env *env = c->env;
@@ -685,6 +733,7 @@ int main(int argc, char **argv)
         /* y changes with every repetition (y += a*x): harmless. */
         snprintf(size, sizeof size, "%d floats", c.n);
         measure_inout(&c, size);
+        measure_checked(&c, size);
     }
     bench_table_end();
     bench_note("async launch = host time per launch in batches (queue "

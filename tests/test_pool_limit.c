@@ -70,7 +70,7 @@ int main(void)
     /* KILN_PLUGIN_PATH takes absolute directories only. */
     char *builddir = realpath(test_builddir(), NULL);
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/plugins/limits",
+    snprintf(dir, sizeof dir, "%s/tests/plugins/limits/.libs",
              builddir ? builddir : ".");
     setenv("KILN_PLUGIN_PATH", dir, 1);
     snprintf(dir, sizeof dir, "%s/backends", builddir ? builddir : ".");
