@@ -1,6 +1,6 @@
 # Fuzz targets (libFuzzer, clang -fsanitize=fuzzer): `make fuzz` builds
 # each and runs it for FUZZ_SECONDS on a corpus seeded from the test
-# kernels.  Built with clang directly (not the configured compiler), with
+# kernels.  Built with clang (not the configured compiler), with
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = prepared env cache_entry source translate cuda_blob
@@ -9,46 +9,83 @@ FUZZ_TARGETS = prepared env cache_entry source translate cuda_blob
 if HAVE_OPENCL
 FUZZ_TARGETS += opencl_blob
 endif
-EXTRA_DIST += tests/fuzz/fuzz.mk tests/fuzz/fuzz_prepared.c tests/fuzz/fuzz_env.c \
-	tests/fuzz/fuzz_cache_entry.c tests/fuzz/fuzz_source.c \
-	tests/fuzz/fuzz_translate.c tests/fuzz/fuzz_cuda_blob.c \
-	tests/fuzz/fuzz_opencl_blob.c tests/fuzz/fuzz_host.h
 
-FUZZ_CFLAGS = -std=c11 -g -O1 -pthread \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$(top_srcdir)/include -I$(top_srcdir)/core -I$(top_srcdir)/translate \
-	-I$(top_srcdir)/backends/cuda \
-	-I$(top_builddir) -DKILN_PLUGIN_DIR='"/nonexistent"'
-FUZZ_CORE = $(filter %.c,$(libkiln_la_SOURCES:%=$(top_srcdir)/%))
-FUZZ_TRANSLATOR = $(wildcard $(top_srcdir)/translate/*.c) \
-	$(top_builddir)/translate/prelude_cuda.c
+# The targets are automake programs (EXTRA_PROGRAMS: built only by make
+# fuzz), compiled with clang: make fuzz runs the build of each with
+# CC=$(CLANG).  Per-target flags give their objects names of their own, so
+# they never mix with the configured compiler's.
+FUZZ_COMPILE_FLAGS = -std=c11 -g -O1 $(PTHREAD_CFLAGS) \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_PREPROCESS_FLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
+	-I$(top_srcdir)/backends/cuda $(XXHASH_CFLAGS) \
+	-DKILN_PLUGIN_DIR='"/nonexistent"'
+FUZZ_LINK_FLAGS = -fsanitize=fuzzer,address,undefined
+FUZZ_BINARIES = $(FUZZ_TARGETS:%=tests/fuzz/fuzz_%)
 
-tests/fuzz/fuzz_translate: $(top_srcdir)/tests/fuzz/fuzz_translate.c $(FUZZ_TRANSLATOR)
-	@mkdir -p tests/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz_translate.c \
-		$(sort $(FUZZ_TRANSLATOR))
+# The core's own parsers, compiled once into a library the targets share.
+EXTRA_LIBRARIES = tests/fuzz/libfuzzcore.a
+tests_fuzz_libfuzzcore_a_SOURCES = $(libkiln_la_SOURCES)
+tests_fuzz_libfuzzcore_a_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_libfuzzcore_a_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+FUZZ_CORE_LIBS = tests/fuzz/libfuzzcore.a $(DL_LIBS) $(XXHASH_LIBS) -lm
+
+CLEANFILES += $(EXTRA_PROGRAMS) $(EXTRA_LIBRARIES)
+EXTRA_PROGRAMS = tests/fuzz/fuzz_prepared tests/fuzz/fuzz_env \
+	tests/fuzz/fuzz_cache_entry tests/fuzz/fuzz_source \
+	tests/fuzz/fuzz_translate tests/fuzz/fuzz_cuda_blob \
+	tests/fuzz/fuzz_opencl_blob
+
+tests_fuzz_fuzz_prepared_SOURCES = tests/fuzz/fuzz_prepared.c
+tests_fuzz_fuzz_prepared_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_prepared_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_prepared_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_prepared_LDADD = $(FUZZ_CORE_LIBS)
+
+tests_fuzz_fuzz_env_SOURCES = tests/fuzz/fuzz_env.c
+tests_fuzz_fuzz_env_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_env_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_env_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_env_LDADD = $(FUZZ_CORE_LIBS)
+
+tests_fuzz_fuzz_cache_entry_SOURCES = tests/fuzz/fuzz_cache_entry.c
+tests_fuzz_fuzz_cache_entry_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_cache_entry_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_cache_entry_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_cache_entry_LDADD = $(FUZZ_CORE_LIBS)
+
+tests_fuzz_fuzz_source_SOURCES = tests/fuzz/fuzz_source.c
+tests_fuzz_fuzz_source_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_source_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_source_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_source_LDADD = $(FUZZ_CORE_LIBS)
+
+# The front end on its own.
+tests_fuzz_fuzz_translate_SOURCES = tests/fuzz/fuzz_translate.c \
+	$(translate_libkiln_translate_la_SOURCES)
+nodist_tests_fuzz_fuzz_translate_SOURCES = \
+	$(nodist_translate_libkiln_translate_la_SOURCES)
+tests_fuzz_fuzz_translate_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_translate_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_translate_LDFLAGS = $(FUZZ_LINK_FLAGS)
 
 # The plugins' program blob readers, on their own: they are what the
 # kernel cache hands its bytes to.
-FUZZ_OPENCL_BLOB = $(top_srcdir)/backends/opencl/opencl_blob.c \
-	$(top_srcdir)/backends/opencl/opencl_signature.c \
-	$(top_srcdir)/backends/opencl/opencl_errors.c
-tests/fuzz/fuzz_opencl_blob: $(top_srcdir)/tests/fuzz/fuzz_opencl_blob.c \
-		$(top_srcdir)/tests/fuzz/fuzz_host.h $(FUZZ_OPENCL_BLOB)
-	@mkdir -p tests/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -I$(top_srcdir)/backends/opencl -o $@ \
-		$(top_srcdir)/tests/fuzz/fuzz_opencl_blob.c $(FUZZ_OPENCL_BLOB) $(OPENCL_LIBS)
+tests_fuzz_fuzz_cuda_blob_SOURCES = tests/fuzz/fuzz_cuda_blob.c \
+	tests/fuzz/fuzz_host.h backends/cuda/cuda_blob.c
+tests_fuzz_fuzz_cuda_blob_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_cuda_blob_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_cuda_blob_LDFLAGS = $(FUZZ_LINK_FLAGS)
 
-tests/fuzz/fuzz_cuda_blob: $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c \
-		$(top_srcdir)/tests/fuzz/fuzz_host.h $(top_srcdir)/backends/cuda/cuda_blob.c
-	@mkdir -p tests/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz_cuda_blob.c \
-		$(top_srcdir)/backends/cuda/cuda_blob.c
-
-tests/fuzz/fuzz_%: $(top_srcdir)/tests/fuzz/fuzz_%.c $(FUZZ_CORE)
-	@mkdir -p tests/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) $(XXHASH_CFLAGS) -o $@ $< $(FUZZ_CORE) \
-		$(DL_LIBS) $(XXHASH_LIBS) -lm
+# opencl_signature.c needs the OpenCL headers and links the ICD loader,
+# though the reader calls no function of it.
+tests_fuzz_fuzz_opencl_blob_SOURCES = tests/fuzz/fuzz_opencl_blob.c \
+	tests/fuzz/fuzz_host.h backends/opencl/opencl_blob.c \
+	backends/opencl/opencl_signature.c backends/opencl/opencl_errors.c
+tests_fuzz_fuzz_opencl_blob_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS) \
+	-I$(top_srcdir)/backends/opencl
+tests_fuzz_fuzz_opencl_blob_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_opencl_blob_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_opencl_blob_LDADD = $(OPENCL_LIBS)
 
 # Seeds: the test kernels for the translator and the include expander,
 # short examples for the rest.
@@ -71,9 +108,7 @@ fuzz-corpus:
 
 fuzz: fuzz-corpus
 	@test -n "$(CLANG)" || { echo "make fuzz needs clang (configure found none)"; exit 1; }
-	@for t in $(FUZZ_TARGETS); do \
-	  $(MAKE) $(AM_MAKEFLAGS) tests/fuzz/fuzz_$$t || exit 1; \
-	done
+	$(MAKE) $(AM_MAKEFLAGS) CC='$(CLANG)' $(FUZZ_BINARIES)
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  ( cd tests/fuzz && ./fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
@@ -84,10 +119,10 @@ fuzz: fuzz-corpus
 	done; rm -rf /tmp/kiln-fuzz-*-*; exit $$status
 
 # Program blob seeds: a small hand-made one per backend (the first byte 1
-# asks the target to add the header or the checksum), and, when the test
-# suite ran in this tree, real blobs of the test kernels from its kernel
-# cache (entry: 40-byte header with the key's length at 16, the key, the
-# blob), each both whole (first byte 0) and as payload (first byte 1).
+# asks the target to add the blob's header), and, when the test suite ran
+# in this tree, real blobs of the test kernels from its kernel cache (found
+# in each entry by the plugin's magic), each both whole (first byte 0) and
+# as payload (first byte 1).
 fuzz-corpus-blobs:
 	@mkdir -p tests/fuzz/corpus-opencl_blob tests/fuzz/corpus-cuda_blob
 	@printf '\001\004\000\000\000\000\000\000\000ELF!\001\000\000\000\005\000\000\000scale\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000\000\000x\006\000\000\000float*\003\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000n\003\000\000\000int' \
@@ -95,17 +130,18 @@ fuzz-corpus-blobs:
 	@printf '\001\003\000\000\000\000\000\000\000\002\000\000\000\132\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000ptx\000\005\000scale\000\000\000\000\000\000\000\000\000\000\000\000\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000x\006\000float*\004\000\000\000\004\000\000\000\000\000\000\000\001\000n\003\000int' \
 	  > tests/fuzz/corpus-cuda_blob/scale
 	@n=0; for f in $$(ls -S -r tests/cache/*.kbin 2>/dev/null); do \
-	  key=$$(od -An -t u8 -j 16 -N 8 "$$f" | tr -d ' '); \
-	  test -n "$$key" || continue; \
-	  magic=$$(tail -c +$$((41 + key)) "$$f" | head -c 8); \
+	  for magic in KILN-OCL KILNCUBN; do \
+	    at=$$(LC_ALL=C grep -obUaF $$magic "$$f" | head -n 1 | cut -d: -f1); \
+	    test -n "$$at" && break; \
+	  done; \
 	  case $$magic in \
 	    KILN-OCL) t=opencl_blob; header=24 ;; \
-	    KILNCUBN) t=cuda_blob; header=8 ;; \
-	    *) continue ;; \
+	    *) t=cuda_blob; header=8 ;; \
 	  esac; \
+	  test -n "$$at" || continue; \
 	  base=tests/fuzz/corpus-$$t/$$(basename "$$f" .kbin); \
-	  { printf '\000'; tail -c +$$((41 + key)) "$$f"; } > "$$base-whole"; \
-	  { printf '\001'; tail -c +$$((41 + key + header)) "$$f"; } > "$$base-payload"; \
+	  { printf '\000'; tail -c +$$((at + 1)) "$$f"; } > "$$base-whole"; \
+	  { printf '\001'; tail -c +$$((at + 1 + header)) "$$f"; } > "$$base-payload"; \
 	  n=$$((n + 1)); test $$n -lt 4 || break; \
 	done
 .PHONY: fuzz fuzz-corpus fuzz-corpus-blobs
@@ -113,5 +149,4 @@ fuzz-corpus-blobs:
 
 clean-fuzz:
 	-rm -rf tests/fuzz/corpus-* tests/fuzz/*.log \
-	  $(FUZZ_TARGETS:%=tests/fuzz/fuzz_%) tests/fuzz/fuzz_opencl_blob \
 	  tests/fuzz/crash-* tests/fuzz/leak-*
