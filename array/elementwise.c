@@ -11,7 +11,8 @@
 #include <string.h>
 
 #define MAX_OPERANDS 3
-#define MAX_GROUPS ((size_t)1 << 16)
+/* one work-item per element: the grid covers the array */
+#define MAX_GROUPS (((size_t)1 << 31) - 1)
 
 /* How a kernel reads one operand. */
 typedef enum access {
@@ -228,8 +229,8 @@ kiln_status array_map(const char *function, const char *preamble,
 #undef ADD_LONG
     array_text_add(&source,
                    ")\n{\n"
-                   "    for (long i = get_global_id(0); i < kiln_n; "
-                   "i += get_global_size(0)) {\n");
+                   "    const long i = get_global_id(0);\n"
+                   "    if (i < kiln_n) {\n");
     if (any_strided) {
         array_text_add(&source, "        long kiln_rest = i, kiln_coordinate;\n");
         for (size_t k = 0; k < count; ++k)
@@ -320,8 +321,8 @@ kiln_status array_fill_expression(kiln_array *array, const char *expression,
     }
     array_text_add(&source,
                    ")\n{\n"
-                   "    for (long i = get_global_id(0); i < kiln_n; "
-                   "i += get_global_size(0))\n"
+                   "    const long i = get_global_id(0);\n"
+                   "    if (i < kiln_n)\n"
                    "        kiln_out[kiln_offset + i] = (%s)(%s);\n}\n",
                    array_dtype_ctype(array->dtype), expression);
     kiln_kernel *kernel = NULL;

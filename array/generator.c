@@ -9,14 +9,17 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GENERATOR_MAGIC 0x6b47656e65726174ull /* "kGenerat" */
 
-/* Grid-stride kernels stop growing the grid here and loop instead. */
-#define MAX_ELEMENTWISE_GROUPS ((size_t)1 << 20)
+/* Elementwise kernels run one work-item per element, like a hand-written
+ * kernel: the grid covers n (2^31 - 1 groups, CUDA's limit, is 5e11
+ * elements). */
+#define MAX_ELEMENTWISE_GROUPS (((size_t)1 << 31) - 1)
 
 /* Scan: values per work-group (ARRAY_GROUP_SIZE work-items, SCAN_ITEMS
  * consecutive values each). */
@@ -282,8 +285,8 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     add_params(&source, arguments);
     array_text_add(&source,
                    "long kiln_n)\n{\n"
-                   "    for (long i = get_global_id(0); i < kiln_n;\n"
-                   "         i += get_global_size(0)) {\n"
+                   "    const long i = get_global_id(0);\n"
+                   "    if (i < kiln_n) {\n"
                    "        %s;\n"
                    "    }\n}\n",
                    operation);
@@ -369,59 +372,115 @@ kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
 
 /* ---- reduction ------------------------------------------------------------------- */
 
+/* Where one stream's runs keep their partial results and the count of
+ * finished work-groups (zero between runs: the last group resets it).
+ * Runs on one stream are ordered by the stream; each stream gets its own
+ * scratch, so runs on two streams never share it. */
+typedef struct reduction_scratch {
+    kiln_stream *stream; /* a reference; NULL: the default stream */
+    kiln_buffer *partials, *done;
+    struct reduction_scratch *next;
+} reduction_scratch;
+
 struct kiln_reduction {
     uint64_t magic;
     atomic_int references;
-    kiln_context *context; /* borrowed through the kernels' programs */
-    kiln_kernel *stage1, *stage2;
+    kiln_context *context; /* kept alive by the kernel's program */
+    kiln_kernel *kernel;
     array_params params;
     size_t value_size;
+    size_t max_groups;
+    pthread_mutex_t lock; /* guards scratch */
+    reduction_scratch *scratch;
     char what[96];
 };
 
-/* The template: KILN_MAP(i) is the value of index i, KILN_REDUCE(a, b)
- * combines two; each work-item reduces a grid-stride slice (four loads in
- * flight per round), then the work-group through local memory, a barrier
- * before every halving step (no warp-synchronous tail: correct on every
- * device).  Stage 2 is the same code over stage 1's partial results. */
-static void add_reduction_body(array_text *source, const char *type,
-                               const char *neutral)
+/* Loads in flight per work-item in the main loop of a reduction. */
+#define REDUCE_UNROLL 8
+
+/* The template, one launch: KILN_MAP(i) is the value of index i,
+ * KILN_REDUCE(a, b) combines two.  Each work-item reduces a grid-stride
+ * slice (REDUCE_UNROLL independent loads in flight per round), then the
+ * work-group through local memory, a barrier before every halving step (no
+ * warp-synchronous tail: correct on every device).  Each group writes its
+ * partial result and counts itself done with one atomic; the last group
+ * reduces the partials the same way and writes the result (and sets the
+ * count back to zero for the next run). */
+static void add_reduction_kernel(array_text *source, const char *name,
+                                 const char *arguments, const char *type,
+                                 const char *neutral)
 {
-    array_text_add(
-        source,
-        "{\n"
-        "    const long kiln_stride = get_global_size(0);\n"
-        "    long kiln_index = get_global_id(0);\n"
-        "    %1$s kiln_acc = (%1$s)(%2$s);\n"
-        "    for (; kiln_index + 3 * kiln_stride < kiln_n;\n"
-        "         kiln_index += 4 * kiln_stride) {\n"
-        "        const long kiln_i1 = kiln_index + kiln_stride;\n"
-        "        const long kiln_i2 = kiln_i1 + kiln_stride;\n"
-        "        const long kiln_i3 = kiln_i2 + kiln_stride;\n"
-        "        %1$s kiln_v0 = KILN_MAP(kiln_index);\n"
-        "        %1$s kiln_v1 = KILN_MAP(kiln_i1);\n"
-        "        %1$s kiln_v2 = KILN_MAP(kiln_i2);\n"
-        "        %1$s kiln_v3 = KILN_MAP(kiln_i3);\n"
-        "        kiln_acc = KILN_REDUCE(kiln_acc,\n"
-        "            KILN_REDUCE(KILN_REDUCE(kiln_v0, kiln_v1),\n"
-        "                        KILN_REDUCE(kiln_v2, kiln_v3)));\n"
-        "    }\n"
-        "    for (; kiln_index < kiln_n; kiln_index += kiln_stride)\n"
-        "        kiln_acc = KILN_REDUCE(kiln_acc, KILN_MAP(kiln_index));\n"
-        "    __local %1$s kiln_scratch[%3$d];\n"
-        "    const uint kiln_lid = get_local_id(0);\n"
-        "    kiln_scratch[kiln_lid] = kiln_acc;\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    for (uint kiln_half = %3$d / 2; kiln_half > 0; kiln_half /= 2) {\n"
-        "        if (kiln_lid < kiln_half)\n"
-        "            kiln_scratch[kiln_lid] = KILN_REDUCE(\n"
-        "                kiln_scratch[kiln_lid], kiln_scratch[kiln_lid + kiln_half]);\n"
-        "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-        "    }\n"
-        "    if (kiln_lid == 0)\n"
-        "        kiln_out[kiln_out_index + get_group_id(0)] = kiln_scratch[0];\n"
-        "}\n",
-        type, neutral, ARRAY_GROUP_SIZE);
+    array_text_add(source,
+                   "void kiln_group_reduce(__local %s *kiln_scratch, %s kiln_acc)\n"
+                   "{\n"
+                   "    const uint kiln_lid = get_local_id(0);\n"
+                   "    kiln_scratch[kiln_lid] = kiln_acc;\n"
+                   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                   "    for (uint kiln_half = %d / 2; kiln_half > 0; kiln_half /= 2) {\n"
+                   "        if (kiln_lid < kiln_half)\n"
+                   "            kiln_scratch[kiln_lid] = KILN_REDUCE(\n"
+                   "                kiln_scratch[kiln_lid], kiln_scratch[kiln_lid + kiln_half]);\n"
+                   "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+                   "    }\n"
+                   "}\n",
+                   type, type, ARRAY_GROUP_SIZE);
+    /* The unrolled round, written out rather than left to the compiler:
+     * REDUCE_UNROLL loads, each of its own index variable (the map
+     * expression is a macro of i), then their combination. */
+    array_text_add(source, "#define KILN_LOADS");
+    for (int k = 0; k < REDUCE_UNROLL; ++k)
+        array_text_add(source,
+                       " const long kiln_i%1$d = kiln_index + %1$d * kiln_stride;"
+                       " const %2$s kiln_v%1$d = KILN_MAP(kiln_i%1$d);",
+                       k, type);
+    array_text_add(source, "\n#define KILN_COMBINES");
+    for (int k = 0; k < REDUCE_UNROLL; ++k)
+        array_text_add(source, " kiln_acc = KILN_REDUCE(kiln_acc, kiln_v%d);",
+                       k);
+    array_text_add(source, "\n");
+    array_text_add(source, "__kernel void %s(", name);
+    add_params(source, arguments);
+    array_text_add(source,
+                   "long kiln_n, __global %1$s *kiln_out, long kiln_out_index,\n"
+                   "    __global volatile %1$s *kiln_partials, __global uint *kiln_done)\n"
+                   "{\n"
+                   "    __local %1$s kiln_scratch[%3$d];\n"
+                   "    __local uint kiln_last;\n"
+                   "    const long kiln_stride = get_global_size(0);\n"
+                   "    long kiln_index = get_global_id(0);\n"
+                   "    %1$s kiln_acc = (%1$s)(%2$s);\n"
+                   "    for (; kiln_index + %4$d * kiln_stride <= kiln_n;\n"
+                   "         kiln_index += %4$d * kiln_stride) {\n"
+                   "        KILN_LOADS\n"
+                   "        KILN_COMBINES\n"
+                   "    }\n"
+                   "    for (; kiln_index < kiln_n; kiln_index += kiln_stride)\n"
+                   "        kiln_acc = KILN_REDUCE(kiln_acc, KILN_MAP(kiln_index));\n"
+                   "    kiln_group_reduce(kiln_scratch, kiln_acc);\n"
+                   "    const uint kiln_groups = get_num_groups(0);\n"
+                   "    if (kiln_groups == 1) {\n"
+                   "        if (get_local_id(0) == 0)\n"
+                   "            kiln_out[kiln_out_index] = kiln_scratch[0];\n"
+                   "        return;\n"
+                   "    }\n"
+                   "    if (get_local_id(0) == 0) {\n"
+                   "        kiln_partials[get_group_id(0)] = kiln_scratch[0];\n"
+                   "        mem_fence(CLK_GLOBAL_MEM_FENCE); /* the partial before the count */\n"
+                   "        kiln_last = atomic_inc(kiln_done) == kiln_groups - 1;\n"
+                   "    }\n"
+                   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                   "    if (kiln_last) {\n"
+                   "        kiln_acc = (%1$s)(%2$s);\n"
+                   "        for (uint kiln_g = get_local_id(0); kiln_g < kiln_groups; kiln_g += %3$d)\n"
+                   "            kiln_acc = KILN_REDUCE(kiln_acc, kiln_partials[kiln_g]);\n"
+                   "        kiln_group_reduce(kiln_scratch, kiln_acc);\n"
+                   "        if (get_local_id(0) == 0) {\n"
+                   "            kiln_out[kiln_out_index] = kiln_scratch[0];\n"
+                   "            kiln_done[0] = 0;\n"
+                   "        }\n"
+                   "    }\n"
+                   "}\n",
+                   type, neutral, ARRAY_GROUP_SIZE, REDUCE_UNROLL);
 }
 
 kiln_status kiln_reduction_create(kiln_context *context, const char *type,
@@ -486,46 +545,22 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
         array_text_add(&source, "#define KILN_MAP(i) (%s[i])\n", input);
     else
         array_text_add(&source, "#define KILN_MAP(i) (%s)\n", map_expression);
-    array_text_add(&source, "__kernel void %s_stage1(", name);
-    add_params(&source, arguments);
-    array_text_add(&source,
-                   "long kiln_n, __global %s *kiln_out, long kiln_out_index)\n",
-                   type);
-    add_reduction_body(&source, type, neutral);
-    array_text_add(&source,
-                   "#undef KILN_MAP\n#define KILN_MAP(i) (kiln_in[i])\n"
-                   "__kernel void %s_stage2(__global const %s *kiln_in, "
-                   "long kiln_n, __global %s *kiln_out, long kiln_out_index)\n",
-                   name, type, type);
-    add_reduction_body(&source, type, neutral);
-
-    kiln_program *program = NULL;
+    add_reduction_kernel(&source, name, arguments, type, neutral);
     if (source.failed)
         status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                              "out of host memory");
     else
-        status = array_program_build(context, source.data, &program);
+        status = array_kernel_build(context, source.data, name, &made->kernel);
     array_text_free(&source);
-    char kernel_name[160];
-    if (status == KILN_OK) {
-        snprintf(kernel_name, sizeof kernel_name, "%s_stage1", name);
-        status = kiln_kernel_create(program, kernel_name, &made->stage1);
-    }
-    if (status == KILN_OK) {
-        snprintf(kernel_name, sizeof kernel_name, "%s_stage2", name);
-        status = kiln_kernel_create(program, kernel_name, &made->stage2);
-    }
-    if (program != NULL)
-        array_release_program(program);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
-        if (made->stage1 != NULL)
-            array_release_kernel(made->stage1);
         array_params_free(&made->params);
         free(made);
         return status;
     }
     made->context = context;
+    made->max_groups = array_busy_groups(context);
+    pthread_mutex_init(&made->lock, NULL);
     made->magic = GENERATOR_MAGIC + 1;
     atomic_init(&made->references, 1);
     *reduction = made;
@@ -555,12 +590,70 @@ kiln_status kiln_reduction_release(kiln_reduction *reduction)
                            "a reduction");
     if (atomic_fetch_sub(&reduction->references, 1) == 1) {
         reduction->magic = 0;
-        array_release_kernel(reduction->stage1);
-        array_release_kernel(reduction->stage2);
+        for (reduction_scratch *s = reduction->scratch; s != NULL;) {
+            reduction_scratch *next = s->next;
+            array_release_buffer(s->partials);
+            array_release_buffer(s->done);
+            if (s->stream != NULL)
+                kiln_stream_release(s->stream);
+            free(s);
+            s = next;
+        }
+        pthread_mutex_destroy(&reduction->lock);
+        array_release_kernel(reduction->kernel);
         array_params_free(&reduction->params);
         free(reduction);
     }
     return kiln_error_set(KILN_OK, NULL);
+}
+
+/* The scratch of `stream`, made on first use. */
+static kiln_status reduction_scratch_for(kiln_reduction *reduction,
+                                         kiln_stream *stream,
+                                         reduction_scratch **found)
+{
+    pthread_mutex_lock(&reduction->lock);
+    for (reduction_scratch *s = reduction->scratch; s != NULL; s = s->next)
+        if (s->stream == stream) {
+            *found = s;
+            pthread_mutex_unlock(&reduction->lock);
+            return KILN_OK;
+        }
+    reduction_scratch *made = calloc(1, sizeof *made);
+    kiln_status status = KILN_OK;
+    const uint32_t zero = 0;
+    if (made == NULL)
+        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                             "out of host memory");
+    if (status == KILN_OK)
+        status = kiln_buffer_create(reduction->context,
+                                    reduction->max_groups *
+                                        reduction->value_size,
+                                    &made->partials);
+    /* written before any run can be queued: kiln_buffer_create_from
+     * returns when the zero has arrived */
+    if (status == KILN_OK)
+        status = kiln_buffer_create_from(reduction->context, &zero,
+                                         sizeof zero, &made->done);
+    if (status == KILN_OK && stream != NULL)
+        status = kiln_stream_retain(stream);
+    if (status != KILN_OK) {
+        if (made != NULL) {
+            if (made->partials != NULL)
+                array_release_buffer(made->partials);
+            if (made->done != NULL)
+                array_release_buffer(made->done);
+            free(made);
+        }
+        pthread_mutex_unlock(&reduction->lock);
+        return status;
+    }
+    made->stream = stream;
+    made->next = reduction->scratch;
+    reduction->scratch = made;
+    pthread_mutex_unlock(&reduction->lock);
+    *found = made;
+    return KILN_OK;
 }
 
 kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
@@ -594,49 +687,34 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
                            "in the %zu-byte result buffer",
                            function, reduction->value_size, result_offset,
                            result_size);
+    reduction_scratch *scratch = NULL;
+    status = reduction_scratch_for(reduction, stream, &scratch);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s: scratch memory", function);
 
-    /* Stage 1 fills the device; a small input needs only one group, whose
-     * single partial is the result. */
-    size_t groups = array_busy_groups(reduction->context);
-    size_t useful = (n + 4 * ARRAY_GROUP_SIZE - 1) / (4 * ARRAY_GROUP_SIZE);
+    /* Enough groups to fill the device, and no more than the input
+     * gives each a round of loads. */
+    size_t groups = reduction->max_groups;
+    size_t useful = (n + REDUCE_UNROLL * ARRAY_GROUP_SIZE - 1) /
+                    (REDUCE_UNROLL * ARRAY_GROUP_SIZE);
     if (groups > useful)
         groups = useful;
     if (groups == 0)
         groups = 1;
-
-    kiln_arg *all = args_with(arg_count, args, 3);
+    kiln_arg *all = args_with(arg_count, args, 5);
     if (all == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    kiln_buffer *partials = NULL;
-    const int64_t result_index =
-        (int64_t)(result_offset / reduction->value_size);
-    if (groups > 1) {
-        status = kiln_buffer_create(reduction->context,
-                                    groups * reduction->value_size, &partials);
-        if (status != KILN_OK) {
-            free(all);
-            return array_error_prefix(status, "%s: partial results", function);
-        }
-    }
     all[arg_count] = KILN_ARG_LONG((int64_t)n);
-    all[arg_count + 1] = KILN_ARG_BUFFER(partials ? partials : result);
-    all[arg_count + 2] = KILN_ARG_LONG(partials ? 0 : result_index);
+    all[arg_count + 1] = KILN_ARG_BUFFER(result);
+    all[arg_count + 2] =
+        KILN_ARG_LONG((int64_t)(result_offset / reduction->value_size));
+    all[arg_count + 3] = KILN_ARG_BUFFER(scratch->partials);
+    all[arg_count + 4] = KILN_ARG_BUFFER(scratch->done);
     kiln_launch_config config = {.grid = KILN_DIM1(groups),
                                  .block = KILN_DIM1(ARRAY_GROUP_SIZE),
                                  .stream = stream};
-    status = kiln_launch(reduction->stage1, &config, arg_count + 3, all);
+    status = kiln_launch(reduction->kernel, &config, arg_count + 5, all);
     free(all);
-    if (status == KILN_OK && partials != NULL) {
-        config.grid = KILN_DIM1(1);
-        const kiln_arg second[] = {KILN_ARG_BUFFER(partials),
-                                   KILN_ARG_LONG((int64_t)groups),
-                                   KILN_ARG_BUFFER(result),
-                                   KILN_ARG_LONG(result_index)};
-        status = kiln_launch(reduction->stage2, &config, 4, second);
-    }
-    /* The pool keeps the partials until the stream has passed them. */
-    if (partials != NULL)
-        array_release_buffer(partials);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, reduction->what);
     return KILN_OK;

@@ -16,21 +16,22 @@ static const char philox_source[] =
     "#define KILN_PHILOX_M1 0xCD9E8D57u\n"
     "#define KILN_PHILOX_W0 0x9E3779B9u\n"
     "#define KILN_PHILOX_W1 0xBB67AE85u\n"
+    "/* round r: the key is the seed plus r Weyl increments */\n"
+    "#define KILN_PHILOX_ROUND(r) {                                          \\\n"
+    "        uint hi0 = mul_hi(KILN_PHILOX_M0, c.x), lo0 = KILN_PHILOX_M0 * c.x; \\\n"
+    "        uint hi1 = mul_hi(KILN_PHILOX_M1, c.z), lo1 = KILN_PHILOX_M1 * c.z; \\\n"
+    "        c = (uint4)(hi1 ^ c.y ^ (k.x + (r) * KILN_PHILOX_W0), lo1,      \\\n"
+    "                    hi0 ^ c.w ^ (k.y + (r) * KILN_PHILOX_W1), lo0); }\n"
     "uint4 kiln_philox(uint4 c, uint2 k)\n"
     "{\n"
-    "    for (int round = 0; round < 10; ++round) {\n"
-    "        if (round > 0) {\n"
-    "            k.x += KILN_PHILOX_W0;\n"
-    "            k.y += KILN_PHILOX_W1;\n"
-    "        }\n"
-    "        uint hi0 = mul_hi(KILN_PHILOX_M0, c.x), lo0 = KILN_PHILOX_M0 * c.x;\n"
-    "        uint hi1 = mul_hi(KILN_PHILOX_M1, c.z), lo1 = KILN_PHILOX_M1 * c.z;\n"
-    "        c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);\n"
-    "    }\n"
+    "    KILN_PHILOX_ROUND(0u) KILN_PHILOX_ROUND(1u) KILN_PHILOX_ROUND(2u)\n"
+    "    KILN_PHILOX_ROUND(3u) KILN_PHILOX_ROUND(4u) KILN_PHILOX_ROUND(5u)\n"
+    "    KILN_PHILOX_ROUND(6u) KILN_PHILOX_ROUND(7u) KILN_PHILOX_ROUND(8u)\n"
+    "    KILN_PHILOX_ROUND(9u)\n"
     "    return c;\n"
     "}\n";
 
-/* Each work-item turns one block into PER_BLOCK values: four floats of 24
+/* Work-item `block` turns its block into PER_BLOCK values: four floats of 24
  * random bits, or two doubles of 53.  Normal values come in Box-Muller
  * pairs from two uniform ones (the first moved to (0, 1] for the log). */
 static const char random_kernel_source[] =
@@ -39,8 +40,8 @@ static const char random_kernel_source[] =
     "{\n"
     "    const uint2 key = (uint2)((uint)seed, (uint)(seed >> 32));\n"
     "    const long blocks = (n + PER_BLOCK - 1) / PER_BLOCK;\n"
-    "    for (long block = get_global_id(0); block < blocks;\n"
-    "         block += get_global_size(0)) {\n"
+    "    const long block = get_global_id(0);\n"
+    "    if (block < blocks) {\n"
     "        const ulong c = counter + (ulong)block;\n"
     "        uint4 r = kiln_philox((uint4)((uint)c, (uint)(c >> 32), 0u, 0u), key);\n"
     "        REAL u[PER_BLOCK];\n"
@@ -119,8 +120,9 @@ static kiln_status random_array(const char *function, kiln_random *random,
                 array_scalar_arg(dtype, a, &slots[0]),
                 array_scalar_arg(dtype, b, &slots[1]),
             };
-            status = array_launch_1d(kernel, blocks, (size_t)1 << 16, stream,
-                                     7, args);
+            /* one work-item per block */
+            status = array_launch_1d(kernel, blocks, ((size_t)1 << 31) - 1,
+                                     stream, 7, args);
             array_release_kernel(kernel);
         }
         if (status != KILN_OK) {

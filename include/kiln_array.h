@@ -86,10 +86,14 @@ kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
  * or "" reduces the first pointer argument's elements.  `neutral` is the
  * identity of the reduction ("0", "-INFINITY").
  *
- * The whole reduction runs in at most two launches: the first reduces as
- * many blocks of the input as keep the device busy, map and reduce fused,
- * each work-group through local memory with a barrier at every step; the
- * second reduces those partial results.  One launch when n is small. */
+ * The whole reduction is one launch: as many work-groups as keep the
+ * device busy each reduce a slice of the input, map and reduce fused,
+ * through local memory with a barrier at every step; each writes its
+ * partial result, and the last group to finish (counted with one atomic)
+ * reduces the partials.  Each stream a reduction runs on gets its own
+ * scratch memory for the partials (kept, with a reference to the stream,
+ * until the reduction is released), so runs on different streams may
+ * overlap. */
 typedef struct kiln_reduction kiln_reduction;
 kiln_status kiln_reduction_create(kiln_context *context, const char *type,
                                   const char *neutral,

@@ -120,6 +120,23 @@ static void reduction_sum_of_squares(void **state)
         assert_true(back[0] == -7 && back[1] == -7 && back[3] == -7);
         assert_true(back[2] == got);
     }
+    /* on a stream of its own, with its own scratch, beside the default
+     * stream's runs */
+    kiln_stream *stream = NULL;
+    TEST_OK(kiln_stream_create(context, &stream));
+    {
+        const kiln_arg args[] = {KILN_ARG_BUFFER(xb)};
+        float on_stream = 0, on_default = 0;
+        TEST_OK(kiln_reduction_run(sumsq, sizes[3], 1, args, result, 0,
+                                   NULL));
+        TEST_OK(kiln_reduction_run_to_host(sumsq, sizes[3], 1, args,
+                                           &on_stream, sizeof on_stream,
+                                           stream));
+        TEST_OK(kiln_buffer_read(result, 0, &on_default, sizeof on_default));
+        assert_true(on_stream == on_default);
+    }
+    TEST_OK(kiln_stream_release(stream)); /* the reduction keeps it */
+
     /* n == 0 is the neutral element */
     float got = 1;
     const kiln_arg args[] = {KILN_ARG_BUFFER(xb)};
