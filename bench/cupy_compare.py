@@ -287,6 +287,56 @@ def main():
         format_rate(s, flops / 1e9, "GFLOP/s"), "—", "—")
     del A, B, C, A64, B64
 
+    # -- the array layer's work (bench/bench_array) -------------------------------------
+    progress("array layer: ReductionKernel, random numbers, axis sums")
+    x = rng.random(n, dtype=cp.float32) * 2 - 1
+    sumsq_reduction = cp.ReductionKernel(
+        "float32 x", "float32 y", "x * x", "a + b", "y = a", "0",
+        "bench_sumsq")
+    check("ReductionKernel sum of squares",
+          relative_error(float(sumsq_reduction(x)),
+                         float(cp.sum(x.astype(cp.float64) ** 2))), 1e-4)
+    nbytes = 4 * n
+    size = "%d M floats" % (n >> 20)
+    s = device_time(lambda: sumsq_reduction(x), 20, 20, 300, 2.0)
+    row("sum of squares, ReductionKernel (map x*x, reduce a+b)", size,
+        format_time(s), format_rate(s, nbytes / 1e9, "GB/s"),
+        fraction(s, nbytes), "Kiln's generator: >= 85% of copy")
+    del x
+    random_n = (4 << 20) if QUICK else (64 << 20)
+    target = cp.empty(random_n, dtype=cp.float32)
+    fill_stats = device_time(lambda: target.fill(0), 10, 20, 200, 1.5)
+    write_bandwidth = 4 * random_n / fill_stats["median"]
+    row("write bandwidth, ndarray.fill(0)", "%d M floats" % (random_n >> 20),
+        format_time(fill_stats),
+        format_rate(fill_stats, 4 * random_n / 1e9, "GB/s"), "—",
+        "the reference for random numbers")
+    sample = cp.random.rand(random_n, dtype=cp.float32)
+    if not (0 <= float(sample.min()) and float(sample.max()) < 1):
+        sys.exit("cupy_compare: cupy.random.rand out of [0, 1)")
+    del sample
+    s = device_time(lambda: cp.random.rand(random_n, dtype=cp.float32), 10,
+                    20, 200, 1.5)
+    row("random uniform, cupy.random.rand(float32)",
+        "%d M floats" % (random_n >> 20), format_time(s),
+        format_rate(s, 4 * random_n / 1e9, "GB/s"),
+        "%.0f%% of write" % (100.0 * 4 * random_n / s["median"] /
+                             write_bandwidth),
+        "Kiln: >= 70% of write")
+    del target
+    square = (1024 if QUICK else 4096)
+    M = rng.random((square, square), dtype=cp.float32)
+    for axis in (0, 1):
+        got = cp.asnumpy(cp.sum(M, axis=axis))
+        want = cp.asnumpy(cp.sum(M.astype(cp.float64), axis=axis))
+        check("cupy.sum(axis=%d)" % axis, relative_error(got, want), 1e-5)
+        s = device_time(lambda: cp.sum(M, axis=axis), 20, 20, 300, 1.5)
+        row("sum along axis %d, cupy.sum(M, axis=%d)" % (axis, axis),
+            "%d × %d" % (square, square), format_time(s),
+            format_rate(s, 4 * square * square / 1e9, "GB/s"),
+            fraction(s, 4 * square * square), "Kiln: >= 70% of copy")
+    del M
+
     # -- launch overhead ------------------------------------------------------------
     empty_kernel = cp.RawKernel('extern "C" __global__ void empty(void) {}',
                                 "empty")
