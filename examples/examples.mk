@@ -9,7 +9,8 @@ KILN_EXAMPLES = \
 	examples/matrix_add \
 	examples/shared_memory \
 	examples/sum_of_squares \
-	examples/multi_device
+	examples/multi_device \
+	examples/array_basics
 noinst_PROGRAMS += $(KILN_EXAMPLES)
 noinst_HEADERS += examples/example.h
 
@@ -24,10 +25,12 @@ examples_matrix_add_LDADD = libkiln.la -lm
 examples_shared_memory_SOURCES = examples/shared_memory.c
 examples_shared_memory_LDADD = libkiln.la -lm
 examples_sum_of_squares_SOURCES = examples/sum_of_squares.c
-examples_sum_of_squares_LDADD = libkiln.la -lm
+examples_sum_of_squares_LDADD = libkiln-array.la libkiln.la -lm
 examples_multi_device_SOURCES = examples/multi_device.c
 examples_multi_device_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 examples_multi_device_LDADD = libkiln.la -lm
+examples_array_basics_SOURCES = examples/array_basics.c
+examples_array_basics_LDADD = libkiln-array.la libkiln.la -lm
 
 EXTRA_DIST += examples/run-all
 

@@ -2,10 +2,15 @@
  * sum_of_squares: the sum of x*x over a 4000x4000 matrix (16 million
  * floats), first the naive way (every thread adds its square into one
  * global total with an atomic), then the way that scales (each work-group
- * adds up its part in local memory; the host adds the few partial sums).
+ * adds up its part in local memory; the host adds the few partial sums),
+ * then the way CuPy and PyCUDA users write it: a reduction generator
+ * (kiln_array.h) given the map x[i] * x[i] and the reduction a + b, which
+ * makes a kernel like the second, fused and in one launch.
  * Inputs: all ones (the answer must be exactly 16,000,000), then random.
  */
 #include "example.h"
+
+#include "kiln_array.h"
 
 #define ROWS 4000
 #define COLS 4000
@@ -76,6 +81,7 @@ static const char sum_of_squares_source[] =
  * host, and the buffers the kernels write. */
 typedef struct sum_job {
     kiln_kernel *atomic, *reduce;
+    kiln_reduction *generated; /* PyCUDA's ReductionKernel, in C */
     kiln_buffer *x_gpu, *total_gpu, *partials_gpu;
     const float *x;
     int n;
@@ -147,6 +153,15 @@ static int run_round(const char *title, const sum_job *job, double exact)
     for (size_t g = 0; g < job->groups; ++g)
         reduce_sum += job->partials[g];
 
+    /* The generator: four lines instead of a kernel (see main). */
+    const kiln_arg generated_args[] = {KILN_ARG_BUFFER(job->x_gpu)};
+    float generated_total = 0;
+    double generated_start = example_now_ms();
+    EXAMPLE_CHECK(kiln_reduction_run_to_host(
+        job->generated, (size_t)job->n, 1, generated_args, &generated_total,
+        sizeof generated_total, NULL));
+    double generated_ms = example_now_ms() - generated_start;
+
     /* Exact inputs demand exact answers; otherwise the float sums may
      * differ from the double one in the last digits. */
     int wrong = 0;
@@ -159,6 +174,8 @@ static int run_round(const char *title, const sum_job *job, double exact)
     wrong += !check_sum("atomic, fixed point", atomic_sum, atomic_ms, expected,
                         tolerance);
     wrong += !check_sum("work-group reduction", reduce_sum, reduce_ms,
+                        expected, tolerance);
+    wrong += !check_sum("reduction generator", generated_total, generated_ms,
                         expected, tolerance);
     /* The reduction reads the data once, at the memory's bandwidth; the
      * atomics queue up at a single address. */
@@ -191,6 +208,12 @@ int main(int argc, char **argv)
         kiln_kernel_create(program, "sum_of_squares_atomic", &job.atomic));
     EXAMPLE_CHECK(
         kiln_kernel_create(program, "sum_of_squares_reduce", &job.reduce));
+    /* PyCUDA: ReductionKernel(np.float32, neutral="0", reduce_expr="a+b",
+     *                         map_expr="x[i]*x[i]", arguments="float *x") */
+    EXAMPLE_CHECK(kiln_reduction_create(context, "float", "0", "a + b",
+                                        "x[i] * x[i]", "global const float *x",
+                                        "sum_of_squares_generated", NULL,
+                                        &job.generated));
 
     /* Enough work-groups to fill a large GPU (an H100 runs 132 SMs x 8
      * groups of 256 at once); fewer would leave it idle, more would only
@@ -231,6 +254,7 @@ int main(int argc, char **argv)
 
     EXAMPLE_CHECK(kiln_kernel_release(job.atomic));
     EXAMPLE_CHECK(kiln_kernel_release(job.reduce));
+    EXAMPLE_CHECK(kiln_reduction_release(job.generated));
     EXAMPLE_CHECK(kiln_program_release(program));
     EXAMPLE_CHECK(kiln_buffer_release(job.x_gpu));
     EXAMPLE_CHECK(kiln_buffer_release(job.total_gpu));
