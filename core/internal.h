@@ -89,6 +89,9 @@ typedef struct kiln_search_dir {
 typedef struct kiln_search_list {
     kiln_search_dir *dirs;
     size_t count, capacity;
+    /* Entries not searched, for the not-found message:
+     * "'dir' (KILN_PLUGIN_PATH: not an absolute directory), ..." */
+    char *ignored;
 } kiln_search_list;
 /* False when out of host memory (the list is then empty). */
 KILN_INTERNAL bool kiln_plugin_search_dirs(const char *backend,

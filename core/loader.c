@@ -129,6 +129,21 @@ static bool search_list_add(kiln_search_list *list, char *path,
     return true;
 }
 
+/* Notes an entry that is not searched, so the not-found message can name
+ * it (a trace alone left users with "searched nothing"). */
+static bool search_list_ignore(kiln_search_list *list, const char *entry,
+                               size_t length, const char *origin,
+                               const char *why)
+{
+    size_t used = list->ignored ? strlen(list->ignored) : 0;
+    kiln_string text = {list->ignored, used, list->ignored ? used + 1 : 0};
+    bool ok = kiln_string_appendf(&text, "%s'%.*s' (%s: %s)", used ? ", " : "",
+                                  length > INT32_MAX ? INT32_MAX : (int)length,
+                                  entry, origin, why);
+    list->ignored = text.data;
+    return ok;
+}
+
 /* Appends the colon-separated directories of `text`. */
 static bool search_list_append(kiln_search_list *list, const char *text,
                                const char *origin)
@@ -138,10 +153,13 @@ static bool search_list_append(kiln_search_list *list, const char *text,
         size_t length = end ? (size_t)(end - start) : strlen(start);
         /* Only absolute directories: a relative one would make the plugin
          * depend on the current directory. */
-        if (length > 0 && start[0] != '/')
+        if (length > 0 && start[0] != '/') {
             kiln_trace("%s: ignoring relative directory '%.*s'", origin,
                        length > INT32_MAX ? INT32_MAX : (int)length, start);
-        else if (length > 0 &&
+            if (!search_list_ignore(list, start, length, origin,
+                                    "not an absolute directory"))
+                return false;
+        } else if (length > 0 &&
                  !search_list_add(list, kiln_strndup(start, length), origin))
             return false;
         if (end == NULL)
@@ -155,6 +173,7 @@ void kiln_search_list_free(kiln_search_list *list)
     for (size_t i = 0; i < list->count; ++i)
         free(list->dirs[i].path);
     free(list->dirs);
+    free(list->ignored);
     *list = (kiln_search_list){0};
 }
 
@@ -292,8 +311,10 @@ static kiln_status slot_find_file(kiln_backend_slot *slot)
         kiln_string_appendf(&searched, "%s%s (%s)", i ? ", " : "",
                             list.dirs[i].path, list.dirs[i].origin);
     slot_fail(slot, KILN_ERR_BACKEND_NOT_FOUND,
-              "plugin kiln-%s.so not found; searched %s", slot->name,
-              searched.data ? searched.data : "nothing");
+              "plugin kiln-%s.so not found; searched %s%s%s", slot->name,
+              searched.data ? searched.data : "nothing",
+              list.ignored ? "; ignored " : "",
+              list.ignored ? list.ignored : "");
     kiln_string_free(&searched);
     kiln_search_list_free(&list);
     return KILN_ERR_BACKEND_NOT_FOUND;

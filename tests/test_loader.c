@@ -116,8 +116,11 @@ static probe_result run_probe(const char *backend, const char *const *settings)
     field(output, "status", result.status, sizeof result.status);
     field(output, "backend", result.backend, sizeof result.backend);
     field(output, "message", result.message, sizeof result.message);
-    print_message("# probe: %s %s: %s\n", result.status, result.backend,
-                  result.message);
+    /* cmocka's print buffer is short: a longer line loses its newline and
+     * swallows the next TAP line. */
+    print_message("# probe: %s %s: %.600s%s\n", result.status,
+                  result.backend, result.message,
+                  strlen(result.message) > 600 ? "..." : "");
     return result;
 }
 
@@ -248,6 +251,37 @@ static void missing_plugin_names_every_place_searched(void **state)
     expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", "kiln-cuda.so not found");
     expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", empty);
     expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", "/nonexistent/kiln");
+}
+
+/* Entries of KILN_PLUGIN_PATH that are not used (relative ones) are named
+ * in the error, not dropped silently; long entries and many entries are
+ * all searched and named. */
+static void ignored_plugin_path_entries_are_reported(void **state)
+{
+    (void)state;
+    static char path[40000]; /* "KILN_PLUGIN_PATH=...": too long for setting() */
+    size_t used = (size_t)snprintf(path, sizeof path,
+                                   "KILN_PLUGIN_PATH=relative/plugins:./here:"
+                                   "/nonexistent/a");
+    /* 40 more entries, the last one over 4096 characters. */
+    for (int i = 0; i < 40; ++i)
+        used += (size_t)snprintf(path + used, sizeof path - used,
+                                 ":/nonexistent/entry%d", i);
+    used += (size_t)snprintf(path + used, sizeof path - used, ":/");
+    for (int i = 0; i < 4200 && used + 2 < sizeof path; ++i)
+        path[used++] = 'x';
+    path[used] = '\0';
+    const char *settings[] = {"KILN_BACKEND=cuda", path,
+                              "KILN_PLUGIN_SYSTEM_PATH=/nonexistent/kiln",
+                              NULL};
+    probe_result result = run_probe(NULL, settings);
+    expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", "kiln-cuda.so not found");
+    expect(&result, "KILN_ERR_BACKEND_NOT_FOUND",
+           "ignored 'relative/plugins' (KILN_PLUGIN_PATH: not an absolute "
+           "directory)");
+    expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", "'./here'");
+    expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", "/nonexistent/entry39");
+    expect(&result, "KILN_ERR_BACKEND_NOT_FOUND", "xxxxxxxxxxxxxxxx");
 }
 
 static void named_backend_never_falls_back(void **state)
@@ -453,6 +487,7 @@ int main(void)
         KILN_TEST(older_minor_abi_plugin_is_accepted),
         KILN_TEST(non_elf_plugin_gives_the_loader_error),
         KILN_TEST(missing_plugin_names_every_place_searched),
+        KILN_TEST(ignored_plugin_path_entries_are_reported),
         KILN_TEST(named_backend_never_falls_back),
         KILN_TEST(device_index_is_checked),
         KILN_TEST(automatic_choice_picks_a_usable_backend),
