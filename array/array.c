@@ -450,7 +450,7 @@ kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
         /* Synchronous: the caller may reuse `host` at once. */
         status = kiln_buffer_write_async(made->buffer, 0, host, size, stream);
         if (status == KILN_OK)
-            status = kiln_stream_synchronize(stream ? NULL : context, stream);
+            status = array_stream_synchronize(context, stream);
         if (status != KILN_OK)
             array_error_prefix(status, "%s", function);
     }
@@ -479,8 +479,7 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host,
                                     array->offset * dtypes[array->dtype].size,
                                     host, size, stream);
     if (status == KILN_OK)
-        status =
-            kiln_stream_synchronize(stream ? NULL : array->context, stream);
+        status = array_stream_synchronize(array->context, stream);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s", function);
     return KILN_OK;

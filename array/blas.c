@@ -3,8 +3,8 @@
  * cuBLAS on the CUDA backend, CLBlast on the OpenCL backend.  Both are
  * opened at run time with dlopen, so libkiln-array links neither and runs
  * where they are missing (matmul then uses the generated kernel).  The
- * layer hands them Kiln's native handles (kiln_buffer_native,
- * kiln_stream_native, kiln_context_native): the products run on the
+ * layer hands them Kiln's native handles (kiln_buffer_get_native,
+ * kiln_stream_get_native, kiln_context_get_native): the products run on the
  * caller's stream like every other operation.
  *
  * The libraries are used on GPUs and accelerators.  On a CPU device (PoCL)
@@ -125,8 +125,8 @@ blas_library blas_library_for(kiln_context *context)
         return BLAS_GENERATED;
     const char *backend = NULL;
     kiln_device_info info;
-    if (kiln_context_backend(context, &backend) != KILN_OK ||
-        kiln_context_device_info(context, &info) != KILN_OK)
+    if (kiln_context_get_backend(context, &backend) != KILN_OK ||
+        kiln_context_get_device_info(context, &info) != KILN_OK)
         return BLAS_GENERATED;
     if (info.type == KILN_DEVICE_CPU && !blas_choice_is("library"))
         return BLAS_GENERATED;
@@ -157,7 +157,7 @@ const char *blas_library_name(blas_library library)
 static kiln_status cublas_handle(kiln_context *context, void **handle)
 {
     void *native = NULL;
-    kiln_status status = kiln_context_native(context, &native, sizeof native);
+    kiln_status status = kiln_context_get_native(context, &native, sizeof native);
     if (status != KILN_OK)
         return status;
     if (libraries.cu_ctx_set_current(native) != 0)
@@ -195,14 +195,16 @@ kiln_status blas_gemm(blas_library library, kiln_context *context,
     void *a_native = NULL, *b_native = NULL, *c_native = NULL,
          *queue = NULL;
     kiln_status status =
-        kiln_buffer_native(a->buffer, &a_native, sizeof a_native);
+        kiln_buffer_get_native(a->buffer, &a_native, sizeof a_native);
     if (status == KILN_OK)
-        status = kiln_buffer_native(b->buffer, &b_native, sizeof b_native);
+        status = kiln_buffer_get_native(b->buffer, &b_native, sizeof b_native);
     if (status == KILN_OK)
-        status = kiln_buffer_native(c->buffer, &c_native, sizeof c_native);
+        status = kiln_buffer_get_native(c->buffer, &c_native, sizeof c_native);
     if (status == KILN_OK)
-        status = kiln_stream_native(stream ? NULL : context, stream, &queue,
-                                    sizeof queue);
+        status = stream ? KILN_OK
+                        : kiln_context_get_default_stream(context, &stream);
+    if (status == KILN_OK)
+        status = kiln_stream_get_native(stream, &queue, sizeof queue);
     if (status != KILN_OK)
         return status;
 

@@ -672,7 +672,7 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
     if (status != KILN_OK)
         return status;
     size_t result_size = 0;
-    status = kiln_buffer_size(result, &result_size);
+    status = kiln_buffer_get_size(result, &result_size);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s", function);
     if (result_offset % reduction->value_size != 0)
@@ -747,8 +747,7 @@ kiln_status kiln_reduction_run_to_host(kiln_reduction *reduction, size_t n,
     if (status == KILN_OK)
         status = kiln_buffer_read_async(result, 0, host, size, stream);
     if (status == KILN_OK)
-        status = kiln_stream_synchronize(stream ? NULL : reduction->context,
-                                         stream);
+        status = array_stream_synchronize(reduction->context, stream);
     array_release_buffer(result);
     if (status != KILN_OK)
         return status;
@@ -1060,7 +1059,7 @@ kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
     if (status != KILN_OK)
         return status;
     size_t output_size = 0;
-    status = kiln_buffer_size(output, &output_size);
+    status = kiln_buffer_get_size(output, &output_size);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s", function);
     if (output_offset % scan->value_size != 0)

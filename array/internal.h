@@ -49,6 +49,11 @@ ARRAY_INTERNAL void array_release_buffer(kiln_buffer *buffer);
 ARRAY_INTERNAL void array_release_kernel(kiln_kernel *kernel);
 ARRAY_INTERNAL void array_release_program(kiln_program *program);
 ARRAY_INTERNAL void array_release_array(kiln_array *array);
+/* ---- streams (util.c) ---------------------------------------------------- */
+
+/* Waits for `stream`, or for the default stream of `context` when NULL. */
+ARRAY_INTERNAL kiln_status array_stream_synchronize(kiln_context *context,
+                                                   kiln_stream *stream);
 
 /* ---- growing text (util.c) ----------------------------------------------- */
 

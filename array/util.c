@@ -38,6 +38,15 @@ kiln_status array_error(kiln_status status, const char *format, ...)
     return status;
 }
 
+kiln_status array_stream_synchronize(kiln_context *context,
+                                     kiln_stream *stream)
+{
+    kiln_status status = KILN_OK;
+    if (stream == NULL)
+        status = kiln_context_get_default_stream(context, &stream);
+    return status == KILN_OK ? kiln_stream_synchronize(stream) : status;
+}
+
 kiln_status array_error_prefix(kiln_status status, const char *format, ...)
 {
     va_list args;
@@ -180,7 +189,7 @@ kiln_status array_kernel_build(kiln_context *context, const char *source,
 size_t array_busy_groups(kiln_context *context)
 {
     kiln_device_info info;
-    if (kiln_context_device_info(context, &info) != KILN_OK ||
+    if (kiln_context_get_device_info(context, &info) != KILN_OK ||
         info.compute_units <= 0)
         return 64;
     return (size_t)info.compute_units * 8;
@@ -189,7 +198,7 @@ size_t array_busy_groups(kiln_context *context)
 bool array_has_double(kiln_context *context)
 {
     kiln_device_info info;
-    return kiln_context_device_info(context, &info) == KILN_OK &&
+    return kiln_context_get_device_info(context, &info) == KILN_OK &&
            info.supports_double;
 }
 

@@ -85,7 +85,7 @@ static double sample_kiln(void *state)
     double seconds = bench_now() - start;
 
     kiln_program_origin origin;
-    BENCH_CHECK(kiln_program_origin_get(program, &origin));
+    BENCH_CHECK(kiln_program_get_origin(program, &origin));
     if (origin != s->expected)
         bench_fail("the program came from %s where %s was meant (is the "
                    "kernel cache off?)",

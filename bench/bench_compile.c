@@ -162,7 +162,7 @@ static double build_kiln(build_side *side)
         BENCH_CHECK(kiln_kernel_create(program, p->kernels[i], &kernels[i]));
     double seconds = bench_now() - start;
     kiln_program_origin origin;
-    BENCH_CHECK(kiln_program_origin_get(program, &origin));
+    BENCH_CHECK(kiln_program_get_origin(program, &origin));
     if (origin != KILN_PROGRAM_COMPILED)
         bench_fail("%s came from a cache where a cold build was meant",
                    p->name);

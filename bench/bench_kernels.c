@@ -239,7 +239,7 @@ static void run_once(const problem *p, const side *s, work w, int set)
 static void side_synchronize(const problem *p, const side *s)
 {
     if (s->kind != SIDE_RAW) {
-        BENCH_CHECK(kiln_stream_synchronize(p->env->context, NULL));
+        BENCH_CHECK(kiln_stream_synchronize(p->env->default_stream));
         return;
     }
 #ifdef KILN_BENCH_CUDA
@@ -423,7 +423,7 @@ static bool check_run(problem *p, side *s, work w, int set)
         return side_failed(s, "launch failed with %s: %s",
                            kiln_status_name(status), kiln_last_error());
     status = s->kind != SIDE_RAW
-                 ? kiln_stream_synchronize(p->env->context, NULL)
+                 ? kiln_stream_synchronize(p->env->default_stream)
                  : KILN_OK;
     if (status != KILN_OK)
         return side_failed(s, "the kernel failed with %s: %s",

@@ -17,7 +17,7 @@
  * The raw side is cuLaunchKernel / clEnqueueNDRangeKernel (with
  * clSetKernelArg for every launch, as raw code does), both on a function
  * compiled by the raw API itself and on Kiln's own CUfunction / cl_kernel
- * (kiln_kernel_native): the latter isolates Kiln's overhead exactly.
+ * (kiln_kernel_get_native): the latter isolates Kiln's overhead exactly.
  */
 #include "bench_util.h"
 
@@ -152,7 +152,7 @@ static inline void launch_raw(const launch_case *c, const raw_kernel *raw)
 
 static inline void sync_kiln(const launch_case *c)
 {
-    BENCH_CHECK(kiln_stream_synchronize(c->env->context, NULL));
+    BENCH_CHECK(kiln_stream_synchronize(c->env->default_stream));
 }
 
 static inline void sync_raw(const launch_case *c)
@@ -609,7 +609,7 @@ static void raw_kernels(bench_env *env, launch_case *c, const char *name,
             c->y_pointer = bench_cuda_pointer(c->y);
         }
         c->raw_own.function = bench_cuda_function(*(CUmodule *)raw_program, name);
-        BENCH_CHECK(kiln_kernel_native(c->kernel, &c->raw_kiln.function,
+        BENCH_CHECK(kiln_kernel_get_native(c->kernel, &c->raw_kiln.function,
                                        sizeof c->raw_kiln.function));
     }
 #endif
@@ -623,7 +623,7 @@ static void raw_kernels(bench_env *env, launch_case *c, const char *name,
         c->raw_own.kernel =
             clCreateKernel(*(cl_program *)raw_program, name, &error);
         CL_CHECK(error);
-        BENCH_CHECK(kiln_kernel_native(c->kernel, &c->raw_kiln.kernel,
+        BENCH_CHECK(kiln_kernel_get_native(c->kernel, &c->raw_kiln.kernel,
                                        sizeof c->raw_kiln.kernel));
     }
 #endif

@@ -111,9 +111,9 @@ static void measure_pair(peer_device *from, peer_device *to, size_t size)
     if (both_cuda(&s)) {
         s.source_pointer = bench_cuda_pointer(s.source);
         s.destination_pointer = bench_cuda_pointer(s.destination);
-        BENCH_CHECK(kiln_context_native(from->context, &s.source_context,
+        BENCH_CHECK(kiln_context_get_native(from->context, &s.source_context,
                                         sizeof s.source_context));
-        BENCH_CHECK(kiln_context_native(to->context, &s.destination_context,
+        BENCH_CHECK(kiln_context_get_native(to->context, &s.destination_context,
                                         sizeof s.destination_context));
         variants[1].run = run_cuda_peer;
         raw_name = "cuMemcpyPeer";

@@ -459,7 +459,7 @@ CUfunction bench_cuda_function(CUmodule module, const char *name)
 CUdeviceptr bench_cuda_pointer(const kiln_buffer *buffer)
 {
     CUdeviceptr pointer = 0;
-    BENCH_CHECK(kiln_buffer_native(buffer, &pointer, sizeof pointer));
+    BENCH_CHECK(kiln_buffer_get_native(buffer, &pointer, sizeof pointer));
     return pointer;
 }
 
@@ -468,7 +468,7 @@ static void cuda_raw_open(bench_env *env)
     if (!cuda_api_load(env->raw_why, sizeof env->raw_why))
         return;
     CU_CHECK(cu.cuInit(0));
-    BENCH_CHECK(kiln_device_native(env->context, &env->cu_device,
+    BENCH_CHECK(kiln_context_get_native_device(env->context, &env->cu_device,
                                    sizeof env->cu_device));
     /* The primary context: the one Kiln uses, so both sides share memory,
      * the legacy default stream, and no context switch separates them. */
@@ -565,15 +565,15 @@ cl_program bench_cl_program(const bench_env *env, const char *source,
 cl_mem bench_cl_mem(const kiln_buffer *buffer)
 {
     cl_mem memory = NULL;
-    BENCH_CHECK(kiln_buffer_native(buffer, &memory, sizeof memory));
+    BENCH_CHECK(kiln_buffer_get_native(buffer, &memory, sizeof memory));
     return memory;
 }
 
 static void opencl_raw_open(bench_env *env)
 {
-    BENCH_CHECK(kiln_context_native(env->context, &env->cl_context,
+    BENCH_CHECK(kiln_context_get_native(env->context, &env->cl_context,
                                     sizeof env->cl_context));
-    BENCH_CHECK(kiln_device_native(env->context, &env->cl_device,
+    BENCH_CHECK(kiln_context_get_native_device(env->context, &env->cl_device,
                                    sizeof env->cl_device));
     /* The raw side's own queue, as raw code would make it: in order, no
      * profiling. */
@@ -620,7 +620,7 @@ static void cuda_skip_reason(bench_env *env)
     if (env->cuda)
         return;
     int devices = 0;
-    kiln_status status = kiln_device_count("cuda", &devices);
+    kiln_status status = kiln_device_get_count("cuda", &devices);
     if (status != KILN_OK || devices <= 0) {
         snprintf(env->cuda_skipped, sizeof env->cuda_skipped,
                  "skipped: no CUDA device");
@@ -651,13 +651,15 @@ void bench_open(bench_env *env, const char *title, int argc, char **argv)
     if (status != KILN_OK && cuda_missing(status))
         skip_no_cuda(title, print_backend, kiln_last_error());
     BENCH_CHECK(status);
-    BENCH_CHECK(kiln_context_backend(env->context, &env->backend));
+    BENCH_CHECK(kiln_context_get_backend(env->context, &env->backend));
     if (print_backend) {
         printf("%s\n", env->backend);
         kiln_context_release(env->context);
         exit(EXIT_SUCCESS);
     }
-    BENCH_CHECK(kiln_context_device_info(env->context, &env->device));
+    BENCH_CHECK(kiln_context_get_device_info(env->context, &env->device));
+    BENCH_CHECK(kiln_context_get_default_stream(env->context,
+                                                &env->default_stream));
     env->cuda = strcmp(env->backend, "cuda") == 0;
     env->opencl = strcmp(env->backend, "opencl") == 0;
 

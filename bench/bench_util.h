@@ -174,6 +174,7 @@ const char *bench_judge_floor(const bench_stats *kiln, const bench_stats *raw,
 
 typedef struct bench_env {
     kiln_context *context;
+    kiln_stream *default_stream; /* the context's, for synchronising it */
     const char *backend;      /* "cuda" or "opencl" */
     kiln_device_info device;
     bool cuda, opencl;        /* which backend */

@@ -10,6 +10,7 @@
 
 typedef struct args_entry {
     kiln_arg_kind kind;
+    kiln_scalar_type type;   /* a typed value keeps its type */
     size_t size;
     size_t value_offset; /* into values: offsets survive realloc */
     kiln_buffer *buffer;
@@ -61,8 +62,8 @@ kiln_status kiln_args_clear(kiln_args *args)
 #define ARGS_MAX_VALUE_BYTES 65536u
 
 static kiln_status args_push(kiln_args *args, kiln_arg_kind kind,
-                             const void *value, size_t size,
-                             kiln_buffer *buffer, void *host)
+                             kiln_scalar_type type, const void *value,
+                             size_t size, kiln_buffer *buffer, void *host)
 {
     if (args->count == args->capacity) {
         size_t capacity = args->capacity ? args->capacity * 2 : 8;
@@ -75,6 +76,7 @@ static kiln_status args_push(kiln_args *args, kiln_arg_kind kind,
     }
     args_entry *entry = &args->entries[args->count];
     entry->kind = kind;
+    entry->type = type;
     entry->size = size;
     entry->buffer = buffer;
     entry->host = host;
@@ -108,7 +110,8 @@ kiln_status kiln_args_add_buffer(kiln_args *args, kiln_buffer *buffer)
     kiln_error_clear();
     KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
-    return args_push(args, KILN_ARG_KIND_BUFFER, NULL, 0, buffer, NULL);
+    return args_push(args, KILN_ARG_KIND_BUFFER, KILN_SCALAR_NONE, NULL, 0,
+                     buffer, NULL);
 }
 
 kiln_status kiln_args_add_value(kiln_args *args, const void *value,
@@ -125,7 +128,8 @@ kiln_status kiln_args_add_value(kiln_args *args, const void *value,
                           "kiln_args_add_value: %zu bytes is more than any "
                           "kernel parameter takes by value (at most %u)",
                           size, ARGS_MAX_VALUE_BYTES);
-    return args_push(args, KILN_ARG_KIND_VALUE, value, size, NULL, NULL);
+    return args_push(args, KILN_ARG_KIND_VALUE, KILN_SCALAR_NONE, value, size,
+                     NULL, NULL);
 }
 
 kiln_status kiln_args_add_local(kiln_args *args, size_t size)
@@ -135,7 +139,8 @@ kiln_status kiln_args_add_local(kiln_args *args, size_t size)
     if (size == 0)
         return kiln_error(KILN_ERR_INVALID_SIZE,
                           "kiln_args_add_local: size is 0");
-    return args_push(args, KILN_ARG_KIND_LOCAL, NULL, size, NULL, NULL);
+    return args_push(args, KILN_ARG_KIND_LOCAL, KILN_SCALAR_NONE, NULL, size,
+                     NULL, NULL);
 }
 
 kiln_status kiln_args_add_host(kiln_args *args, kiln_arg_kind kind, void *host,
@@ -151,26 +156,57 @@ kiln_status kiln_args_add_host(kiln_args *args, kiln_arg_kind kind, void *host,
     if (size == 0)
         return kiln_error(KILN_ERR_INVALID_SIZE,
                           "kiln_args_add_host: size is 0");
-    return args_push(args, kind, NULL, size, NULL, host);
+    return args_push(args, kind, KILN_SCALAR_NONE, NULL, size, NULL, host);
 }
 
-#define ARGS_ADD_TYPED(function, type)                                  \
-    kiln_status function(kiln_args *args, type value)                   \
+#define ARGS_ADD_TYPED(function, ctype, scalar_type)                    \
+    kiln_status function(kiln_args *args, ctype value)                  \
     {                                                                   \
         kiln_error_clear();                                             \
         KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");               \
-        return args_push(args, KILN_ARG_KIND_VALUE, &value, sizeof value, \
-                         NULL, NULL);                                   \
+        return args_push(args, KILN_ARG_KIND_VALUE, scalar_type, &value, \
+                         sizeof value, NULL, NULL);                     \
     }
-ARGS_ADD_TYPED(kiln_args_add_int, int32_t)
-ARGS_ADD_TYPED(kiln_args_add_uint, uint32_t)
-ARGS_ADD_TYPED(kiln_args_add_long, int64_t)
-ARGS_ADD_TYPED(kiln_args_add_ulong, uint64_t)
-ARGS_ADD_TYPED(kiln_args_add_float, float)
-ARGS_ADD_TYPED(kiln_args_add_double, double)
+ARGS_ADD_TYPED(kiln_args_add_int, int32_t, KILN_SCALAR_INT)
+ARGS_ADD_TYPED(kiln_args_add_uint, uint32_t, KILN_SCALAR_UINT)
+ARGS_ADD_TYPED(kiln_args_add_long, int64_t, KILN_SCALAR_LONG)
+ARGS_ADD_TYPED(kiln_args_add_ulong, uint64_t, KILN_SCALAR_ULONG)
+ARGS_ADD_TYPED(kiln_args_add_float, float, KILN_SCALAR_FLOAT)
+ARGS_ADD_TYPED(kiln_args_add_double, double, KILN_SCALAR_DOUBLE)
 #undef ARGS_ADD_TYPED
 
-kiln_status kiln_args_count(const kiln_args *args, size_t *count)
+kiln_status kiln_args_add(kiln_args *args, kiln_arg arg)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
+    switch (arg.kind) {
+    case KILN_ARG_KIND_BUFFER:
+        KILN_CHECK_HANDLE(arg.buffer, KILN_MAGIC_BUFFER, "buffer");
+        return args_push(args, arg.kind, KILN_SCALAR_NONE, NULL, 0, arg.buffer,
+                         NULL);
+    case KILN_ARG_KIND_VALUE:
+        if (arg.type != KILN_SCALAR_NONE) {
+            if (kiln_scalar_type_char(arg.type) == 0 || arg.size == 0 ||
+                arg.size > sizeof arg.scalar)
+                return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                                  "kiln_args_add: not a typed value a "
+                                  "KILN_ARG_* constructor makes");
+            return args_push(args, arg.kind, arg.type, &arg.scalar, arg.size,
+                             NULL, NULL);
+        }
+        return kiln_args_add_value(args, arg.value, arg.size);
+    case KILN_ARG_KIND_LOCAL:
+        return kiln_args_add_local(args, arg.size);
+    case KILN_ARG_KIND_IN:
+    case KILN_ARG_KIND_OUT:
+    case KILN_ARG_KIND_INOUT:
+        return kiln_args_add_host(args, arg.kind, arg.host, arg.size);
+    }
+    return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                      "kiln_args_add: unknown argument kind %d", (int)arg.kind);
+}
+
+kiln_status kiln_args_get_count(const kiln_args *args, size_t *count)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(args, KILN_MAGIC_ARGS, "args");
@@ -194,15 +230,20 @@ kiln_status kiln_launch_args(kiln_kernel *kernel,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     for (size_t i = 0; i < args->count; ++i) {
         const args_entry *entry = &args->entries[i];
+        bool typed = entry->type != KILN_SCALAR_NONE;
         list[i] = (kiln_arg){
             .kind = entry->kind,
             .size = entry->size,
-            .value = entry->kind == KILN_ARG_KIND_VALUE
+            .value = entry->kind == KILN_ARG_KIND_VALUE && !typed
                          ? args->values + entry->value_offset
                          : NULL,
             .buffer = entry->buffer,
             .host = entry->host,
+            .type = entry->type,
         };
+        if (typed)
+            memcpy(&list[i].scalar, args->values + entry->value_offset,
+                   entry->size);
     }
     kiln_status status = kiln_launch_checked(kernel, config, args->count,
                                              args->count ? list : NULL);

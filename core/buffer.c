@@ -115,7 +115,7 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
     return KILN_OK;
 }
 
-kiln_status kiln_buffer_size(const kiln_buffer *buffer, size_t *size)
+kiln_status kiln_buffer_get_size(const kiln_buffer *buffer, size_t *size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
@@ -124,8 +124,8 @@ kiln_status kiln_buffer_size(const kiln_buffer *buffer, size_t *size)
     return KILN_OK;
 }
 
-kiln_status kiln_buffer_context(const kiln_buffer *buffer,
-                                kiln_context **context)
+kiln_status kiln_buffer_get_context(const kiln_buffer *buffer,
+                                    kiln_context **context)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
@@ -365,8 +365,8 @@ kiln_status kiln_buffer_fill_async(kiln_buffer *buffer, size_t offset,
                        stream, 0);
 }
 
-kiln_status kiln_buffer_native(const kiln_buffer *buffer, void *out,
-                               size_t size)
+kiln_status kiln_buffer_get_native(const kiln_buffer *buffer, void *out,
+                                   size_t size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");

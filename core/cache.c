@@ -630,19 +630,17 @@ void kiln_disk_cache_store(const kiln_cache_key *key, const void *blob,
 
 /* ---- public ------------------------------------------------------------------ */
 
-kiln_status kiln_cache_get_info(kiln_cache_info *info)
+static void cache_describe(kiln_cache_info *info)
 {
-    kiln_error_clear();
-    KILN_CHECK_OUT(info, "info");
     memset(info, 0, sizeof *info);
     info->limit_bytes = kiln_env_cache_max_bytes();
     cache_dir dir;
     if (!cache_dir_open_traced(&dir))
-        return KILN_OK;
+        return;
     if (strlen(dir.path) >= sizeof info->directory) {
         kiln_trace("disk cache: %s: path too long to report", dir.path);
         cache_dir_close(&dir);
-        return KILN_OK;
+        return;
     }
     /* The user's own directory may still hold no files (/proc/self):
      * only one where a file can be made is reported as a cache. */
@@ -652,7 +650,7 @@ kiln_status kiln_cache_get_info(kiln_cache_info *info)
         kiln_trace("disk cache: nothing can be stored in %s: %s", dir.path,
                    strerror(errno));
         cache_dir_close(&dir);
-        return KILN_OK;
+        return;
     }
     close(fd);
     (void)unlinkat(dir.fd, probe, 0);
@@ -664,7 +662,16 @@ kiln_status kiln_cache_get_info(kiln_cache_info *info)
     info->entries = count;
     info->bytes = total;
     cache_dir_close(&dir);
-    return KILN_OK;
+}
+
+kiln_status kiln_cache_get_info_sized(kiln_cache_info *info, size_t info_size)
+{
+    kiln_error_clear();
+    KILN_CHECK_OUT(info, "info");
+    kiln_cache_info result;
+    cache_describe(&result);
+    return kiln_struct_out(info, info_size, &result, sizeof result,
+                           sizeof(kiln_cache_info), "kiln_cache_get_info");
 }
 
 kiln_status kiln_cache_clear(void)

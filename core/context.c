@@ -91,6 +91,7 @@ kiln_status kiln_context_create(const char *backend, int device,
     atomic_init(&result->checks, checks);
     kiln_refcount_init(&result->references);
     result->magic = KILN_MAGIC_CONTEXT;
+    kiln_default_stream_init(result);
     kiln_trace("context on %s device %d (%s)", ops->name, index,
                result->device.name);
     *context = result;
@@ -122,6 +123,7 @@ static void context_destroy(kiln_context *context)
     kiln_peer_context_free(context);
     context->ops->context_destroy(context->backend);
     pthread_mutex_destroy(&context->lock);
+    context->default_stream.magic = KILN_MAGIC_DEAD;
     kiln_handle_bury(context);
 }
 
@@ -144,7 +146,8 @@ kiln_status kiln_context_release(kiln_context *context)
     return status;
 }
 
-kiln_status kiln_context_backend(const kiln_context *context, const char **name)
+kiln_status kiln_context_get_backend(const kiln_context *context,
+                                     const char **name)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
@@ -153,14 +156,18 @@ kiln_status kiln_context_backend(const kiln_context *context, const char **name)
     return KILN_OK;
 }
 
-kiln_status kiln_context_device_info(const kiln_context *context,
-                                     kiln_device_info *info)
+kiln_status kiln_context_get_device_info_sized(const kiln_context *context,
+                                               kiln_device_info *info,
+                                               size_t info_size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
     KILN_CHECK_OUT(info, "info");
-    *info = context->device;
-    return KILN_OK;
+    kiln_device_info result;
+    kiln_device_info_from_backend(&context->device, &result);
+    return kiln_struct_out(info, info_size, &result, sizeof result,
+                           sizeof(kiln_device_info),
+                           "kiln_context_get_device_info");
 }
 
 kiln_status kiln_context_synchronize(kiln_context *context)
@@ -177,8 +184,8 @@ static kiln_status context_native(const kiln_context *context,
     return context->ops->native_handle(context->backend, kind, NULL, out, size);
 }
 
-kiln_status kiln_context_native(const kiln_context *context, void *out,
-                                size_t size)
+kiln_status kiln_context_get_native(const kiln_context *context, void *out,
+                                    size_t size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
@@ -186,8 +193,8 @@ kiln_status kiln_context_native(const kiln_context *context, void *out,
     return context_native(context, KILN_NATIVE_CONTEXT, out, size);
 }
 
-kiln_status kiln_device_native(const kiln_context *context, void *out,
-                               size_t size)
+kiln_status kiln_context_get_native_device(const kiln_context *context,
+                                           void *out, size_t size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-kiln_status kiln_backend_count(size_t *count)
+kiln_status kiln_backend_get_count(size_t *count)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(count, "count");
@@ -14,7 +14,19 @@ kiln_status kiln_backend_count(size_t *count)
     return KILN_OK;
 }
 
-kiln_status kiln_backend_get_info(size_t index, kiln_backend_info *info)
+static kiln_status backend_describe_out(size_t index, kiln_backend_info *info,
+                                        size_t info_size, const char *what)
+{
+    kiln_backend_info full;
+    memset(&full, 0, sizeof full);
+    kiln_backend_describe(index, &full);
+    kiln_error_clear();
+    return kiln_struct_out(info, info_size, &full, sizeof full,
+                           sizeof(kiln_backend_info), what);
+}
+
+kiln_status kiln_backend_get_info_sized(size_t index, kiln_backend_info *info,
+                                        size_t info_size)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(info, "info");
@@ -23,28 +35,26 @@ kiln_status kiln_backend_get_info(size_t index, kiln_backend_info *info)
                           "kiln_backend_get_info: index %zu past the %zu "
                           "known backends",
                           index, kiln_backend_known_count());
-    kiln_backend_describe(index, info);
-    kiln_error_clear();
-    return KILN_OK;
+    return backend_describe_out(index, info, info_size,
+                                "kiln_backend_get_info");
 }
 
-kiln_status kiln_backend_find(const char *name, kiln_backend_info *info)
+kiln_status kiln_backend_find_sized(const char *name, kiln_backend_info *info,
+                                    size_t info_size)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(name, "name");
     KILN_CHECK_OUT(info, "info");
     for (size_t i = 0; i < kiln_backend_known_count(); ++i) {
-        if (strcmp(kiln_backend_known_name(i), name) == 0) {
-            kiln_backend_describe(i, info);
-            kiln_error_clear();
-            return KILN_OK;
-        }
+        if (strcmp(kiln_backend_known_name(i), name) == 0)
+            return backend_describe_out(i, info, info_size,
+                                        "kiln_backend_find");
     }
     const kiln_backend_ops *unused;
     return kiln_backend_acquire(name, &unused); /* the "unknown" message */
 }
 
-kiln_status kiln_backend_default(const char **name)
+kiln_status kiln_backend_get_default(const char **name)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(name, "name");
@@ -71,7 +81,7 @@ static kiln_status ops_for(const char *backend, const kiln_backend_ops **ops)
     return kiln_backend_acquire(backend, ops);
 }
 
-kiln_status kiln_device_count(const char *backend, int *count)
+kiln_status kiln_device_get_count(const char *backend, int *count)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(count, "count");
@@ -87,8 +97,41 @@ kiln_status kiln_device_count(const char *backend, int *count)
     return KILN_OK;
 }
 
-kiln_status kiln_device_get_info(const char *backend, int index,
-                                 kiln_device_info *info)
+void kiln_device_info_from_backend(const kiln_backend_device_info *device,
+                                   kiln_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+    memcpy(info->backend, device->backend, sizeof info->backend);
+    info->index = device->index;
+    info->type = device->type;
+    memcpy(info->name, device->name, sizeof info->name);
+    memcpy(info->vendor, device->vendor, sizeof info->vendor);
+    memcpy(info->driver_version, device->driver_version,
+           sizeof info->driver_version);
+    memcpy(info->platform, device->platform, sizeof info->platform);
+    memcpy(info->language_version, device->language_version,
+           sizeof info->language_version);
+    info->compute_capability_major = device->compute_capability_major;
+    info->compute_capability_minor = device->compute_capability_minor;
+    info->global_memory = device->global_memory;
+    info->local_memory = device->local_memory;
+    info->constant_memory = device->constant_memory;
+    info->max_allocation = device->max_allocation;
+    info->compute_units = device->compute_units;
+    info->clock_mhz = device->clock_mhz;
+    info->max_threads_per_block = device->max_threads_per_block;
+    for (int i = 0; i < 3; ++i) {
+        info->max_block[i] = device->max_block[i];
+        info->max_grid[i] = device->max_grid[i];
+    }
+    info->warp_size = device->warp_size;
+    info->supports_double = device->supports_double;
+    info->unified_memory = device->unified_memory;
+}
+
+kiln_status kiln_device_get_info_sized(const char *backend, int index,
+                                       kiln_device_info *info,
+                                       size_t info_size)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(info, "info");
@@ -105,19 +148,21 @@ kiln_status kiln_device_get_info(const char *backend, int index,
                           "device %d of backend %s does not exist (%d "
                           "device%s)",
                           index, ops->name, devices, devices == 1 ? "" : "s");
-    kiln_device_info result;
-    memset(&result, 0, sizeof result);
-    status = ops->device_info(index, &result);
+    kiln_backend_device_info device;
+    memset(&device, 0, sizeof device);
+    status = ops->device_info(index, &device);
     if (status != KILN_OK)
         return status;
-    snprintf(result.backend, sizeof result.backend, "%s", ops->name);
-    result.index = index;
-    *info = result;
-    return KILN_OK;
+    snprintf(device.backend, sizeof device.backend, "%s", ops->name);
+    device.index = index;
+    kiln_device_info result;
+    kiln_device_info_from_backend(&device, &result);
+    return kiln_struct_out(info, info_size, &result, sizeof result,
+                           sizeof(kiln_device_info), "kiln_device_get_info");
 }
 
-kiln_status kiln_device_list(kiln_device_info *devices, size_t capacity,
-                             size_t *count)
+kiln_status kiln_device_list_sized(kiln_device_info *devices, size_t capacity,
+                                   size_t element_size, size_t *count)
 {
     kiln_error_clear();
     KILN_CHECK_OUT(count, "count");
@@ -126,6 +171,11 @@ kiln_status kiln_device_list(kiln_device_info *devices, size_t capacity,
                           "kiln_device_list: devices is NULL with a capacity "
                           "of %zu",
                           capacity);
+    if (element_size < sizeof(kiln_device_info))
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_device_list: the caller's kiln_device_info is "
+                          "%zu bytes, less than the %zu of Kiln 1.0",
+                          element_size, sizeof(kiln_device_info));
     size_t found = 0;
     for (size_t backend = 0; backend < kiln_backend_known_count(); ++backend) {
         kiln_backend_info info;
@@ -141,15 +191,22 @@ kiln_status kiln_device_list(kiln_device_info *devices, size_t capacity,
         for (int index = 0; index < devices_here; ++index, ++found) {
             if (found >= capacity)
                 continue;
-            kiln_device_info *entry = &devices[found];
-            memset(entry, 0, sizeof *entry);
-            kiln_status status = ops->device_info(index, entry);
+            kiln_backend_device_info device;
+            memset(&device, 0, sizeof device);
+            kiln_status status = ops->device_info(index, &device);
             if (status != KILN_OK)
                 return kiln_error_prefix(status,
                                          "kiln_device_list: device %d of %s",
                                          index, ops->name);
-            snprintf(entry->backend, sizeof entry->backend, "%s", ops->name);
-            entry->index = index;
+            snprintf(device.backend, sizeof device.backend, "%s", ops->name);
+            device.index = index;
+            kiln_device_info entry;
+            kiln_device_info_from_backend(&device, &entry);
+            /* The caller's array has its own stride: a newer header's
+             * struct may be larger. */
+            kiln_struct_out((char *)devices + found * element_size,
+                            element_size, &entry, sizeof entry,
+                            sizeof(kiln_device_info), "kiln_device_list");
         }
     }
     /* What describing unusable backends left behind is not this call's. */

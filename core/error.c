@@ -183,6 +183,7 @@ const char *kiln_status_name(kiln_status status)
         NAME(KILN_ERR_BACKEND)
         NAME(KILN_ERR_SHAPE)
         NAME(KILN_ERR_DTYPE)
+        NAME(KILN_ERR_ARGUMENT_TYPE)
 #undef NAME
     }
     return "KILN_ERR_UNKNOWN_STATUS";

@@ -121,7 +121,8 @@ kiln_status kiln_event_elapsed(kiln_event *start, kiln_event *end,
                                        end->backend, milliseconds);
 }
 
-kiln_status kiln_event_native(const kiln_event *event, void *out, size_t size)
+kiln_status kiln_event_get_native(const kiln_event *event, void *out,
+                                  size_t size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(event, KILN_MAGIC_EVENT, "event");

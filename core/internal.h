@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kiln.h"
 #include "kiln_backend.h"
@@ -98,6 +99,12 @@ KILN_INTERNAL bool kiln_plugin_search_dirs(const char *backend,
                                            kiln_search_list *list);
 KILN_INTERNAL void kiln_search_list_free(kiln_search_list *list);
 
+/* ---- device.c ----------------------------------------------------------- */
+
+/* The public description of a device from the plugin's. */
+KILN_INTERNAL void kiln_device_info_from_backend(
+    const kiln_backend_device_info *device, kiln_device_info *info);
+
 /* ---- handle.c: what every handle shares --------------------------------- */
 
 /* Every handle starts with a magic word naming its type; released objects
@@ -160,12 +167,23 @@ typedef struct kiln_host_allocation {
 
 typedef struct kiln_memory_cache_entry kiln_memory_cache_entry;
 
+struct kiln_stream {
+    uint32_t magic;
+    kiln_refcount references;
+    kiln_context *context;
+    kiln_backend_stream *backend;
+    /* The context's default stream: embedded in the context, no reference
+     * of its own (retain and release act on the context). */
+    bool is_default;
+};
+
 struct kiln_context {
     uint32_t magic;
     kiln_refcount references;
     const kiln_backend_ops *ops;
     kiln_backend_context *backend;
-    kiln_device_info device;
+    kiln_backend_device_info device;
+    kiln_stream default_stream;    /* backend NULL: the backend's default */
     char cache_identity[1024];
     pthread_mutex_t lock;          /* guards pool, host list, memory cache */
     kiln_pool pool;
@@ -195,13 +213,6 @@ struct kiln_buffer {
     /* Used asynchronously on more than one stream: one event cannot tell
      * when all of that work is done, so the block is not pooled. */
     atomic_bool used_on_several_streams;
-};
-
-struct kiln_stream {
-    uint32_t magic;
-    kiln_refcount references;
-    kiln_context *context;
-    kiln_backend_stream *backend;
 };
 
 struct kiln_event {
@@ -243,6 +254,15 @@ struct kiln_program {
     char *build_log;
 };
 
+/* A type string parsed by kiln_kernel_prepare.  Replaced ones stay on the
+ * kernel's list until it is destroyed: a prepared call in another thread
+ * may still be reading one. */
+typedef struct kiln_prepared_types {
+    struct kiln_prepared_types *previous;
+    size_t count;
+    char kinds[];                  /* one type character per argument    */
+} kiln_prepared_types;
+
 struct kiln_kernel {
     uint32_t magic;
     kiln_refcount references;
@@ -250,6 +270,7 @@ struct kiln_kernel {
     kiln_backend_kernel *backend;
     kiln_backend_kernel_info info;
     char *name;
+    _Atomic(kiln_prepared_types *) prepared;
 };
 
 /* Ends a handle's life: marks it dead and frees it later.  Released
@@ -259,24 +280,37 @@ struct kiln_kernel {
  * with its uint32_t magic word. */
 KILN_INTERNAL void kiln_handle_bury(void *object);
 
+/* The length of a function's name as the user calls it: the public
+ * macros of the struct-filling getters call kiln_..._sized. */
+static inline int kiln_public_name_length(const char *function)
+{
+    size_t length = strlen(function);
+    if (length > 6 && memcmp(function + length - 6, "_sized", 6) == 0)
+        length -= 6;
+    return (int)length;
+}
+
 /* Validates a handle of the given type; sets the error on failure. */
 #define KILN_CHECK_HANDLE(object, type_magic, what)                           \
     do {                                                                      \
         if ((object) == NULL)                                                 \
-            return kiln_error(KILN_ERR_INVALID_HANDLE, "%s: %s is NULL",      \
-                              __func__, what);                                \
+            return kiln_error(KILN_ERR_INVALID_HANDLE, "%.*s: %s is NULL",    \
+                              kiln_public_name_length(__func__), __func__,    \
+                              what);                                          \
         if ((object)->magic != (type_magic))                                  \
             return kiln_error(KILN_ERR_INVALID_HANDLE,                        \
-                              "%s: %s is not a live %s (released or not a "   \
+                              "%.*s: %s is not a live %s (released or not a " \
                               "Kiln object)",                                 \
-                              __func__, what, what);                          \
+                              kiln_public_name_length(__func__), __func__,    \
+                              what, what);                                    \
     } while (0)
 
 #define KILN_CHECK_OUT(pointer, what)                                         \
     do {                                                                      \
         if ((pointer) == NULL)                                                \
-            return kiln_error(KILN_ERR_INVALID_ARGUMENT,                      \
-                              "%s: %s is NULL", __func__, what);              \
+            return kiln_error(KILN_ERR_INVALID_ARGUMENT, "%.*s: %s is NULL",  \
+                              kiln_public_name_length(__func__), __func__,    \
+                              what);                                          \
     } while (0)
 
 /* Drops one reference; true when it was the last one.  A count that is
@@ -352,6 +386,15 @@ KILN_INTERNAL kiln_status kiln_guard_check(kiln_context *context,
                                            struct kiln_string *report);
 
 /* ---- stream.c ----------------------------------------------------------- */
+
+/* The stream as the core tracks it: NULL for the default stream, whether
+ * passed as NULL or as the context's default-stream handle. */
+static inline kiln_stream *kiln_stream_canonical(kiln_stream *stream)
+{
+    return stream != NULL && stream->is_default ? NULL : stream;
+}
+/* Sets up the context's embedded default-stream handle. */
+KILN_INTERNAL void kiln_default_stream_init(kiln_context *context);
 
 /* The backend stream for a user stream (NULL: default); checks that the
  * stream is live and belongs to `context`. */
@@ -453,6 +496,18 @@ KILN_INTERNAL bool kiln_string_appendf(kiln_string *string, const char *format,
                                        ...) KILN_PRINTF_LIKE(2, 3);
 KILN_INTERNAL void kiln_string_free(kiln_string *string);
 
+/* Copies a struct Kiln fills into the caller's, whose size the header's
+ * macro passed: at least `minimum` (the 1.0 size) and at most what this
+ * library knows; the members past the caller's size are left out. */
+KILN_INTERNAL kiln_status kiln_struct_out(void *out, size_t out_size,
+                                          const void *full, size_t full_size,
+                                          size_t minimum, const char *what);
+/* Reads a struct the caller fills (struct_size first): 0 is the 1.0
+ * layout; the members the caller's struct lacks are zero in *full. */
+KILN_INTERNAL kiln_status kiln_struct_in(void *full, size_t full_size,
+                                         const void *in, size_t minimum,
+                                         const char *what);
+
 /* ---- launch.c ----------------------------------------------------------- */
 
 /* Launches take up to this many arguments without allocating. */
@@ -473,11 +528,23 @@ KILN_INTERNAL kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                               const kiln_launch_config *config,
                                               size_t arg_count,
                                               const kiln_arg *args);
+/* The checks of one argument that need no value (its kind against the
+ * parameter's, a typed scalar against the declared type), shared by
+ * launches and kiln_kernel_prepare. */
+KILN_INTERNAL kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
+                                                      size_t index,
+                                                      kiln_arg_kind kind,
+                                                      kiln_scalar_type type);
+/* The prepared type character of a typed scalar ('i' for KILN_SCALAR_INT);
+ * 0 for an unknown type. */
+KILN_INTERNAL char kiln_scalar_type_char(kiln_scalar_type type);
 
 /* ---- prepared.c --------------------------------------------------------- */
 
 /* The prepared-launch type string: one character per argument. */
 KILN_INTERNAL kiln_status kiln_prepared_parse(const char *types, char *kinds,
                                               size_t capacity, size_t *count);
+/* Frees a kernel's prepared type strings. */
+KILN_INTERNAL void kiln_prepared_types_free(kiln_prepared_types *types);
 
 #endif /* KILN_INTERNAL_H */

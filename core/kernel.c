@@ -66,6 +66,7 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
         kiln_program *program = kernel->program;
         kiln_context *context = program->context;
         context->ops->kernel_destroy(context->backend, kernel->backend);
+        kiln_prepared_types_free(atomic_load(&kernel->prepared));
         free(kernel->name);
         kiln_handle_bury(kernel);
         kiln_program_release_internal(program);
@@ -73,7 +74,7 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
     return status;
 }
 
-kiln_status kiln_kernel_name(const kiln_kernel *kernel, const char **name)
+kiln_status kiln_kernel_get_name(const kiln_kernel *kernel, const char **name)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
@@ -82,7 +83,8 @@ kiln_status kiln_kernel_name(const kiln_kernel *kernel, const char **name)
     return KILN_OK;
 }
 
-kiln_status kiln_kernel_param_count(const kiln_kernel *kernel, size_t *count)
+kiln_status kiln_kernel_get_param_count(const kiln_kernel *kernel,
+                                        size_t *count)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
@@ -91,8 +93,10 @@ kiln_status kiln_kernel_param_count(const kiln_kernel *kernel, size_t *count)
     return KILN_OK;
 }
 
-kiln_status kiln_kernel_param_info(const kiln_kernel *kernel, size_t index,
-                                   kiln_param_info *info)
+kiln_status kiln_kernel_get_param_info_sized(const kiln_kernel *kernel,
+                                             size_t index,
+                                             kiln_param_info *info,
+                                             size_t info_size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
@@ -103,16 +107,20 @@ kiln_status kiln_kernel_param_info(const kiln_kernel *kernel, size_t index,
                           "parameter %zu",
                           kernel->name, kernel->info.param_count,
                           kernel->info.param_count == 1 ? "" : "s", index);
-    *info = kernel->info.params[index];
-    if (info->name == NULL)
-        info->name = "";
-    if (info->type_name == NULL)
-        info->type_name = "";
-    return KILN_OK;
+    const kiln_backend_param *param = &kernel->info.params[index];
+    kiln_param_info result = {
+        .kind = param->kind,
+        .size = param->size,
+        .name = param->name ? param->name : "",
+        .type_name = param->type_name ? param->type_name : "",
+    };
+    return kiln_struct_out(info, info_size, &result, sizeof result,
+                           sizeof(kiln_param_info),
+                           "kiln_kernel_get_param_info");
 }
 
-kiln_status kiln_kernel_max_block_size(const kiln_kernel *kernel,
-                                       size_t *threads)
+kiln_status kiln_kernel_get_max_block_size(const kiln_kernel *kernel,
+                                           size_t *threads)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
@@ -133,8 +141,8 @@ kiln_status kiln_kernel_max_block_size(const kiln_kernel *kernel,
     return KILN_OK;
 }
 
-kiln_status kiln_kernel_native(const kiln_kernel *kernel, void *out,
-                               size_t size)
+kiln_status kiln_kernel_get_native(const kiln_kernel *kernel, void *out,
+                                   size_t size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");

@@ -45,12 +45,109 @@ static const char *arg_kind_word(kiln_arg_kind kind)
     return "an unknown kind";
 }
 
+/* ---- scalar types ------------------------------------------------------------ */
+
+typedef enum scalar_class {
+    SCALAR_UNKNOWN = 0, /* a type Kiln cannot name: checked by size only */
+    SCALAR_INTEGER,
+    SCALAR_FLOATING
+} scalar_class;
+
+static const struct {
+    const char *name;   /* as a typed constructor shows it */
+    const char *macro;
+    char type_char;
+    scalar_class class_;
+} scalar_types[] = {
+    [KILN_SCALAR_NONE] = {"raw bytes", "KILN_ARG_VALUE", '?', SCALAR_UNKNOWN},
+    [KILN_SCALAR_CHAR] = {"char", "KILN_ARG_CHAR", 'c', SCALAR_INTEGER},
+    [KILN_SCALAR_UCHAR] = {"uchar", "KILN_ARG_UCHAR", 'C', SCALAR_INTEGER},
+    [KILN_SCALAR_SHORT] = {"short", "KILN_ARG_SHORT", 'h', SCALAR_INTEGER},
+    [KILN_SCALAR_USHORT] = {"ushort", "KILN_ARG_USHORT", 'H', SCALAR_INTEGER},
+    [KILN_SCALAR_INT] = {"int", "KILN_ARG_INT", 'i', SCALAR_INTEGER},
+    [KILN_SCALAR_UINT] = {"uint", "KILN_ARG_UINT", 'I', SCALAR_INTEGER},
+    [KILN_SCALAR_LONG] = {"long", "KILN_ARG_LONG", 'l', SCALAR_INTEGER},
+    [KILN_SCALAR_ULONG] = {"ulong", "KILN_ARG_ULONG", 'L', SCALAR_INTEGER},
+    [KILN_SCALAR_SIZE] = {"size_t", "KILN_ARG_SIZE", 'z', SCALAR_INTEGER},
+    [KILN_SCALAR_FLOAT] = {"float", "KILN_ARG_FLOAT", 'f', SCALAR_FLOATING},
+    [KILN_SCALAR_DOUBLE] = {"double", "KILN_ARG_DOUBLE", 'd', SCALAR_FLOATING},
+};
+
+static bool scalar_type_valid(kiln_scalar_type type)
+{
+    return (unsigned)type < sizeof scalar_types / sizeof scalar_types[0];
+}
+
+char kiln_scalar_type_char(kiln_scalar_type type)
+{
+    return scalar_type_valid(type) && type != KILN_SCALAR_NONE
+               ? scalar_types[type].type_char
+               : 0;
+}
+
+/* Skips `word` and the spaces after it when `text` starts with it. */
+static bool skip_word(const char **text, const char *word)
+{
+    size_t length = strlen(word);
+    if (strncmp(*text, word, length) != 0 ||
+        ((*text)[length] != ' ' && (*text)[length] != '\0'))
+        return false;
+    *text += length;
+    while (**text == ' ')
+        ++*text;
+    return true;
+}
+
+/* What kind of scalar a parameter's declared type is: the OpenCL C and
+ * C99 spellings the backends report ("float", "uint", "unsigned int",
+ * "const int").  Typedefs, vectors and structs are unknown. */
+static scalar_class param_scalar_class(const char *type_name)
+{
+    if (type_name == NULL)
+        return SCALAR_UNKNOWN;
+    const char *text = type_name;
+    while (skip_word(&text, "const") || skip_word(&text, "volatile") ||
+           skip_word(&text, "__private") || skip_word(&text, "private") ||
+           skip_word(&text, "signed") || skip_word(&text, "unsigned"))
+        ;
+    char type[32];
+    size_t length = 0;
+    while (text[length] != '\0' && text[length] != ' ' && length + 1 < sizeof type)
+        ++length;
+    memcpy(type, text, length);
+    type[length] = '\0';
+    const char *rest = text + length;
+    while (*rest == ' ')
+        ++rest;
+    /* "long long", "long int", "short int", "int const" */
+    while (skip_word(&rest, "long") || skip_word(&rest, "int") ||
+           skip_word(&rest, "const"))
+        ;
+    if (*rest != '\0')
+        return SCALAR_UNKNOWN;
+    static const char *const integers[] = {
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+        "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "bool", "_Bool",
+        "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+        "int64_t", "uint64_t", ""};
+    static const char *const floats[] = {"half", "float", "double"};
+    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; ++i)
+        if (strcmp(type, integers[i]) == 0)
+            /* "" is a bare "unsigned" or "signed" */
+            return type[0] != '\0' || text != type_name ? SCALAR_INTEGER
+                                                       : SCALAR_UNKNOWN;
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; ++i)
+        if (strcmp(type, floats[i]) == 0)
+            return SCALAR_FLOATING;
+    return SCALAR_UNKNOWN;
+}
+
 /* "(float* a, int n)" for messages. */
 static void kernel_signature(const kiln_kernel *kernel, kiln_string *text)
 {
     kiln_string_append(text, "(", 1);
     for (size_t i = 0; i < kernel->info.param_count; ++i) {
-        const kiln_param_info *param = &kernel->info.params[i];
+        const kiln_backend_param *param = &kernel->info.params[i];
         const char *type = param->type_name && param->type_name[0]
                                ? param->type_name
                                : "?";
@@ -61,11 +158,48 @@ static void kernel_signature(const kiln_kernel *kernel, kiln_string *text)
     kiln_string_append(text, ")", 1);
 }
 
+/* The work dimensions of a launch: config->dimensions, or the fewest that
+ * hold the grid and block. */
+static kiln_status launch_dimensions(const kiln_kernel *kernel,
+                                     const kiln_launch_config *config,
+                                     unsigned *dimensions)
+{
+    const size_t grid[3] = {config->grid.x, config->grid.y, config->grid.z};
+    const size_t block[3] = {config->block.x, config->block.y,
+                             config->block.z};
+    static const char axis[3] = {'x', 'y', 'z'};
+    unsigned wanted = config->dimensions;
+    if (wanted > 3)
+        return kiln_error(KILN_ERR_INVALID_LAUNCH,
+                          "launch of '%s': config.dimensions is %u; it must "
+                          "be 1, 2, 3, or 0 to take the fewest that hold the "
+                          "launch",
+                          kernel->name, wanted);
+    unsigned needed = grid[2] > 1 || block[2] > 1   ? 3
+                      : grid[1] > 1 || block[1] > 1 ? 2
+                                                    : 1;
+    if (wanted == 0) {
+        *dimensions = needed;
+        return KILN_OK;
+    }
+    if (needed > wanted) {
+        int i = (int)needed - 1;
+        return kiln_error(KILN_ERR_INVALID_LAUNCH,
+                          "launch of '%s': config.dimensions is %u but "
+                          "grid.%c = %zu, block.%c = %zu (dimensions past "
+                          "the last must be 1)",
+                          kernel->name, wanted, axis[i], grid[i], axis[i],
+                          block[i]);
+    }
+    *dimensions = wanted;
+    return KILN_OK;
+}
+
 static kiln_status check_geometry(const kiln_kernel *kernel,
                                   const kiln_launch_config *config)
 {
     const kiln_context *context = kernel->program->context;
-    const kiln_device_info *device = &context->device;
+    const kiln_backend_device_info *device = &context->device;
     const size_t grid[3] = {config->grid.x, config->grid.y, config->grid.z};
     const size_t block[3] = {config->block.x, config->block.y,
                              config->block.z};
@@ -161,7 +295,7 @@ static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
     va_start(args, format);
     vsnprintf(detail, sizeof detail, format, args);
     va_end(args);
-    const kiln_param_info *param = &kernel->info.params[index];
+    const kiln_backend_param *param = &kernel->info.params[index];
     kiln_string signature = {0};
     kernel_signature(kernel, &signature);
     kiln_error(status, "launch of '%s'%s: argument %zu (%s%s%s): %s",
@@ -190,6 +324,77 @@ kiln_status kiln_launch_check_count(const kiln_kernel *kernel,
     return KILN_ERR_ARGUMENT_COUNT;
 }
 
+/* What an argument of this kind and type may be given for parameter
+ * `index`: the checks that need no value, shared by launches and
+ * kiln_kernel_prepare. */
+kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
+                                        size_t index, kiln_arg_kind kind,
+                                        kiln_scalar_type type)
+{
+    const kiln_backend_param *param = &kernel->info.params[index];
+    bool host = kiln_arg_kind_is_host(kind);
+    bool pointer_sized = param->size == sizeof(void *) || param->size == 0;
+    bool accepted;
+    switch (param->kind) {
+    case KILN_PARAM_BUFFER:
+        accepted = kind == KILN_ARG_KIND_BUFFER || host;
+        break;
+    case KILN_PARAM_LOCAL:
+        accepted = kind == KILN_ARG_KIND_LOCAL;
+        break;
+    case KILN_PARAM_VALUE:
+        accepted = kind == KILN_ARG_KIND_VALUE;
+        break;
+    case KILN_PARAM_POINTER_OR_VALUE:
+        accepted = kind == KILN_ARG_KIND_VALUE ||
+                   ((kind == KILN_ARG_KIND_BUFFER || host) && pointer_sized);
+        break;
+    default:
+        accepted = false;
+    }
+    if (!accepted)
+        return argument_error(kernel, KILN_ERR_ARGUMENT_KIND, index,
+                              "takes %s, got %s", param_kind_word(param->kind),
+                              arg_kind_word(kind));
+    if (kind != KILN_ARG_KIND_VALUE || type == KILN_SCALAR_NONE)
+        return KILN_OK;
+    if (!scalar_type_valid(type))
+        return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, index,
+                              "unknown scalar type %d (build arguments with "
+                              "the KILN_ARG_* constructors)",
+                              (int)type);
+    static const size_t sizes[] = {
+        [KILN_SCALAR_CHAR] = 1,  [KILN_SCALAR_UCHAR] = 1,
+        [KILN_SCALAR_SHORT] = 2, [KILN_SCALAR_USHORT] = 2,
+        [KILN_SCALAR_INT] = 4,   [KILN_SCALAR_UINT] = 4,
+        [KILN_SCALAR_LONG] = 8,  [KILN_SCALAR_ULONG] = 8,
+        [KILN_SCALAR_SIZE] = sizeof(size_t),
+        [KILN_SCALAR_FLOAT] = 4, [KILN_SCALAR_DOUBLE] = 8,
+    };
+    scalar_class declared = param->kind == KILN_PARAM_VALUE
+                                ? param_scalar_class(param->type_name)
+                                : SCALAR_UNKNOWN;
+    if (declared == SCALAR_UNKNOWN)
+        return KILN_OK; /* the size check of the value decides */
+    if (declared != scalar_types[type].class_ ||
+        (param->size != 0 && param->size != sizes[type]))
+        return argument_error(kernel, KILN_ERR_ARGUMENT_TYPE, index,
+                              "%s %s (%s, '%c', %zu bytes) given for a "
+                              "parameter of type %s",
+                              scalar_types[type].name[0] == 'i' ? "an" : "a",
+                              scalar_types[type].name, scalar_types[type].macro,
+                              scalar_types[type].type_char, sizes[type],
+                              param->type_name);
+    return KILN_OK;
+}
+
+/* Where a value argument's bytes are: in the argument for typed scalars. */
+static const void *arg_value(const kiln_arg *arg)
+{
+    return arg->type != KILN_SCALAR_NONE ? (const void *)&arg->scalar
+                                         : arg->value;
+}
+
 static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
                               const kiln_arg *args, size_t local_memory)
 {
@@ -202,34 +407,11 @@ static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
                           "launch of '%s': args is NULL", kernel->name);
     size_t local_total = kernel->info.static_local_memory + local_memory;
     for (size_t i = 0; i < arg_count; ++i) {
-        const kiln_param_info *param = &kernel->info.params[i];
+        const kiln_backend_param *param = &kernel->info.params[i];
         const kiln_arg *arg = &args[i];
-        bool host = kiln_arg_kind_is_host(arg->kind);
-        bool pointer_sized = param->size == sizeof(void *) || param->size == 0;
-        bool accepted;
-        switch (param->kind) {
-        case KILN_PARAM_BUFFER:
-            accepted = arg->kind == KILN_ARG_KIND_BUFFER || host;
-            break;
-        case KILN_PARAM_LOCAL:
-            accepted = arg->kind == KILN_ARG_KIND_LOCAL;
-            break;
-        case KILN_PARAM_VALUE:
-            accepted = arg->kind == KILN_ARG_KIND_VALUE;
-            break;
-        case KILN_PARAM_POINTER_OR_VALUE:
-            accepted = arg->kind == KILN_ARG_KIND_VALUE ||
-                       ((arg->kind == KILN_ARG_KIND_BUFFER || host) &&
-                        pointer_sized);
-            break;
-        default:
-            accepted = false;
-        }
-        if (!accepted)
-            return argument_error(kernel, KILN_ERR_ARGUMENT_KIND, i,
-                                  "takes %s, got %s",
-                                  param_kind_word(param->kind),
-                                  arg_kind_word(arg->kind));
+        status = kiln_launch_check_arg_shape(kernel, i, arg->kind, arg->type);
+        if (status != KILN_OK)
+            return status;
         switch (arg->kind) {
         case KILN_ARG_KIND_BUFFER:
             if (arg->buffer == NULL ||
@@ -243,7 +425,7 @@ static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
                                       "the buffer belongs to another context");
             break;
         case KILN_ARG_KIND_VALUE:
-            if (arg->value == NULL)
+            if (arg_value(arg) == NULL)
                 return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
                                       "the value pointer is NULL");
             if (param->size != 0 && arg->size != param->size)
@@ -366,18 +548,26 @@ static kiln_status check_guards(const kiln_kernel *kernel,
 }
 
 kiln_status kiln_launch_checked(kiln_kernel *kernel,
-                                const kiln_launch_config *config,
+                                const kiln_launch_config *user_config,
                                 size_t arg_count, const kiln_arg *args)
 {
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
-    KILN_CHECK_OUT(config, "config");
+    KILN_CHECK_OUT(user_config, "config");
+    kiln_launch_config config_read;
+    kiln_status status =
+        kiln_struct_in(&config_read, sizeof config_read, user_config,
+                       sizeof(kiln_launch_config), "kiln_launch_config");
+    if (status != KILN_OK)
+        return status;
+    const kiln_launch_config *config = &config_read;
     kiln_context *context = kernel->program->context;
     kiln_backend_stream *backend_stream = NULL;
-    kiln_status status =
-        kiln_stream_resolve(context, config->stream, &backend_stream);
+    status = kiln_stream_resolve(context, config->stream, &backend_stream);
     if (status != KILN_OK)
         return kiln_error_prefix(status, "launch of '%s'", kernel->name);
-    if ((status = check_geometry(kernel, config)) != KILN_OK)
+    unsigned dimensions = 1;
+    if ((status = check_geometry(kernel, config)) != KILN_OK ||
+        (status = launch_dimensions(kernel, config, &dimensions)) != KILN_OK)
         return status;
     if ((status = check_args(kernel, arg_count, args, config->local_memory)) !=
         KILN_OK)
@@ -406,7 +596,7 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         const kiln_arg *arg = &args[i];
         kiln_backend_arg *out = &backend_args[i];
         out->size = arg->size;
-        out->value = arg->value;
+        out->value = arg->kind == KILN_ARG_KIND_VALUE ? arg_value(arg) : NULL;
         out->memory = NULL;
         switch (arg->kind) {
         case KILN_ARG_KIND_BUFFER:
@@ -464,6 +654,7 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
             .stream = backend_stream,
             .arg_count = arg_count,
             .args = backend_args,
+            .dimensions = dimensions,
         };
         status = context->ops->launch(context->backend, kernel->backend,
                                       &launch);

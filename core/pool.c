@@ -144,6 +144,7 @@ void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
                       size_t capacity, kiln_stream *stream,
                       kiln_pending_work pending)
 {
+    stream = kiln_stream_canonical(stream);
     pthread_mutex_lock(&context->lock);
     context->pool.stats.bytes_in_use -= capacity;
     bool pooled = context->pool.enabled &&
@@ -194,15 +195,17 @@ kiln_status kiln_pool_set_enabled(kiln_context *context, int enabled)
     return KILN_OK;
 }
 
-kiln_status kiln_pool_get_stats(kiln_context *context, kiln_pool_stats *stats)
+kiln_status kiln_pool_get_stats_sized(kiln_context *context,
+                                      kiln_pool_stats *stats, size_t stats_size)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
     KILN_CHECK_OUT(stats, "stats");
     pthread_mutex_lock(&context->lock);
-    *stats = context->pool.stats;
+    kiln_pool_stats result = context->pool.stats;
     pthread_mutex_unlock(&context->lock);
-    return KILN_OK;
+    return kiln_struct_out(stats, stats_size, &result, sizeof result,
+                           sizeof(kiln_pool_stats), "kiln_pool_get_stats");
 }
 
 kiln_status kiln_pool_trim(kiln_context *context)

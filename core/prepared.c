@@ -1,28 +1,17 @@
 /*
- * Prepared launches in the spirit of PyCUDA's prepared_call: a short type
- * string (one character per argument) and the values as varargs.
+ * Prepared launches in the spirit of PyCUDA's prepare/prepared_call: a
+ * short type string (one character per argument, each carrying its type)
+ * and the values as varargs, parsed at every launch or once by
+ * kiln_kernel_prepare.
  */
 #include "internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PREPARED_MAX_ARGS 64
-
-typedef union prepared_value {
-    int8_t i8;
-    uint8_t u8;
-    int16_t i16;
-    uint16_t u16;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    size_t z;
-    float f;
-    double d;
-} prepared_value;
 
 /* Checks a type string and writes one type character per argument into
  * `kinds` (spaces dropped).  Separate from the va_arg walk so the parser
@@ -67,14 +56,100 @@ kiln_status kiln_prepared_parse(const char *types, char *kinds, size_t capacity,
     return KILN_OK;
 }
 
-kiln_status kiln_launch_prepared(kiln_kernel *kernel,
-                                 const kiln_launch_config *config,
-                                 const char *types, ...)
+/* The argument kind and scalar type a type character stands for. */
+static void prepared_shape(char kind, kiln_arg_kind *arg_kind,
+                           kiln_scalar_type *type)
 {
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
-    KILN_CHECK_OUT(config, "config");
-    KILN_CHECK_OUT(types, "types");
+    *arg_kind = KILN_ARG_KIND_VALUE;
+    *type = KILN_SCALAR_NONE;
+    switch (kind) {
+    case 'P': *arg_kind = KILN_ARG_KIND_BUFFER; break;
+    case 'S': *arg_kind = KILN_ARG_KIND_LOCAL; break;
+    case '<': *arg_kind = KILN_ARG_KIND_IN; break;
+    case '>': *arg_kind = KILN_ARG_KIND_OUT; break;
+    case '=': *arg_kind = KILN_ARG_KIND_INOUT; break;
+    default:
+        for (int t = KILN_SCALAR_CHAR; t <= KILN_SCALAR_DOUBLE; ++t)
+            if (kiln_scalar_type_char((kiln_scalar_type)t) == kind)
+                *type = (kiln_scalar_type)t;
+    }
+}
+
+/* Reads one value per type character into `args`, typed scalars into the
+ * argument itself.  The va_list travels by pointer so that the caller's
+ * stays usable (C11 7.16). */
+static void prepared_read(const char *kinds, size_t count, va_list *values,
+                          kiln_arg *args)
+{
+    for (size_t i = 0; i < count; ++i) {
+        kiln_arg *arg = &args[i];
+        memset(arg, 0, sizeof *arg);
+        prepared_shape(kinds[i], &arg->kind, &arg->type);
+        switch (kinds[i]) {
+        case 'P':
+            arg->buffer = va_arg(*values, kiln_buffer *);
+            break;
+        case 'c':
+            arg->scalar.i8 = (int8_t)va_arg(*values, int);
+            arg->size = 1;
+            break;
+        case 'C':
+            arg->scalar.u8 = (uint8_t)va_arg(*values, int);
+            arg->size = 1;
+            break;
+        case 'h':
+            arg->scalar.i16 = (int16_t)va_arg(*values, int);
+            arg->size = 2;
+            break;
+        case 'H':
+            arg->scalar.u16 = (uint16_t)va_arg(*values, int);
+            arg->size = 2;
+            break;
+        case 'i':
+            arg->scalar.i32 = va_arg(*values, int32_t);
+            arg->size = 4;
+            break;
+        case 'I':
+            arg->scalar.u32 = va_arg(*values, uint32_t);
+            arg->size = 4;
+            break;
+        case 'l':
+            arg->scalar.i64 = va_arg(*values, int64_t);
+            arg->size = 8;
+            break;
+        case 'L':
+            arg->scalar.u64 = va_arg(*values, uint64_t);
+            arg->size = 8;
+            break;
+        case 'z':
+            arg->scalar.z = va_arg(*values, size_t);
+            arg->size = sizeof(size_t);
+            break;
+        case 'f':
+            arg->scalar.f = (float)va_arg(*values, double);
+            arg->size = 4;
+            break;
+        case 'd':
+            arg->scalar.d = va_arg(*values, double);
+            arg->size = 8;
+            break;
+        case 'S':
+            arg->size = va_arg(*values, size_t);
+            break;
+        default: /* '<' '>' '=' */
+            arg->host = va_arg(*values, void *);
+            arg->size = va_arg(*values, size_t);
+            break;
+        }
+    }
+}
+
+/* The arguments have been checked by the public function (so that the
+ * messages name the one the user called). */
+static kiln_status launch_prepared_list(kiln_kernel *kernel,
+                                        const kiln_launch_config *config,
+                                        const char *types, va_list values)
+{
     char kinds[PREPARED_MAX_ARGS];
     size_t count = 0;
     kiln_status status =
@@ -86,80 +161,120 @@ kiln_status kiln_launch_prepared(kiln_kernel *kernel,
     if ((status = kiln_launch_check_count(kernel, count)) != KILN_OK)
         return status;
     kiln_arg args[PREPARED_MAX_ARGS];
-    prepared_value values[PREPARED_MAX_ARGS];
-    va_list list;
-    va_start(list, types);
-    for (size_t i = 0; i < count; ++i) {
-        kiln_arg *arg = &args[i];
-        prepared_value *value = &values[i];
-        memset(arg, 0, sizeof *arg);
-        arg->kind = KILN_ARG_KIND_VALUE;
-        arg->value = value;
-        switch (kinds[i]) {
-        case 'P':
-            arg->kind = KILN_ARG_KIND_BUFFER;
-            arg->value = NULL;
-            arg->buffer = va_arg(list, kiln_buffer *);
-            break;
-        case 'c':
-            value->i8 = (int8_t)va_arg(list, int);
-            arg->size = 1;
-            break;
-        case 'C':
-            value->u8 = (uint8_t)va_arg(list, int);
-            arg->size = 1;
-            break;
-        case 'h':
-            value->i16 = (int16_t)va_arg(list, int);
-            arg->size = 2;
-            break;
-        case 'H':
-            value->u16 = (uint16_t)va_arg(list, int);
-            arg->size = 2;
-            break;
-        case 'i':
-            value->i32 = va_arg(list, int32_t);
-            arg->size = 4;
-            break;
-        case 'I':
-            value->u32 = va_arg(list, uint32_t);
-            arg->size = 4;
-            break;
-        case 'l':
-            value->i64 = va_arg(list, int64_t);
-            arg->size = 8;
-            break;
-        case 'L':
-            value->u64 = va_arg(list, uint64_t);
-            arg->size = 8;
-            break;
-        case 'z':
-            value->z = va_arg(list, size_t);
-            arg->size = sizeof(size_t);
-            break;
-        case 'f':
-            value->f = (float)va_arg(list, double);
-            arg->size = 4;
-            break;
-        case 'd':
-            value->d = va_arg(list, double);
-            arg->size = 8;
-            break;
-        case 'S':
-            arg->kind = KILN_ARG_KIND_LOCAL;
-            arg->value = NULL;
-            arg->size = va_arg(list, size_t);
-            break;
-        default: /* '<' '>' '=' */
-            arg->kind = kinds[i] == '<'   ? KILN_ARG_KIND_IN
-                        : kinds[i] == '>' ? KILN_ARG_KIND_OUT
-                                          : KILN_ARG_KIND_INOUT;
-            arg->value = NULL;
-            arg->host = va_arg(list, void *);
-            arg->size = va_arg(list, size_t);
-            break;
-        }
-    }
-    va_end(list);
+    va_list copy;
+    va_copy(copy, values);
+    prepared_read(kinds, count, &copy, args);
+    va_end(copy);
     return kiln_launch_checked(kernel, config, count, args);
+}
+
+kiln_status kiln_launch_prepared_v(kiln_kernel *kernel,
+                                   const kiln_launch_config *config,
+                                   const char *types, va_list values)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
+    KILN_CHECK_OUT(types, "types");
+    return launch_prepared_list(kernel, config, types, values);
+}
+
+kiln_status kiln_launch_prepared(kiln_kernel *kernel,
+                                 const kiln_launch_config *config,
+                                 const char *types, ...)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
+    KILN_CHECK_OUT(types, "types");
+    va_list values;
+    va_start(values, types);
+    kiln_status status = launch_prepared_list(kernel, config, types, values);
+    va_end(values);
+    return status;
+}
+
+/* ---- kiln_kernel_prepare: the type string parsed and checked once ---------- */
+
+void kiln_prepared_types_free(kiln_prepared_types *types)
+{
+    while (types != NULL) {
+        kiln_prepared_types *previous = types->previous;
+        free(types);
+        types = previous;
+    }
+}
+
+kiln_status kiln_kernel_prepare(kiln_kernel *kernel, const char *types)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(types, "types");
+    char kinds[PREPARED_MAX_ARGS];
+    size_t count = 0;
+    kiln_status status =
+        kiln_prepared_parse(types, kinds, PREPARED_MAX_ARGS, &count);
+    if (status == KILN_OK)
+        status = kiln_launch_check_count(kernel, count);
+    for (size_t i = 0; i < count && status == KILN_OK; ++i) {
+        kiln_arg_kind kind;
+        kiln_scalar_type type;
+        prepared_shape(kinds[i], &kind, &type);
+        status = kiln_launch_check_arg_shape(kernel, i, kind, type);
+    }
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "kiln_kernel_prepare('%.80s')",
+                                 types);
+    kiln_prepared_types *prepared = malloc(sizeof *prepared + count + 1);
+    if (prepared == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    prepared->count = count;
+    memcpy(prepared->kinds, kinds, count);
+    prepared->kinds[count] = '\0';
+    prepared->previous = atomic_load(&kernel->prepared);
+    while (!atomic_compare_exchange_weak(&kernel->prepared,
+                                         &prepared->previous, prepared))
+        ;
+    return KILN_OK;
+}
+
+static kiln_status launch_prepared_call(kiln_kernel *kernel,
+                                       const kiln_launch_config *config,
+                                       va_list values)
+{
+    const kiln_prepared_types *prepared = atomic_load(&kernel->prepared);
+    if (prepared == NULL)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_launch_prepared_call('%s'): the kernel was "
+                          "not prepared (kiln_kernel_prepare)",
+                          kernel->name);
+    kiln_arg args[PREPARED_MAX_ARGS];
+    va_list copy;
+    va_copy(copy, values);
+    prepared_read(prepared->kinds, prepared->count, &copy, args);
+    va_end(copy);
+    return kiln_launch_checked(kernel, config, prepared->count, args);
+}
+
+kiln_status kiln_launch_prepared_call_v(kiln_kernel *kernel,
+                                        const kiln_launch_config *config,
+                                        va_list values)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
+    return launch_prepared_call(kernel, config, values);
+}
+
+kiln_status kiln_launch_prepared_call(kiln_kernel *kernel,
+                                      const kiln_launch_config *config, ...)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
+    va_list values;
+    va_start(values, config);
+    kiln_status status = launch_prepared_call(kernel, config, values);
+    va_end(values);
+    return status;
 }

@@ -246,14 +246,24 @@ static kiln_status program_build_source(kiln_context *context,
                         program);
 }
 
+/* The caller's options (NULL: none) as this library's struct. */
+static kiln_status build_options_read(const kiln_build_options *user,
+                                      kiln_build_options *options)
+{
+    if (user == NULL) {
+        memset(options, 0, sizeof *options);
+        return KILN_OK;
+    }
+    return kiln_struct_in(options, sizeof *options, user,
+                          sizeof(kiln_build_options), "kiln_build_options");
+}
+
+/* `options` has been read by build_options_read. */
 static kiln_status program_build_common(kiln_context *context,
                                         const char *text, size_t length,
                                         const kiln_build_options *options,
                                         kiln_program **program)
 {
-    static const kiln_build_options no_options;
-    if (options == NULL)
-        options = &no_options;
     if (options->language != KILN_LANGUAGE_OPENCL_C &&
         options->language != KILN_LANGUAGE_CUDA_C)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
@@ -325,7 +335,8 @@ kiln_status kiln_program_build(kiln_context *context, const char *source,
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
     KILN_CHECK_OUT(source, "source");
     KILN_CHECK_OUT(program, "program");
-    kiln_build_options build_options = {.options = options};
+    kiln_build_options build_options = {.struct_size = sizeof build_options,
+                                        .options = options};
     return program_build_common(context, source, strlen(source),
                                 &build_options, program);
 }
@@ -341,7 +352,11 @@ kiln_status kiln_program_build_with(kiln_context *context, const char *source,
     KILN_CHECK_OUT(program, "program");
     if (length == 0)
         length = strlen(source);
-    return program_build_common(context, source, length, options, program);
+    kiln_build_options read;
+    kiln_status status = build_options_read(options, &read);
+    if (status != KILN_OK)
+        return status;
+    return program_build_common(context, source, length, &read, program);
 }
 
 kiln_status kiln_program_build_file(kiln_context *context, const char *path,
@@ -352,14 +367,15 @@ kiln_status kiln_program_build_file(kiln_context *context, const char *path,
     KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
     KILN_CHECK_OUT(path, "path");
     KILN_CHECK_OUT(program, "program");
+    kiln_build_options with_name;
+    kiln_status status = build_options_read(options, &with_name);
+    if (status != KILN_OK)
+        return status;
     char *text;
     size_t length;
-    kiln_status status = kiln_file_read(path, &text, &length);
+    status = kiln_file_read(path, &text, &length);
     if (status != KILN_OK)
         return kiln_error_prefix(status, "kiln_program_build_file");
-    kiln_build_options with_name = {0};
-    if (options != NULL)
-        with_name = *options;
     if (with_name.source_name == NULL)
         with_name.source_name = path;
     status = program_build_common(context, text, length, &with_name, program);
@@ -403,8 +419,8 @@ kiln_status kiln_program_release(kiln_program *program)
     return status;
 }
 
-kiln_status kiln_program_build_log(const kiln_program *program,
-                                   const char **log)
+kiln_status kiln_program_get_build_log(const kiln_program *program,
+                                       const char **log)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
@@ -413,7 +429,7 @@ kiln_status kiln_program_build_log(const kiln_program *program,
     return KILN_OK;
 }
 
-kiln_status kiln_program_origin_get(const kiln_program *program,
+kiln_status kiln_program_get_origin(const kiln_program *program,
                                     kiln_program_origin *origin)
 {
     kiln_error_clear();
@@ -504,7 +520,7 @@ static kiln_status program_kernel_names(const kiln_program *program,
     return KILN_OK;
 }
 
-kiln_status kiln_program_kernel_count(const kiln_program *program,
+kiln_status kiln_program_get_kernel_count(const kiln_program *program,
                                       size_t *count)
 {
     kiln_error_clear();
@@ -518,7 +534,7 @@ kiln_status kiln_program_kernel_count(const kiln_program *program,
     return KILN_OK;
 }
 
-kiln_status kiln_program_kernel_name(const kiln_program *program, size_t index,
+kiln_status kiln_program_get_kernel_name(const kiln_program *program, size_t index,
                                      const char **name)
 {
     kiln_error_clear();

@@ -33,12 +33,44 @@ static void stream_destroy(kiln_stream *stream)
 
 void kiln_stream_release_internal(kiln_stream *stream)
 {
-    if (kiln_refcount_drop(&stream->references))
+    if (stream->is_default)
+        kiln_context_release_internal(stream->context);
+    else if (kiln_refcount_drop(&stream->references))
         stream_destroy(stream);
+}
+
+void kiln_default_stream_init(kiln_context *context)
+{
+    kiln_stream *stream = &context->default_stream;
+    stream->context = context;
+    stream->backend = NULL;
+    stream->is_default = true;
+    stream->magic = KILN_MAGIC_STREAM;
+}
+
+kiln_status kiln_context_get_default_stream(kiln_context *context,
+                                            kiln_stream **stream)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(stream, "stream");
+    *stream = &context->default_stream;
+    return KILN_OK;
+}
+
+kiln_status kiln_stream_get_context(const kiln_stream *stream,
+                                    kiln_context **context)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
+    KILN_CHECK_OUT(context, "context");
+    *context = stream->context;
+    return KILN_OK;
 }
 
 void kiln_buffer_note_async_use(kiln_buffer *buffer, kiln_stream *stream)
 {
+    stream = kiln_stream_canonical(stream);
     bool used_before = atomic_exchange_explicit(&buffer->used_async, true,
                                                 memory_order_relaxed);
     if (atomic_load_explicit(&buffer->last_stream, memory_order_relaxed) ==
@@ -81,6 +113,9 @@ kiln_status kiln_stream_retain(kiln_stream *stream)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
+    /* The default stream's references are its context's. */
+    if (stream->is_default)
+        return kiln_context_retain(stream->context);
     kiln_refcount_retain(&stream->references);
     return KILN_OK;
 }
@@ -89,6 +124,8 @@ kiln_status kiln_stream_release(kiln_stream *stream)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
+    if (stream->is_default)
+        return kiln_context_release(stream->context);
     bool last = false;
     kiln_status status = kiln_refcount_release(
         &stream->references, __func__, "stream",
@@ -98,21 +135,14 @@ kiln_status kiln_stream_release(kiln_stream *stream)
     return status;
 }
 
-kiln_status kiln_stream_synchronize(kiln_context *context, kiln_stream *stream)
+/* The header's macro of the same name picks between this and the 0.1
+ * two-argument form. */
+kiln_status(kiln_stream_synchronize)(kiln_stream *stream)
 {
     kiln_error_clear();
-    if (stream != NULL) {
-        KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
-        if (context != NULL && context != stream->context)
-            return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
-                              "kiln_stream_synchronize: the stream belongs to "
-                              "another context");
-        context = stream->context;
-    } else {
-        KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    }
-    return context->ops->stream_synchronize(context->backend,
-                                            stream ? stream->backend : NULL);
+    KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
+    kiln_context *context = stream->context;
+    return context->ops->stream_synchronize(context->backend, stream->backend);
 }
 
 kiln_status kiln_stream_wait_event(kiln_stream *stream, kiln_event *event)
@@ -131,18 +161,13 @@ kiln_status kiln_stream_wait_event(kiln_stream *stream, kiln_event *event)
                                            event->backend);
 }
 
-kiln_status kiln_stream_native(kiln_context *context, kiln_stream *stream,
-                               void *out, size_t size)
+kiln_status kiln_stream_get_native(const kiln_stream *stream, void *out,
+                                   size_t size)
 {
     kiln_error_clear();
-    if (stream != NULL) {
-        KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
-        context = stream->context;
-    } else {
-        KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    }
+    KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
     KILN_CHECK_OUT(out, "out");
+    kiln_context *context = stream->context;
     return context->ops->native_handle(context->backend, KILN_NATIVE_STREAM,
-                                       stream ? stream->backend : NULL, out,
-                                       size);
+                                       stream->backend, out, size);
 }

@@ -1,5 +1,6 @@
 /*
- * Small string helpers used across the core.
+ * Small helpers used across the core: strings, and the sized copies of
+ * public structs.
  */
 #include "internal.h"
 
@@ -73,4 +74,37 @@ void kiln_string_free(kiln_string *string)
     free(string->data);
     string->data = NULL;
     string->length = string->capacity = 0;
+}
+
+kiln_status kiln_struct_out(void *out, size_t out_size, const void *full,
+                            size_t full_size, size_t minimum, const char *what)
+{
+    if (out_size < minimum)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: the caller's struct is %zu bytes, less than "
+                          "the %zu of Kiln 1.0 (pass sizeof the struct)",
+                          what, out_size, minimum);
+    memcpy(out, full, out_size < full_size ? out_size : full_size);
+    /* A caller built against a newer header: what this library does not
+     * know reads as zero. */
+    if (out_size > full_size)
+        memset((char *)out + full_size, 0, out_size - full_size);
+    return KILN_OK;
+}
+
+kiln_status kiln_struct_in(void *full, size_t full_size, const void *in,
+                           size_t minimum, const char *what)
+{
+    size_t size;
+    memcpy(&size, in, sizeof size);
+    if (size == 0)
+        size = minimum;
+    if (size < minimum || size > full_size)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s: struct_size is %zu; it must be 0 or sizeof the "
+                          "struct (%zu in Kiln %s)",
+                          what, size, full_size, kiln_version());
+    memset(full, 0, full_size);
+    memcpy(full, in, size);
+    return KILN_OK;
 }

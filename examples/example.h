@@ -94,8 +94,8 @@ static inline void example_print_device(const kiln_context *context)
 {
     const char *backend = NULL;
     kiln_device_info device;
-    EXAMPLE_CHECK(kiln_context_backend(context, &backend));
-    EXAMPLE_CHECK(kiln_context_device_info(context, &device));
+    EXAMPLE_CHECK(kiln_context_get_backend(context, &backend));
+    EXAMPLE_CHECK(kiln_context_get_device_info(context, &device));
     printf("backend %s, device %d: %s (%s)\n", backend, device.index,
            device.name, device.language_version);
 }

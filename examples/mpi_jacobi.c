@@ -8,7 +8,7 @@
  * How the halo rows travel:
  *  - CUDA backend and an MPI that says it is CUDA-aware
  *    (MPIX_Query_cuda_support): MPI is handed the device pointers
- *    (kiln_buffer_native) and moves the rows itself, GPU to GPU where it
+ *    (kiln_buffer_get_native) and moves the rows itself, GPU to GPU where it
  *    can;
  *  - otherwise: the rows are read into page-locked host memory
  *    (kiln_host_alloc), exchanged from there, and written back.
@@ -115,7 +115,7 @@ static void exchange_halos(block *b, kiln_buffer *grid)
     if (b->cuda_aware) {
         /* CUdeviceptr: 8 bytes; Kiln checks the size. */
         unsigned long long base = 0;
-        MPI_EXAMPLE_CHECK(kiln_buffer_native(grid, &base, sizeof base));
+        MPI_EXAMPLE_CHECK(kiln_buffer_get_native(grid, &base, sizeof base));
         char *device = (char *)(uintptr_t)base;
         MPI_Sendrecv(device + row_offset(b, 1), nx, MPI_FLOAT, b->above, 0,
                      device + row_offset(b, b->rows + 1), nx, MPI_FLOAT,
@@ -177,8 +177,8 @@ int main(int argc, char **argv)
     b.context = mpi_example_context(&local_rank);
     const char *backend = NULL;
     kiln_device_info device;
-    MPI_EXAMPLE_CHECK(kiln_context_backend(b.context, &backend));
-    MPI_EXAMPLE_CHECK(kiln_context_device_info(b.context, &device));
+    MPI_EXAMPLE_CHECK(kiln_context_get_backend(b.context, &backend));
+    MPI_EXAMPLE_CHECK(kiln_context_get_device_info(b.context, &device));
     int mpi_cuda_aware = mpi_example_cuda_aware();
     b.cuda_aware =
         !force_staging && mpi_cuda_aware && strcmp(backend, "cuda") == 0;

@@ -58,8 +58,8 @@ int main(int argc, char **argv)
     kiln_context *context = mpi_example_context(&local_rank);
     kiln_device_info device;
     const char *backend = NULL;
-    MPI_EXAMPLE_CHECK(kiln_context_device_info(context, &device));
-    MPI_EXAMPLE_CHECK(kiln_context_backend(context, &backend));
+    MPI_EXAMPLE_CHECK(kiln_context_get_device_info(context, &device));
+    MPI_EXAMPLE_CHECK(kiln_context_get_backend(context, &backend));
     uint64_t first = 0, count = 0;
     mpi_example_share(n, rank, size, &first, &count);
     if (rank == 0)

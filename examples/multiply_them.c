@@ -44,8 +44,8 @@ int main(int argc, char **argv)
      * blocks if one is not enough. */
     size_t block = COUNT, kernel_limit = 0;
     kiln_device_info device;
-    EXAMPLE_CHECK(kiln_kernel_max_block_size(multiply_them, &kernel_limit));
-    EXAMPLE_CHECK(kiln_context_device_info(context, &device));
+    EXAMPLE_CHECK(kiln_kernel_get_max_block_size(multiply_them, &kernel_limit));
+    EXAMPLE_CHECK(kiln_context_get_device_info(context, &device));
     if (kernel_limit != 0 && block > kernel_limit)
         block = kernel_limit;
     if (device.max_block[0] != 0 && block > device.max_block[0])

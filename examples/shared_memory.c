@@ -88,7 +88,7 @@ static size_t run_case(kiln_context *context, kiln_kernel *kernel,
     EXAMPLE_CHECK(kiln_buffer_read(a_gpu, 0, doubled, bytes));
 
     const char *name = NULL;
-    EXAMPLE_CHECK(kiln_kernel_name(kernel, &name));
+    EXAMPLE_CHECK(kiln_kernel_get_name(kernel, &name));
     printf("%s: %dx%d matrix, %zux%zu blocks of %dx%d threads, "
            "%zu bytes of local memory per block\n",
            name, width, width, config.grid.x, config.grid.y, side, side,

@@ -21,6 +21,24 @@
  *    a release beyond the caller's own (create + retains) is
  *    KILN_ERR_INVALID_HANDLE and changes nothing.  Getters that return a
  *    handle lend it without a reference.
+ *  - Getters are spelled kiln_<object>_get_<property> and never add a
+ *    reference: a handle they return (kiln_buffer_get_context,
+ *    kiln_context_get_default_stream) stays valid while the object it was
+ *    read from lives; retain it to keep it longer.
+ *  - Strings: every const char * Kiln returns is owned by Kiln (never free
+ *    it) and stays valid while the object it was read from lives (a
+ *    kernel's names until the kernel's last release, a program's build log
+ *    until the program's).  Strings not read from an object (status names,
+ *    the version, backend descriptions, backend names) live as long as the
+ *    process.  The one exception is kiln_last_error(), read from the calling
+ *    thread's error state: valid until that thread's next Kiln call.
+ *  - Structs that Kiln fills (kiln_device_info, kiln_param_info, ...) are
+ *    filled through macros that pass the caller's sizeof, so a program
+ *    compiled against this header keeps working with a later libkiln whose
+ *    structs have grown (new members are only ever appended).  Structs the
+ *    caller fills (kiln_launch_config, kiln_build_options) start with
+ *    struct_size: 0 reads the 1.0 members only; set it to sizeof the struct
+ *    to use members a later version appends.
  *
  * Thread safety: every function may be called from any thread.  Objects may
  * be shared between threads; calls on one object are serialised where the
@@ -31,6 +49,7 @@
 #ifndef KILN_H
 #define KILN_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,9 +57,20 @@
 extern "C" {
 #endif
 
-#define KILN_VERSION_MAJOR 0
-#define KILN_VERSION_MINOR 1
+#define KILN_VERSION_MAJOR 1
+#define KILN_VERSION_MINOR 0
 #define KILN_VERSION_PATCH 0
+
+/* Marks the 0.1 names kept for one release (see docs/API-1.0.md). */
+#if defined(__cplusplus) && __cplusplus >= 201402L
+#define KILN_DEPRECATED(message) [[deprecated(message)]]
+#elif defined(__GNUC__)
+#define KILN_DEPRECATED(message) __attribute__((deprecated(message)))
+#elif defined(_MSC_VER)
+#define KILN_DEPRECATED(message) __declspec(deprecated(message))
+#else
+#define KILN_DEPRECATED(message)
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Status and errors                                                        */
@@ -81,8 +111,10 @@ typedef enum kiln_status {
                                      text are in kiln_last_error()          */
     KILN_ERR_SHAPE,               /* array shapes that do not match or
                                      broadcast (kiln_array.h)               */
-    KILN_ERR_DTYPE                /* an element type the operation does not
+    KILN_ERR_DTYPE,               /* an element type the operation does not
                                      take (kiln_array.h)                    */
+    KILN_ERR_ARGUMENT_TYPE        /* a typed scalar (KILN_ARG_INT, 'i') for
+                                     a parameter of another type (float)   */
 } kiln_status;
 
 /* The enumerator's name as text ("KILN_ERR_BUILD"); never NULL. */
@@ -105,7 +137,7 @@ kiln_status kiln_error_set(kiln_status status, const char *format, ...)
 #endif
     ;
 
-/* The library's version: "0.1.0".  Never NULL. */
+/* The library's version: "1.0.0".  Never NULL. */
 const char *kiln_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -125,20 +157,30 @@ typedef struct kiln_backend_info {
 } kiln_backend_info;
 
 /* The number of backends Kiln knows (loaded or not). */
-kiln_status kiln_backend_count(size_t *count);
+kiln_status kiln_backend_get_count(size_t *count);
 
-/* Loads (once) and describes backend `index` < kiln_backend_count().  A
- * backend that fails to load is still described, with status and reason:
- * only bad arguments make this call fail. */
-kiln_status kiln_backend_get_info(size_t index, kiln_backend_info *info);
+/* Loads (once) and describes backend `index` < kiln_backend_get_count().
+ * A backend that fails to load is still described, with status and
+ * reason: only bad arguments make this call fail.
+ *   kiln_backend_get_info(size_t index, kiln_backend_info *info)
+ * `info_size` is sizeof the caller's struct (the macro passes it): smaller
+ * than the 1.0 struct is KILN_ERR_INVALID_ARGUMENT. */
+kiln_status kiln_backend_get_info_sized(size_t index, kiln_backend_info *info,
+                                        size_t info_size);
+#define kiln_backend_get_info(index, info) \
+    kiln_backend_get_info_sized((index), (info), sizeof *(info))
 
-/* The same, by name.  An unknown name is KILN_ERR_BACKEND_UNKNOWN. */
-kiln_status kiln_backend_find(const char *name, kiln_backend_info *info);
+/* The same, by name.  An unknown name is KILN_ERR_BACKEND_UNKNOWN.
+ *   kiln_backend_find(const char *name, kiln_backend_info *info) */
+kiln_status kiln_backend_find_sized(const char *name, kiln_backend_info *info,
+                                    size_t info_size);
+#define kiln_backend_find(name, info) \
+    kiln_backend_find_sized((name), (info), sizeof *(info))
 
 /* The backend Kiln chooses when none is named: KILN_BACKEND if set, else
  * the first usable of cuda (with a device), opencl.  Writes its name (a
  * static string).  Fails with the reason when nothing is usable. */
-kiln_status kiln_backend_default(const char **name);
+kiln_status kiln_backend_get_default(const char **name);
 
 typedef enum kiln_device_type {
     KILN_DEVICE_GPU = 1,
@@ -174,9 +216,14 @@ typedef struct kiln_device_info {
 } kiln_device_info;
 
 /* Devices of the named backend (NULL: the default backend). */
-kiln_status kiln_device_count(const char *backend, int *count);
-kiln_status kiln_device_get_info(const char *backend, int index,
-                                 kiln_device_info *info);
+kiln_status kiln_device_get_count(const char *backend, int *count);
+/*   kiln_device_get_info(const char *backend, int index,
+ *                        kiln_device_info *info) */
+kiln_status kiln_device_get_info_sized(const char *backend, int index,
+                                       kiln_device_info *info,
+                                       size_t info_size);
+#define kiln_device_get_info(backend, index, info) \
+    kiln_device_get_info_sized((backend), (index), (info), sizeof *(info))
 
 /* Every device of every usable backend in one list, for programs that use
  * several devices at once: backends in kiln_backend_get_info's order,
@@ -188,8 +235,11 @@ kiln_status kiln_device_get_info(const char *backend, int index,
  * vendor's OpenCL.  Backends that cannot be used are left out
  * (kiln_backend_get_info says why): none usable is a count of 0, not an
  * error.  KILN_BACKEND does not narrow the list. */
-kiln_status kiln_device_list(kiln_device_info *devices, size_t capacity,
-                             size_t *count);
+kiln_status kiln_device_list_sized(kiln_device_info *devices, size_t capacity,
+                                   size_t element_size, size_t *count);
+#define kiln_device_list(devices, capacity, count) \
+    kiln_device_list_sized((devices), (capacity), sizeof(kiln_device_info), \
+                           (count))
 
 /* The device one process of a multi-process job (MPI: one rank per GPU)
  * should open: `local_rank` modulo the backend's device count, so ranks
@@ -227,10 +277,15 @@ kiln_status kiln_context_retain(kiln_context *context);
 kiln_status kiln_context_release(kiln_context *context);
 
 /* The backend's name ("cuda", "opencl"); static storage. */
-kiln_status kiln_context_backend(const kiln_context *context,
-                                 const char **name);
-kiln_status kiln_context_device_info(const kiln_context *context,
-                                     kiln_device_info *info);
+kiln_status kiln_context_get_backend(const kiln_context *context,
+                                     const char **name);
+/*   kiln_context_get_device_info(const kiln_context *context,
+ *                                kiln_device_info *info) */
+kiln_status kiln_context_get_device_info_sized(const kiln_context *context,
+                                               kiln_device_info *info,
+                                               size_t info_size);
+#define kiln_context_get_device_info(context, info) \
+    kiln_context_get_device_info_sized((context), (info), sizeof *(info))
 
 /* Waits for all work on all of the context's streams.  Reports a kernel
  * fault raised since the last synchronizing call (KILN_ERR_KERNEL_FAULT). */
@@ -263,14 +318,22 @@ typedef struct kiln_stream kiln_stream;
 typedef struct kiln_event kiln_event;
 
 /* An in-order queue of work (CUDA stream, OpenCL command queue).  Wherever
- * a function takes a stream, NULL means the context's default stream. */
+ * a function takes a stream together with an object of a context (a
+ * buffer, a kernel's launch config, an event), NULL means that context's
+ * default stream. */
 kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream);
+/* The context's default stream as a handle, for the calls that take a
+ * stream alone.  No reference is added (it lives as long as the context);
+ * retaining it retains the context, and releasing it drops that again. */
+kiln_status kiln_context_get_default_stream(kiln_context *context,
+                                            kiln_stream **stream);
 kiln_status kiln_stream_retain(kiln_stream *stream);
 kiln_status kiln_stream_release(kiln_stream *stream);
-/* Waits for everything queued on `stream` (NULL: the default stream of
- * `context`; exactly one of the two is used: pass the stream, or NULL and
- * the context). */
-kiln_status kiln_stream_synchronize(kiln_context *context, kiln_stream *stream);
+/* The stream's context (no reference added). */
+kiln_status kiln_stream_get_context(const kiln_stream *stream,
+                                    kiln_context **context);
+/* Waits for everything queued on `stream`. */
+kiln_status kiln_stream_synchronize(kiln_stream *stream);
 /* Work queued on `stream` after this waits for `event`.  The event may
  * belong to another context: two CUDA contexts wait on the device (the
  * host goes on); any other pair (OpenCL contexts, two backends) waits on
@@ -313,13 +376,13 @@ kiln_status kiln_buffer_create_from(kiln_context *context, const void *host,
                                     size_t size, kiln_buffer **buffer);
 kiln_status kiln_buffer_retain(kiln_buffer *buffer);
 kiln_status kiln_buffer_release(kiln_buffer *buffer);
-kiln_status kiln_buffer_size(const kiln_buffer *buffer, size_t *size);
+kiln_status kiln_buffer_get_size(const kiln_buffer *buffer, size_t *size);
 /* The buffer's context, lent without a reference: it stays valid while the
  * buffer lives.  To keep it longer, kiln_context_retain it (and release
  * that reference later); releasing it without such a retain, once the
  * caller's own references are gone, is KILN_ERR_INVALID_HANDLE. */
-kiln_status kiln_buffer_context(const kiln_buffer *buffer,
-                                kiln_context **context);
+kiln_status kiln_buffer_get_context(const kiln_buffer *buffer,
+                                    kiln_context **context);
 
 /* Synchronous copies: they run after all work already queued on the default
  * stream and return when the data has arrived.  Every range is checked:
@@ -391,7 +454,12 @@ typedef struct kiln_pool_stats {
     uint64_t reuses;         /* of which served from the pool               */
 } kiln_pool_stats;
 kiln_status kiln_pool_set_enabled(kiln_context *context, int enabled);
-kiln_status kiln_pool_get_stats(kiln_context *context, kiln_pool_stats *stats);
+/*   kiln_pool_get_stats(kiln_context *context, kiln_pool_stats *stats) */
+kiln_status kiln_pool_get_stats_sized(kiln_context *context,
+                                      kiln_pool_stats *stats,
+                                      size_t stats_size);
+#define kiln_pool_get_stats(context, stats) \
+    kiln_pool_get_stats_sized((context), (stats), sizeof *(stats))
 /* Returns every cached block to the driver. */
 kiln_status kiln_pool_trim(kiln_context *context);
 
@@ -410,6 +478,8 @@ typedef enum kiln_language {
 /* Options for kiln_program_build_with().  Zero-initialise and set what you
  * need: {0} is OpenCL C with no options. */
 typedef struct kiln_build_options {
+    size_t struct_size;                /* 0 or sizeof(kiln_build_options):
+                                          see the conventions at the top  */
     kiln_language language;
     const char *options;               /* "-DN=4 -O3 -cl-fast-relaxed-math";
                                           -cl-* options are mapped or
@@ -442,15 +512,15 @@ kiln_status kiln_program_retain(kiln_program *program);
 kiln_status kiln_program_release(kiln_program *program);
 /* The compiler's log of a successful build (warnings), "" if none.  Valid
  * while the program lives. */
-kiln_status kiln_program_build_log(const kiln_program *program,
-                                   const char **log);
+kiln_status kiln_program_get_build_log(const kiln_program *program,
+                                       const char **log);
 /* Where the binary came from: 0 compiled now, 1 memory cache, 2 disk cache. */
 typedef enum kiln_program_origin {
     KILN_PROGRAM_COMPILED = 0,
     KILN_PROGRAM_FROM_MEMORY_CACHE,
     KILN_PROGRAM_FROM_DISK_CACHE
 } kiln_program_origin;
-kiln_status kiln_program_origin_get(const kiln_program *program,
+kiln_status kiln_program_get_origin(const kiln_program *program,
                                     kiln_program_origin *origin);
 
 /* The program's kernels, as PyOpenCL's program.all_kernels() and OpenCL's
@@ -464,10 +534,10 @@ kiln_status kiln_program_origin_get(const kiln_program *program,
  * `index` >= count is KILN_ERR_INVALID_ARGUMENT; KILN_ERR_UNSUPPORTED when
  * the backend cannot list kernels (a plugin built for an older plugin ABI;
  * for native CUDA C, a CUDA driver without cuModuleEnumerateFunctions). */
-kiln_status kiln_program_kernel_count(const kiln_program *program,
-                                      size_t *count);
-kiln_status kiln_program_kernel_name(const kiln_program *program,
-                                     size_t index, const char **name);
+kiln_status kiln_program_get_kernel_count(const kiln_program *program,
+                                          size_t *count);
+kiln_status kiln_program_get_kernel_name(const kiln_program *program,
+                                         size_t index, const char **name);
 
 /* A kernel of `program` by its name (the C name; CUDA C kernels are found
  * with or without extern "C").  KILN_ERR_KERNEL_NOT_FOUND otherwise. */
@@ -475,7 +545,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                                kiln_kernel **kernel);
 kiln_status kiln_kernel_retain(kiln_kernel *kernel);
 kiln_status kiln_kernel_release(kiln_kernel *kernel);
-kiln_status kiln_kernel_name(const kiln_kernel *kernel, const char **name);
+kiln_status kiln_kernel_get_name(const kiln_kernel *kernel, const char **name);
 
 typedef enum kiln_param_kind {
     KILN_PARAM_BUFFER = 1, /* __global / __constant pointer: pass a buffer   */
@@ -492,14 +562,21 @@ typedef struct kiln_param_info {
     const char *type_name; /* "float*", "uint4"; "" when unknown           */
 } kiln_param_info;
 
-kiln_status kiln_kernel_param_count(const kiln_kernel *kernel, size_t *count);
-/* Strings stay valid while the kernel lives. */
-kiln_status kiln_kernel_param_info(const kiln_kernel *kernel, size_t index,
-                                   kiln_param_info *info);
+kiln_status kiln_kernel_get_param_count(const kiln_kernel *kernel,
+                                        size_t *count);
+/* Strings stay valid while the kernel lives.
+ *   kiln_kernel_get_param_info(const kiln_kernel *kernel, size_t index,
+ *                              kiln_param_info *info) */
+kiln_status kiln_kernel_get_param_info_sized(const kiln_kernel *kernel,
+                                             size_t index,
+                                             kiln_param_info *info,
+                                             size_t info_size);
+#define kiln_kernel_get_param_info(kernel, index, info) \
+    kiln_kernel_get_param_info_sized((kernel), (index), (info), sizeof *(info))
 /* The most threads per block this kernel can be launched with on its
  * device (registers and reqd_work_group_size considered). */
-kiln_status kiln_kernel_max_block_size(const kiln_kernel *kernel,
-                                       size_t *threads);
+kiln_status kiln_kernel_get_max_block_size(const kiln_kernel *kernel,
+                                           size_t *threads);
 
 /* ------------------------------------------------------------------------ */
 /* Launching                                                                */
@@ -508,52 +585,166 @@ kiln_status kiln_kernel_max_block_size(const kiln_kernel *kernel,
 /* Kernel arguments, checked against the kernel's parameters. */
 typedef enum kiln_arg_kind {
     KILN_ARG_KIND_BUFFER = 1, /* .buffer                                    */
-    KILN_ARG_KIND_VALUE,      /* .value points at .size bytes               */
+    KILN_ARG_KIND_VALUE,      /* a typed scalar, or .size raw bytes at .value */
     KILN_ARG_KIND_LOCAL,      /* .size bytes of local (shared) memory       */
     KILN_ARG_KIND_IN,         /* host .host of .size bytes copied in before */
     KILN_ARG_KIND_OUT,        /* ... copied out after the launch            */
     KILN_ARG_KIND_INOUT       /* ... both                                   */
 } kiln_arg_kind;
 
+/* The C type a value argument carries.  A typed value must match the
+ * kernel's parameter: an integer for an integer type, floating point for
+ * float / double (signedness is not compared), of the parameter's size;
+ * otherwise the launch is KILN_ERR_ARGUMENT_TYPE naming the parameter and
+ * both types.  Raw bytes (KILN_ARG_VALUE) are checked by size only, as are
+ * parameters whose type Kiln cannot name (native CUDA C, typedefs). */
+typedef enum kiln_scalar_type {
+    KILN_SCALAR_NONE = 0, /* raw bytes                                      */
+    KILN_SCALAR_CHAR,     /* int8_t   'c'                                   */
+    KILN_SCALAR_UCHAR,    /* uint8_t  'C'                                   */
+    KILN_SCALAR_SHORT,    /* int16_t  'h'                                   */
+    KILN_SCALAR_USHORT,   /* uint16_t 'H'                                   */
+    KILN_SCALAR_INT,      /* int32_t  'i'                                   */
+    KILN_SCALAR_UINT,     /* uint32_t 'I'                                   */
+    KILN_SCALAR_LONG,     /* int64_t  'l'                                   */
+    KILN_SCALAR_ULONG,    /* uint64_t 'L'                                   */
+    KILN_SCALAR_SIZE,     /* size_t   'z'                                   */
+    KILN_SCALAR_FLOAT,    /* float    'f'                                   */
+    KILN_SCALAR_DOUBLE    /* double   'd'                                   */
+} kiln_scalar_type;
+
+/* One launch argument.  Build it with the KILN_ARG_* constructors below (C
+ * and C++); its layout is fixed for 1.x, as arrays of it are passed. */
 typedef struct kiln_arg {
     kiln_arg_kind kind;
     size_t size;
-    const void *value;
+    const void *value;       /* raw VALUE bytes; NULL for typed scalars   */
     kiln_buffer *buffer;
     void *host;
+    kiln_scalar_type type;   /* VALUE: KILN_SCALAR_NONE for raw bytes     */
+    union {                  /* a typed scalar, stored in the argument    */
+        int8_t i8;
+        uint8_t u8;
+        int16_t i16;
+        uint16_t u16;
+        int32_t i32;
+        uint32_t u32;
+        int64_t i64;
+        uint64_t u64;
+        size_t z;
+        float f;
+        double d;
+    } scalar;
 } kiln_arg;
 
-/* Argument constructors (compound literals: the value's storage lives to
- * the end of the enclosing block). */
+/* Argument constructors.  Typed scalars keep their value inside the
+ * kiln_arg, so they need no storage of their own; KILN_ARG_VALUE points at
+ * the caller's bytes, which must live until the launch call returns.  In C
+ * they are compound literals (usable in static initialisers too); in C++
+ * inline functions. */
+#ifdef __cplusplus
+static inline kiln_arg kiln_arg_make_(kiln_arg_kind kind, size_t size,
+                                      const void *value, kiln_buffer *buffer,
+                                      void *host, kiln_scalar_type type)
+{
+    kiln_arg arg = {kind, size, value, buffer, host, type, {0}};
+    return arg;
+}
+#define KILN_ARG_SCALAR_(member, ctype, scalar_type)                          \
+    static inline kiln_arg kiln_arg_##member##_(ctype x)                      \
+    {                                                                         \
+        kiln_arg arg = kiln_arg_make_(KILN_ARG_KIND_VALUE, sizeof(ctype),     \
+                                      NULL, NULL, NULL, scalar_type);         \
+        arg.scalar.member = x;                                                \
+        return arg;                                                           \
+    }
+KILN_ARG_SCALAR_(i8, int8_t, KILN_SCALAR_CHAR)
+KILN_ARG_SCALAR_(u8, uint8_t, KILN_SCALAR_UCHAR)
+KILN_ARG_SCALAR_(i16, int16_t, KILN_SCALAR_SHORT)
+KILN_ARG_SCALAR_(u16, uint16_t, KILN_SCALAR_USHORT)
+KILN_ARG_SCALAR_(i32, int32_t, KILN_SCALAR_INT)
+KILN_ARG_SCALAR_(u32, uint32_t, KILN_SCALAR_UINT)
+KILN_ARG_SCALAR_(i64, int64_t, KILN_SCALAR_LONG)
+KILN_ARG_SCALAR_(u64, uint64_t, KILN_SCALAR_ULONG)
+KILN_ARG_SCALAR_(z, size_t, KILN_SCALAR_SIZE)
+KILN_ARG_SCALAR_(f, float, KILN_SCALAR_FLOAT)
+KILN_ARG_SCALAR_(d, double, KILN_SCALAR_DOUBLE)
+#undef KILN_ARG_SCALAR_
+#define KILN_ARG_BUFFER(b) \
+    kiln_arg_make_(KILN_ARG_KIND_BUFFER, 0, NULL, (b), NULL, KILN_SCALAR_NONE)
+#define KILN_ARG_VALUE(pointer, bytes)                                       \
+    kiln_arg_make_(KILN_ARG_KIND_VALUE, (bytes), (pointer), NULL, NULL,      \
+                   KILN_SCALAR_NONE)
+#define KILN_ARG_LOCAL(bytes) \
+    kiln_arg_make_(KILN_ARG_KIND_LOCAL, (bytes), NULL, NULL, NULL, KILN_SCALAR_NONE)
+#define KILN_ARG_HOST_(kind, pointer, bytes)                                 \
+    kiln_arg_make_(kind, (bytes), NULL, NULL,                                \
+                   const_cast<void *>(static_cast<const void *>(pointer)),   \
+                   KILN_SCALAR_NONE)
+#else
 #define KILN_ARG_BUFFER(b) \
     ((kiln_arg){.kind = KILN_ARG_KIND_BUFFER, .buffer = (b)})
 #define KILN_ARG_VALUE(pointer, bytes) \
     ((kiln_arg){.kind = KILN_ARG_KIND_VALUE, .size = (bytes), .value = (pointer)})
 #define KILN_ARG_LOCAL(bytes) \
     ((kiln_arg){.kind = KILN_ARG_KIND_LOCAL, .size = (bytes)})
-#define KILN_ARG_INT(x) KILN_ARG_VALUE(&(int32_t){(x)}, sizeof(int32_t))
-#define KILN_ARG_UINT(x) KILN_ARG_VALUE(&(uint32_t){(x)}, sizeof(uint32_t))
-#define KILN_ARG_LONG(x) KILN_ARG_VALUE(&(int64_t){(x)}, sizeof(int64_t))
-#define KILN_ARG_ULONG(x) KILN_ARG_VALUE(&(uint64_t){(x)}, sizeof(uint64_t))
-#define KILN_ARG_FLOAT(x) KILN_ARG_VALUE(&(float){(x)}, sizeof(float))
-#define KILN_ARG_DOUBLE(x) KILN_ARG_VALUE(&(double){(x)}, sizeof(double))
-#define KILN_ARG_IN(pointer, bytes) \
-    ((kiln_arg){.kind = KILN_ARG_KIND_IN, .size = (bytes), .host = (void *)(pointer)})
-#define KILN_ARG_OUT(pointer, bytes) \
-    ((kiln_arg){.kind = KILN_ARG_KIND_OUT, .size = (bytes), .host = (pointer)})
+#define KILN_ARG_HOST_(arg_kind, pointer, bytes) \
+    ((kiln_arg){.kind = (arg_kind), .size = (bytes), .host = (void *)(pointer)})
+#define KILN_ARG_SCALAR_(member, ctype, scalar_type, x)                     \
+    ((kiln_arg){.kind = KILN_ARG_KIND_VALUE, .size = sizeof(ctype),         \
+                .type = (scalar_type), .scalar = {.member = (x)}})
+#endif
+#ifdef __cplusplus
+#define KILN_ARG_CHAR(x) kiln_arg_i8_(x)
+#define KILN_ARG_UCHAR(x) kiln_arg_u8_(x)
+#define KILN_ARG_SHORT(x) kiln_arg_i16_(x)
+#define KILN_ARG_USHORT(x) kiln_arg_u16_(x)
+#define KILN_ARG_INT(x) kiln_arg_i32_(x)
+#define KILN_ARG_UINT(x) kiln_arg_u32_(x)
+#define KILN_ARG_LONG(x) kiln_arg_i64_(x)
+#define KILN_ARG_ULONG(x) kiln_arg_u64_(x)
+#define KILN_ARG_SIZE(x) kiln_arg_z_(x)
+#define KILN_ARG_FLOAT(x) kiln_arg_f_(x)
+#define KILN_ARG_DOUBLE(x) kiln_arg_d_(x)
+#else
+#define KILN_ARG_CHAR(x) KILN_ARG_SCALAR_(i8, int8_t, KILN_SCALAR_CHAR, x)
+#define KILN_ARG_UCHAR(x) KILN_ARG_SCALAR_(u8, uint8_t, KILN_SCALAR_UCHAR, x)
+#define KILN_ARG_SHORT(x) KILN_ARG_SCALAR_(i16, int16_t, KILN_SCALAR_SHORT, x)
+#define KILN_ARG_USHORT(x) KILN_ARG_SCALAR_(u16, uint16_t, KILN_SCALAR_USHORT, x)
+#define KILN_ARG_INT(x) KILN_ARG_SCALAR_(i32, int32_t, KILN_SCALAR_INT, x)
+#define KILN_ARG_UINT(x) KILN_ARG_SCALAR_(u32, uint32_t, KILN_SCALAR_UINT, x)
+#define KILN_ARG_LONG(x) KILN_ARG_SCALAR_(i64, int64_t, KILN_SCALAR_LONG, x)
+#define KILN_ARG_ULONG(x) KILN_ARG_SCALAR_(u64, uint64_t, KILN_SCALAR_ULONG, x)
+#define KILN_ARG_SIZE(x) KILN_ARG_SCALAR_(z, size_t, KILN_SCALAR_SIZE, x)
+#define KILN_ARG_FLOAT(x) KILN_ARG_SCALAR_(f, float, KILN_SCALAR_FLOAT, x)
+#define KILN_ARG_DOUBLE(x) KILN_ARG_SCALAR_(d, double, KILN_SCALAR_DOUBLE, x)
+#endif
+#define KILN_ARG_IN(pointer, bytes) KILN_ARG_HOST_(KILN_ARG_KIND_IN, pointer, bytes)
+#define KILN_ARG_OUT(pointer, bytes) KILN_ARG_HOST_(KILN_ARG_KIND_OUT, pointer, bytes)
 #define KILN_ARG_INOUT(pointer, bytes) \
-    ((kiln_arg){.kind = KILN_ARG_KIND_INOUT, .size = (bytes), .host = (pointer)})
+    KILN_ARG_HOST_(KILN_ARG_KIND_INOUT, pointer, bytes)
 
 /* Grid (blocks) and block (threads per block) sizes.  Every component must
  * be at least 1: use 1 for unused dimensions. */
 typedef struct kiln_dim3 {
     size_t x, y, z;
 } kiln_dim3;
-#define KILN_DIM1(x) ((kiln_dim3){(x), 1, 1})
-#define KILN_DIM2(x, y) ((kiln_dim3){(x), (y), 1})
+#ifdef __cplusplus
+static inline kiln_dim3 kiln_dim3_make_(size_t x, size_t y, size_t z)
+{
+    kiln_dim3 dim = {x, y, z};
+    return dim;
+}
+#define KILN_DIM3(x, y, z) kiln_dim3_make_((x), (y), (z))
+#else
 #define KILN_DIM3(x, y, z) ((kiln_dim3){(x), (y), (z)})
+#endif
+#define KILN_DIM1(x) KILN_DIM3((x), 1, 1)
+#define KILN_DIM2(x, y) KILN_DIM3((x), (y), 1)
 
 typedef struct kiln_launch_config {
+    size_t struct_size;      /* 0 or sizeof(kiln_launch_config): see the
+                                conventions at the top                    */
     kiln_dim3 grid;          /* blocks; OpenCL global size = grid * block  */
     kiln_dim3 block;         /* threads per block (work-group size)       */
     size_t local_memory;     /* dynamic shared memory for native CUDA C
@@ -562,13 +753,18 @@ typedef struct kiln_launch_config {
     kiln_stream *stream;     /* NULL: the context's default stream        */
     float *time_ms;          /* non-NULL: time the kernel with events,
                                 wait for it, and store its device time    */
+    unsigned dimensions;     /* work dimensions the kernel sees
+                                (get_work_dim()): 1, 2 or 3, the grid and
+                                block being 1 past them; 0: the fewest that
+                                hold the launch (a 2-D launch of N x 1
+                                needs 2 here)                              */
 } kiln_launch_config;
 
 /* Launches `kernel` with `arg_count` arguments.  Asynchronous unless the
  * config asks for timing or an argument is KILN_ARG_OUT/INOUT (the copy
  * back waits).  The argument list is checked against the kernel's
- * parameters before anything is queued: KILN_ERR_ARGUMENT_COUNT/KIND/SIZE;
- * grid and block against the device and kernel limits:
+ * parameters before anything is queued: KILN_ERR_ARGUMENT_COUNT/KIND/SIZE/
+ * TYPE; grid and block against the device and kernel limits:
  * KILN_ERR_INVALID_LAUNCH.  Faults inside the kernel surface at the next
  * synchronizing call as KILN_ERR_KERNEL_FAULT. */
 kiln_status kiln_launch(kiln_kernel *kernel, const kiln_launch_config *config,
@@ -582,17 +778,34 @@ kiln_status kiln_launch(kiln_kernel *kernel, const kiln_launch_config *config,
  *   i I  int32_t / uint32_t
  *   l L  int64_t / uint64_t   (OpenCL long / ulong)
  *   z    size_t
- *   f    float (passed as double by C's varargs rules)
+ *   f    float (passed as double by C's varargs rules: write 2.0, not 2)
  *   d    double
  *   S    size_t: bytes of local memory for a __local parameter
  *   <    In:    const void *host, size_t bytes
  *   >    Out:   void *host, size_t bytes
  *   =    InOut: void *host, size_t bytes
- * Spaces are ignored.  An unknown character is KILN_ERR_INVALID_ARGUMENT
- * naming its position; then as kiln_launch. */
+ * Spaces are ignored.  The characters carry their type, checked as typed
+ * constructors are (KILN_ERR_ARGUMENT_TYPE).  An unknown character is
+ * KILN_ERR_INVALID_ARGUMENT naming its position; then as kiln_launch. */
 kiln_status kiln_launch_prepared(kiln_kernel *kernel,
                                  const kiln_launch_config *config,
                                  const char *types, ...);
+/* The same with a va_list, for wrappers of their own. */
+kiln_status kiln_launch_prepared_v(kiln_kernel *kernel,
+                                   const kiln_launch_config *config,
+                                   const char *types, va_list values);
+
+/* PyCUDA's prepare: parses `types` once and checks it against the kernel's
+ * parameters (count, kinds and types) now, so that kiln_launch_prepared_call
+ * only reads the values.  Preparing again replaces the types. */
+kiln_status kiln_kernel_prepare(kiln_kernel *kernel, const char *types);
+/* PyCUDA's prepared_call: the values of the prepared types, in order.
+ * KILN_ERR_INVALID_ARGUMENT if the kernel was never prepared. */
+kiln_status kiln_launch_prepared_call(kiln_kernel *kernel,
+                                      const kiln_launch_config *config, ...);
+kiln_status kiln_launch_prepared_call_v(kiln_kernel *kernel,
+                                        const kiln_launch_config *config,
+                                        va_list values);
 
 /* An argument list built up step by step, for programs that assemble
  * arguments in loops.  Values are copied into the list. */
@@ -600,6 +813,8 @@ typedef struct kiln_args kiln_args;
 kiln_status kiln_args_create(kiln_args **args);
 kiln_status kiln_args_release(kiln_args *args);
 kiln_status kiln_args_clear(kiln_args *args);
+/* Appends a copy of `arg` (any KILN_ARG_* constructor's value). */
+kiln_status kiln_args_add(kiln_args *args, kiln_arg arg);
 kiln_status kiln_args_add_buffer(kiln_args *args, kiln_buffer *buffer);
 kiln_status kiln_args_add_value(kiln_args *args, const void *value,
                                 size_t size);
@@ -612,7 +827,7 @@ kiln_status kiln_args_add_long(kiln_args *args, int64_t value);
 kiln_status kiln_args_add_ulong(kiln_args *args, uint64_t value);
 kiln_status kiln_args_add_float(kiln_args *args, float value);
 kiln_status kiln_args_add_double(kiln_args *args, double value);
-kiln_status kiln_args_count(const kiln_args *args, size_t *count);
+kiln_status kiln_args_get_count(const kiln_args *args, size_t *count);
 kiln_status kiln_launch_args(kiln_kernel *kernel,
                              const kiln_launch_config *config,
                              const kiln_args *args);
@@ -629,8 +844,11 @@ typedef struct kiln_cache_info {
     uint64_t limit_bytes;     /* KILN_CACHE_MAX_MB                          */
 } kiln_cache_info;
 
-/* Where the on-disk kernel cache is and what it holds. */
-kiln_status kiln_cache_get_info(kiln_cache_info *info);
+/* Where the on-disk kernel cache is and what it holds.
+ *   kiln_cache_get_info(kiln_cache_info *info) */
+kiln_status kiln_cache_get_info_sized(kiln_cache_info *info, size_t info_size);
+#define kiln_cache_get_info(info) \
+    kiln_cache_get_info_sized((info), sizeof *(info))
 /* Deletes every entry of the on-disk cache. */
 kiln_status kiln_cache_clear(void);
 
@@ -642,22 +860,126 @@ kiln_status kiln_cache_clear(void);
  * (the handle's own size, else KILN_ERR_INVALID_ARGUMENT):
  *   context: CUcontext (the device's primary context) / cl_context
  *   device:  CUdevice / cl_device_id
- *   stream:  CUstream / cl_command_queue (NULL stream: the default one)
+ *   stream:  CUstream / cl_command_queue
  *   buffer:  CUdeviceptr / cl_mem
  *   event:   CUevent / cl_event (NULL until recorded on OpenCL)
  *   kernel:  CUfunction / cl_kernel
  * The handles stay owned by Kiln. */
-kiln_status kiln_context_native(const kiln_context *context, void *out,
-                                size_t size);
-kiln_status kiln_device_native(const kiln_context *context, void *out,
-                               size_t size);
-kiln_status kiln_stream_native(kiln_context *context, kiln_stream *stream,
-                               void *out, size_t size);
-kiln_status kiln_buffer_native(const kiln_buffer *buffer, void *out,
-                               size_t size);
-kiln_status kiln_event_native(const kiln_event *event, void *out, size_t size);
-kiln_status kiln_kernel_native(const kiln_kernel *kernel, void *out,
-                               size_t size);
+kiln_status kiln_context_get_native(const kiln_context *context, void *out,
+                                    size_t size);
+kiln_status kiln_context_get_native_device(const kiln_context *context,
+                                           void *out, size_t size);
+kiln_status kiln_stream_get_native(const kiln_stream *stream, void *out,
+                                   size_t size);
+kiln_status kiln_buffer_get_native(const kiln_buffer *buffer, void *out,
+                                   size_t size);
+kiln_status kiln_event_get_native(const kiln_event *event, void *out,
+                                  size_t size);
+kiln_status kiln_kernel_get_native(const kiln_kernel *kernel, void *out,
+                                   size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* The 0.1 names, kept for one release (docs/API-1.0.md has the table)      */
+/* ------------------------------------------------------------------------ */
+
+#ifndef KILN_NO_DEPRECATED
+#define KILN_RENAMED_(old, new_name, result, params, args)                    \
+    KILN_DEPRECATED("renamed to " #new_name " in Kiln 1.0")                   \
+    static inline result old params { return new_name args; }
+KILN_RENAMED_(kiln_backend_count, kiln_backend_get_count, kiln_status,
+              (size_t *count), (count))
+KILN_RENAMED_(kiln_backend_default, kiln_backend_get_default, kiln_status,
+              (const char **name), (name))
+KILN_RENAMED_(kiln_device_count, kiln_device_get_count, kiln_status,
+              (const char *backend, int *count), (backend, count))
+KILN_RENAMED_(kiln_context_backend, kiln_context_get_backend, kiln_status,
+              (const kiln_context *context, const char **name),
+              (context, name))
+KILN_RENAMED_(kiln_context_device_info, kiln_context_get_device_info,
+              kiln_status,
+              (const kiln_context *context, kiln_device_info *info),
+              (context, info))
+KILN_RENAMED_(kiln_buffer_size, kiln_buffer_get_size, kiln_status,
+              (const kiln_buffer *buffer, size_t *size), (buffer, size))
+KILN_RENAMED_(kiln_buffer_context, kiln_buffer_get_context, kiln_status,
+              (const kiln_buffer *buffer, kiln_context **context),
+              (buffer, context))
+KILN_RENAMED_(kiln_program_build_log, kiln_program_get_build_log, kiln_status,
+              (const kiln_program *program, const char **log), (program, log))
+KILN_RENAMED_(kiln_program_origin_get, kiln_program_get_origin, kiln_status,
+              (const kiln_program *program, kiln_program_origin *origin),
+              (program, origin))
+KILN_RENAMED_(kiln_program_kernel_count, kiln_program_get_kernel_count,
+              kiln_status, (const kiln_program *program, size_t *count),
+              (program, count))
+KILN_RENAMED_(kiln_program_kernel_name, kiln_program_get_kernel_name,
+              kiln_status,
+              (const kiln_program *program, size_t index, const char **name),
+              (program, index, name))
+KILN_RENAMED_(kiln_kernel_name, kiln_kernel_get_name, kiln_status,
+              (const kiln_kernel *kernel, const char **name), (kernel, name))
+KILN_RENAMED_(kiln_kernel_param_count, kiln_kernel_get_param_count,
+              kiln_status, (const kiln_kernel *kernel, size_t *count),
+              (kernel, count))
+KILN_RENAMED_(kiln_kernel_param_info, kiln_kernel_get_param_info, kiln_status,
+              (const kiln_kernel *kernel, size_t index, kiln_param_info *info),
+              (kernel, index, info))
+KILN_RENAMED_(kiln_kernel_max_block_size, kiln_kernel_get_max_block_size,
+              kiln_status, (const kiln_kernel *kernel, size_t *threads),
+              (kernel, threads))
+KILN_RENAMED_(kiln_args_count, kiln_args_get_count, kiln_status,
+              (const kiln_args *args, size_t *count), (args, count))
+KILN_RENAMED_(kiln_context_native, kiln_context_get_native, kiln_status,
+              (const kiln_context *context, void *out, size_t size),
+              (context, out, size))
+KILN_RENAMED_(kiln_device_native, kiln_context_get_native_device,
+              kiln_status,
+              (const kiln_context *context, void *out, size_t size),
+              (context, out, size))
+KILN_RENAMED_(kiln_buffer_native, kiln_buffer_get_native, kiln_status,
+              (const kiln_buffer *buffer, void *out, size_t size),
+              (buffer, out, size))
+KILN_RENAMED_(kiln_event_native, kiln_event_get_native, kiln_status,
+              (const kiln_event *event, void *out, size_t size),
+              (event, out, size))
+KILN_RENAMED_(kiln_kernel_native, kiln_kernel_get_native, kiln_status,
+              (const kiln_kernel *kernel, void *out, size_t size),
+              (kernel, out, size))
+#undef KILN_RENAMED_
+
+/* 0.1's (context, stream) pairs: the stream, or NULL and the context. */
+KILN_DEPRECATED("renamed to kiln_stream_get_native(stream, out, size) in "
+                "Kiln 1.0")
+static inline kiln_status kiln_stream_native(kiln_context *context,
+                                             kiln_stream *stream, void *out,
+                                             size_t size)
+{
+    if (stream == NULL && context != NULL) {
+        kiln_status status = kiln_context_get_default_stream(context, &stream);
+        if (status != KILN_OK)
+            return status;
+    }
+    return kiln_stream_get_native(stream, out, size);
+}
+KILN_DEPRECATED("kiln_stream_synchronize takes the stream alone since Kiln "
+                "1.0 (kiln_context_get_default_stream for the default one)")
+static inline kiln_status kiln_stream_synchronize_0_1_(kiln_context *context,
+                                                       kiln_stream *stream)
+{
+    if (stream == NULL && context != NULL) {
+        kiln_status status = kiln_context_get_default_stream(context, &stream);
+        if (status != KILN_OK)
+            return status;
+    }
+    return (kiln_stream_synchronize)(stream);
+}
+/* kiln_stream_synchronize(stream) calls the function; the 0.1 form
+ * kiln_stream_synchronize(context, stream) the deprecated wrapper. */
+#define KILN_PICK_THIRD_(a, b, chosen, ...) chosen
+#define kiln_stream_synchronize(...)                                          \
+    KILN_PICK_THIRD_(__VA_ARGS__, kiln_stream_synchronize_0_1_,               \
+                     (kiln_stream_synchronize), unused)(__VA_ARGS__)
+#endif /* KILN_NO_DEPRECATED */
 
 #ifdef __cplusplus
 }

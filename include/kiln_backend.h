@@ -48,9 +48,12 @@ extern "C" {
  *        environment (kiln_backend_settings) instead of a getenv: plugins
  *        read no environment.  The ops table is 1.2's: every op up to
  *        native_handle required, the later ones optional.
- *   2.1  memory_view (optional) */
+ *   2.1  memory_view (optional)
+ *   2.2  kiln_backend_launch.dimensions (an older plugin infers them)
+ * The structs below are the plugin ABI's own: the public ones of kiln.h
+ * may grow without changing it. */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 1
+#define KILN_BACKEND_ABI_MINOR 2
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -96,6 +99,41 @@ typedef struct kiln_host_api {
     const kiln_backend_settings *settings;
 } kiln_host_api;
 
+/* What a backend tells of a device (the layout of Kiln 0.1's public
+ * kiln_device_info, which the core copies into the public struct). */
+typedef struct kiln_backend_device_info {
+    char backend[16];
+    int index;
+    kiln_device_type type;
+    char name[256];
+    char vendor[128];
+    char driver_version[128];
+    char platform[128];
+    char language_version[64];
+    int compute_capability_major;
+    int compute_capability_minor;
+    uint64_t global_memory;
+    uint64_t local_memory;
+    uint64_t constant_memory;
+    uint64_t max_allocation;
+    int compute_units;
+    int clock_mhz;
+    size_t max_threads_per_block;
+    size_t max_block[3];
+    size_t max_grid[3];
+    int warp_size;
+    int supports_double;
+    int unified_memory;
+} kiln_backend_device_info;
+
+/* What a backend tells of a kernel parameter (see kiln_param_info). */
+typedef struct kiln_backend_param {
+    kiln_param_kind kind;
+    size_t size;
+    const char *name;
+    const char *type_name;
+} kiln_backend_param;
+
 /* A program's source as the core hands it over: #include "..." already
  * inlined (with #line markers), defines folded into `options`. */
 typedef struct kiln_backend_source {
@@ -110,7 +148,7 @@ typedef struct kiln_backend_source {
  * valid until kernel_destroy. */
 typedef struct kiln_backend_kernel_info {
     size_t param_count;
-    const kiln_param_info *params;
+    const kiln_backend_param *params;
     size_t max_threads_per_block;  /* for this kernel on its device        */
     size_t required_block[3];      /* reqd_work_group_size; 0 0 0 if none  */
     size_t static_local_memory;    /* bytes the kernel declares itself     */
@@ -131,6 +169,9 @@ typedef struct kiln_backend_launch {
     kiln_backend_stream *stream;
     size_t arg_count;
     const kiln_backend_arg *args;
+    /* ---- ABI 2.2 ---- */
+    unsigned dimensions;           /* 1, 2 or 3: what get_work_dim() sees;
+                                      grid and block are 1 past them      */
 } kiln_backend_launch;
 
 typedef enum kiln_native_kind {
@@ -157,7 +198,7 @@ typedef struct kiln_backend_ops {
     const char *(*version)(void);
 
     kiln_status (*device_count)(int *count);
-    kiln_status (*device_info)(int index, kiln_device_info *info);
+    kiln_status (*device_info)(int index, kiln_backend_device_info *info);
 
     kiln_status (*context_create)(int device, kiln_backend_context **context);
     void (*context_destroy)(kiln_backend_context *context);
@@ -271,7 +312,7 @@ typedef struct kiln_backend_ops {
      * accepts, separated by ';' as OpenCL's CL_PROGRAM_KERNEL_NAMES gives
      * them: a malloc'ed string that the core frees ("" for a program
      * without kernels).  The core asks once per built program and keeps
-     * the list.  Optional: NULL makes kiln_program_kernel_count answer
+     * the list.  Optional: NULL makes kiln_program_get_kernel_count answer
      * KILN_ERR_UNSUPPORTED. */
     kiln_status (*program_kernel_names)(kiln_backend_context *context,
                                         kiln_backend_program *program,

@@ -299,7 +299,7 @@ bool test_on_nvidia_opencl(void **state)
 {
     kiln_device_info device;
     return strcmp(test_backend(state), "opencl") == 0 &&
-           kiln_context_device_info(test_context(state), &device) == KILN_OK &&
+           kiln_context_get_device_info(test_context(state), &device) == KILN_OK &&
            strstr(device.platform, "NVIDIA") != NULL;
 }
 

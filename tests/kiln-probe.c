@@ -19,7 +19,7 @@ static void *describe_backends(void *unused)
 {
     (void)unused;
     size_t count = 0;
-    kiln_status status = kiln_backend_count(&count);
+    kiln_status status = kiln_backend_get_count(&count);
     for (size_t i = 0; i < count && status == KILN_OK; ++i) {
         kiln_backend_info info;
         status = kiln_backend_get_info(i, &info);
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     kiln_status status = kiln_context_create(wanted, -1, &context);
     const char *backend = "-";
     if (status == KILN_OK)
-        kiln_context_backend(context, &backend);
+        kiln_context_get_backend(context, &backend);
     printf("status=%s\nbackend=%s\nmessage=", kiln_status_name(status),
            backend);
     for (const char *p = kiln_last_error(); *p; ++p) {

@@ -72,7 +72,7 @@ static void elementwise_integers_preamble_and_stream(void **state)
                              KILN_ARG_INT(k)};
     TEST_OK(kiln_elementwise_launch(kernel, n, 3, args, stream));
     TEST_OK(kiln_buffer_read_async(ob, 0, out, n * sizeof *out, stream));
-    TEST_OK(kiln_stream_synchronize(NULL, stream));
+    TEST_OK(kiln_stream_synchronize(stream));
     for (size_t i = 0; i < n; ++i)
         if (out[i] != 2 * in[i] * k - (int32_t)i)
             fail_msg("out[%zu] = %d, expected %d", i, out[i],

@@ -185,7 +185,7 @@ static void guarded_buffers_behave_as_plain_ones(void **state)
     TEST_OK(kiln_buffer_read(b, 0, back, sizeof back));
     assert_memory_equal(back, data, sizeof data);
     size_t size = 0;
-    TEST_OK(kiln_buffer_size(b, &size));
+    TEST_OK(kiln_buffer_get_size(b, &size));
     assert_int_equal(size, sizeof data);
     /* Out of range is still refused by the core, guards or not. */
     TEST_FAILS(KILN_ERR_OUT_OF_BOUNDS,

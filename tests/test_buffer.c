@@ -15,7 +15,7 @@
 static kiln_device_info device_of(kiln_context *context)
 {
     kiln_device_info info;
-    TEST_OK(kiln_context_device_info(context, &info));
+    TEST_OK(kiln_context_get_device_info(context, &info));
     return info;
 }
 
@@ -184,10 +184,10 @@ static void size_and_context_queries(void **state)
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
         kiln_buffer *buffer = test_buffer(context, sizes[i]);
         size_t size = 0;
-        TEST_OK(kiln_buffer_size(buffer, &size));
+        TEST_OK(kiln_buffer_get_size(buffer, &size));
         assert_int_equal(size, sizes[i]); /* what was asked, not the pool's */
         kiln_context *owner = NULL;
-        TEST_OK(kiln_buffer_context(buffer, &owner));
+        TEST_OK(kiln_buffer_get_context(buffer, &owner));
         assert_ptr_equal(owner, context);
         TEST_OK(kiln_buffer_release(buffer));
     }
@@ -431,7 +431,7 @@ static void every_out_of_bounds_range_is_refused(void **state)
                kiln_buffer_write_async(buffer, 0, host, 0, stream));
 
     /* Nothing was written by any refused call. */
-    TEST_OK(kiln_stream_synchronize(NULL, stream));
+    TEST_OK(kiln_stream_synchronize(stream));
     assert_buffer_holds(buffer, mirror, size);
     assert_buffer_holds(other, other_mirror, size);
 
@@ -491,7 +491,10 @@ static void async_round_trip(kiln_context *context, kiln_stream *stream)
                                    &fill_value, sizeof fill_value, stream));
     TEST_OK(kiln_buffer_read_async(source, 0, back, bytes, stream));
     TEST_OK(kiln_buffer_read_async(destination, 0, copied, bytes, stream));
-    TEST_OK(kiln_stream_synchronize(stream ? NULL : context, stream));
+    kiln_stream *queue = stream;
+    if (queue == NULL)
+        TEST_OK(kiln_context_get_default_stream(context, &queue));
+    TEST_OK(kiln_stream_synchronize(queue));
 
     memcpy(expected, data, bytes);
     for (int i = 0; i < 1000; ++i)
@@ -561,7 +564,7 @@ static void page_locked_memory_serves_async_copies(void **state)
     kiln_buffer *buffer = test_buffer(context, bytes);
     TEST_OK(kiln_buffer_write_async(buffer, 0, out, bytes, stream));
     TEST_OK(kiln_buffer_read_async(buffer, 4096, in, bytes - 4096, stream));
-    TEST_OK(kiln_stream_synchronize(context, stream));
+    TEST_OK(kiln_stream_synchronize(stream));
     assert_memory_equal(in, out + 4096, bytes - 4096);
 
     TEST_OK(kiln_buffer_release(buffer));
@@ -719,15 +722,15 @@ static void native_buffer_handles(void **state)
                             ? sizeof(unsigned long long)
                             : sizeof(void *);
     uint64_t handle_a = 0, handle_b = 0;
-    TEST_OK(kiln_buffer_native(a, &handle_a, size));
-    TEST_OK(kiln_buffer_native(b, &handle_b, size));
+    TEST_OK(kiln_buffer_get_native(a, &handle_a, size));
+    TEST_OK(kiln_buffer_get_native(b, &handle_b, size));
     assert_true(handle_a != 0);
     assert_true(handle_b != 0);
     assert_true(handle_a != handle_b);
     unsigned char wrong[16];
-    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_buffer_native(a, wrong, 4));
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_buffer_get_native(a, wrong, 4));
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_buffer_native(a, wrong, size + 1));
+               kiln_buffer_get_native(a, wrong, size + 1));
     TEST_OK(kiln_buffer_release(a));
     TEST_OK(kiln_buffer_release(b));
 }

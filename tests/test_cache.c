@@ -1,6 +1,6 @@
 /*
  * The kernel cache, through the public API: where a program comes from
- * (kiln_program_origin_get), what makes two builds share an entry, what
+ * (kiln_program_get_origin), what makes two builds share an entry, what
  * happens to corrupt entries, unusable directories, processes racing on
  * one key, a process without HOME, KILN_CACHE=0, the size limit and its
  * least-recently-used eviction, and kiln_cache_clear.
@@ -154,7 +154,7 @@ static void check_affine(kiln_context *context, kiln_program *program,
 static kiln_program_origin origin_of(const kiln_program *program)
 {
     kiln_program_origin origin = (kiln_program_origin)-1;
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     return origin;
 }
 
@@ -389,7 +389,7 @@ static int child_build_and_run(const char *backend, int scale, int offset,
     CHILD_CHECK(kiln_context_create(backend, -1, &context));
     CHILD_CHECK(kiln_program_build(context, source, NULL, &program));
     free(source);
-    CHILD_CHECK(kiln_program_origin_get(program, origin));
+    CHILD_CHECK(kiln_program_get_origin(program, origin));
     CHILD_CHECK(kiln_kernel_create(program, "affine", &kernel));
     CHILD_CHECK(kiln_buffer_create_from(context, data, sizeof data, &buffer));
     kiln_launch_config config = {.grid = KILN_DIM1(4), .block = KILN_DIM1(64)};

@@ -21,7 +21,7 @@ static void context_reports_its_backend(void **state)
 {
     kiln_context *context = test_context(state);
     const char *name = NULL;
-    TEST_OK(kiln_context_backend(context, &name));
+    TEST_OK(kiln_context_get_backend(context, &name));
     assert_non_null(name);
     assert_string_equal(name, test_backend(state));
     assert_string_equal(kiln_last_error(), "");
@@ -51,7 +51,7 @@ static void device_info_is_sane(void **state)
     kiln_context *context = test_context(state);
     kiln_device_info info;
     memset(&info, 0x5a, sizeof info);
-    TEST_OK(kiln_context_device_info(context, &info));
+    TEST_OK(kiln_context_get_device_info(context, &info));
     print_message("# %s device %d: %s (%s, %s, %s)\n", info.backend,
                   info.index, info.name, info.vendor, info.platform,
                   info.language_version);
@@ -106,7 +106,7 @@ static void context_info_matches_enumeration(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info from_context, enumerated;
-    TEST_OK(kiln_context_device_info(context, &from_context));
+    TEST_OK(kiln_context_get_device_info(context, &from_context));
     TEST_OK(kiln_device_get_info(test_backend(state), from_context.index,
                                  &enumerated));
     assert_string_equal(enumerated.backend, from_context.backend);
@@ -131,7 +131,7 @@ static void device_enumeration_stops_at_the_end(void **state)
     (void)test_context(state);
     const char *backend = test_backend(state);
     int count = -1;
-    TEST_OK(kiln_device_count(backend, &count));
+    TEST_OK(kiln_device_get_count(backend, &count));
     assert_true(count >= 1);
     for (int i = 0; i < count; ++i) {
         kiln_device_info info;
@@ -165,7 +165,7 @@ static void unknown_backend_is_named_in_the_error(void **state)
 {
     (void)test_context(state);
     int count = 0;
-    TEST_FAILS(KILN_ERR_BACKEND_UNKNOWN, kiln_device_count("glide", &count));
+    TEST_FAILS(KILN_ERR_BACKEND_UNKNOWN, kiln_device_get_count("glide", &count));
     TEST_ERROR_MENTIONS("glide");
     kiln_device_info info;
     TEST_FAILS(KILN_ERR_BACKEND_UNKNOWN,
@@ -188,18 +188,18 @@ static void backend_description_of_a_usable_backend(void **state)
     assert_true(strlen(info.path) > 0);
     assert_true(strlen(info.version) > 0);
     int count = 0;
-    TEST_OK(kiln_device_count(test_backend(state), &count));
+    TEST_OK(kiln_device_get_count(test_backend(state), &count));
     assert_int_equal(info.device_count, count);
 
     /* The default backend is one Kiln knows and can use. */
     const char *chosen = NULL;
-    TEST_OK(kiln_backend_default(&chosen));
+    TEST_OK(kiln_backend_get_default(&chosen));
     assert_non_null(chosen);
     kiln_backend_info default_info;
     TEST_OK(kiln_backend_find(chosen, &default_info));
     assert_int_equal(default_info.status, KILN_OK);
     int default_count = -1;
-    TEST_OK(kiln_device_count(NULL, &default_count));
+    TEST_OK(kiln_device_get_count(NULL, &default_count));
     assert_int_equal(default_count, default_info.device_count);
 }
 
@@ -216,7 +216,7 @@ static void two_contexts_on_one_device_are_independent(void **state)
     kiln_buffer *in_first = test_buffer_from(first, a, sizeof a);
     kiln_buffer *in_second = test_buffer_from(second, b, sizeof b);
     kiln_context *owner = NULL;
-    TEST_OK(kiln_buffer_context(in_second, &owner));
+    TEST_OK(kiln_buffer_get_context(in_second, &owner));
     assert_ptr_equal(owner, second);
 
     /* Releasing the second context (its buffer keeps it alive) does not
@@ -258,18 +258,18 @@ static void native_context_and_device_handles(void **state)
 {
     kiln_context *context = test_context(state);
     void *handle = NULL;
-    TEST_OK(kiln_context_native(context, &handle, sizeof handle));
+    TEST_OK(kiln_context_get_native(context, &handle, sizeof handle));
     assert_non_null(handle);
 
     /* A second call gives the same handle: it is owned by Kiln. */
     void *again = NULL;
-    TEST_OK(kiln_context_native(context, &again, sizeof again));
+    TEST_OK(kiln_context_get_native(context, &again, sizeof again));
     assert_ptr_equal(handle, again);
 
     unsigned char device[sizeof(void *)];
     memset(device, 0, sizeof device);
     size_t device_size = device_handle_size(state);
-    TEST_OK(kiln_device_native(context, device, device_size));
+    TEST_OK(kiln_context_get_native_device(context, device, device_size));
     if (strcmp(test_backend(state), "opencl") == 0) {
         void *id = NULL;
         memcpy(&id, device, sizeof id);
@@ -280,13 +280,13 @@ static void native_context_and_device_handles(void **state)
     unsigned char wide[2 * sizeof(void *)];
     memset(wide, 0xab, sizeof wide);
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_context_native(context, wide, sizeof(void *) + 1));
-    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_context_native(context, wide, 4));
-    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_context_native(context, wide, 0));
+               kiln_context_get_native(context, wide, sizeof(void *) + 1));
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_context_get_native(context, wide, 4));
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_context_get_native(context, wide, 0));
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_device_native(context, wide, device_size + 1));
+               kiln_context_get_native_device(context, wide, device_size + 1));
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_device_native(context, wide, 2));
+               kiln_context_get_native_device(context, wide, 2));
     for (size_t i = 0; i < sizeof wide; ++i)
         assert_int_equal(wide[i], 0xab);
 }
@@ -298,29 +298,33 @@ static void native_stream_handles(void **state)
     TEST_OK(kiln_stream_create(context, &first));
     TEST_OK(kiln_stream_create(context, &second));
     void *a = NULL, *b = NULL, *from_context = NULL;
-    TEST_OK(kiln_stream_native(context, first, &a, sizeof a));
-    TEST_OK(kiln_stream_native(NULL, second, &b, sizeof b));
+    TEST_OK(kiln_stream_get_native(first, &a, sizeof a));
+    TEST_OK(kiln_stream_get_native(second, &b, sizeof b));
     assert_non_null(a);
     assert_non_null(b);
     assert_ptr_not_equal(a, b);
-    /* The stream names its context; passing the context too is fine. */
-    TEST_OK(kiln_stream_native(context, second, &from_context,
-                               sizeof from_context));
+    TEST_OK(kiln_stream_get_native(second, &from_context,
+                                   sizeof from_context));
     assert_ptr_equal(from_context, b);
 
     /* The default stream: a queue on OpenCL, CUDA's legacy stream 0. */
+    kiln_stream *default_handle = NULL;
+    TEST_OK(kiln_context_get_default_stream(context, &default_handle));
+    kiln_context *owner = NULL;
+    TEST_OK(kiln_stream_get_context(default_handle, &owner));
+    assert_ptr_equal(owner, context);
     void *default_stream = (void *)&a;
-    TEST_OK(kiln_stream_native(context, NULL, &default_stream,
-                               sizeof default_stream));
+    TEST_OK(kiln_stream_get_native(default_handle, &default_stream,
+                                   sizeof default_stream));
     if (strcmp(test_backend(state), "opencl") == 0) {
         assert_non_null(default_stream);
         assert_ptr_not_equal(default_stream, a);
     }
     unsigned char small[4];
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_stream_native(context, first, small, sizeof small));
+               kiln_stream_get_native(first, small, sizeof small));
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_stream_native(context, NULL, small, sizeof small));
+               kiln_stream_get_native(default_handle, small, sizeof small));
     TEST_OK(kiln_stream_release(first));
     TEST_OK(kiln_stream_release(second));
 }

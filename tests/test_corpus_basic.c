@@ -266,7 +266,7 @@ static void struct_args(void **state)
 
     /* A backend that knows the struct's size must agree with the host. */
     kiln_param_info info;
-    TEST_OK(kiln_kernel_param_info(transform, 2, &info));
+    TEST_OK(kiln_kernel_get_param_info(transform, 2, &info));
     assert_int_equal(info.kind, KILN_PARAM_VALUE);
     if (info.size != 0)
         assert_int_equal(info.size, sizeof(transform_params));
@@ -938,7 +938,7 @@ static void reqd_work_group_size(void **state)
     kiln_kernel *ids = test_kernel(program, "block_ids_2d");
 
     size_t max_block = 0;
-    TEST_OK(kiln_kernel_max_block_size(reverse, &max_block));
+    TEST_OK(kiln_kernel_get_max_block_size(reverse, &max_block));
     assert_int_equal(max_block, BLOCK);
 
     float *in = CORPUS_ARRAY(float, N), *out = CORPUS_ARRAY(float, N);

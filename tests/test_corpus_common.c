@@ -34,7 +34,7 @@ kiln_program *corpus_build_with(kiln_context *context, const char *name,
 kiln_device_info corpus_device(kiln_context *context)
 {
     kiln_device_info info;
-    TEST_OK(kiln_context_device_info(context, &info));
+    TEST_OK(kiln_context_get_device_info(context, &info));
     return info;
 }
 

@@ -435,11 +435,11 @@ static void test_param_reflection(void **state)
     kiln_kernel *kernel = test_kernel(program, "reflect");
     static const size_t sizes[] = {8, 4, 8, 1, 16, 12, 2};
     size_t count = 0;
-    TEST_OK(kiln_kernel_param_count(kernel, &count));
+    TEST_OK(kiln_kernel_get_param_count(kernel, &count));
     assert_int_equal(count, sizeof sizes / sizeof sizes[0]);
     for (size_t i = 0; i < count; ++i) {
         kiln_param_info info;
-        TEST_OK(kiln_kernel_param_info(kernel, i, &info));
+        TEST_OK(kiln_kernel_get_param_info(kernel, i, &info));
         assert_int_equal(info.kind, KILN_PARAM_POINTER_OR_VALUE);
         if (info.size != sizes[i])
             fail_msg("parameter %zu: %zu bytes, expected %zu", i, info.size,
@@ -450,10 +450,10 @@ static void test_param_reflection(void **state)
     TEST_FAILS(KILN_ERR_ARGUMENT_COUNT,
                kiln_launch_prepared(kernel, &config, "i", 1));
     size_t threads = 0;
-    TEST_OK(kiln_kernel_max_block_size(kernel, &threads));
+    TEST_OK(kiln_kernel_get_max_block_size(kernel, &threads));
     assert_true(threads >= 32);
     kiln_kernel *nothing = test_kernel(program, "nothing");
-    TEST_OK(kiln_kernel_param_count(nothing, &count));
+    TEST_OK(kiln_kernel_get_param_count(nothing, &count));
     assert_int_equal(count, 0);
     TEST_OK(kiln_launch(nothing, &config, 0, NULL));
     TEST_OK(kiln_context_synchronize(context));
@@ -515,7 +515,7 @@ static void test_dynamic_shared(void **state)
     check_dynamic_shared(context, kernel, 128, 1);
     /* 96 KiB: more than the 48 KiB a launch gets without opting in. */
     kiln_device_info device;
-    TEST_OK(kiln_context_device_info(context, &device));
+    TEST_OK(kiln_context_get_device_info(context, &device));
     if (device.local_memory >= 96 * 1024) {
         check_dynamic_shared(context, kernel, 256, 96);
         /* A second Kiln kernel of the same function needing less must not

@@ -139,11 +139,12 @@ static void every_status_has_its_name(void **state)
         {KILN_ERR_BACKEND, "KILN_ERR_BACKEND"},
         {KILN_ERR_SHAPE, "KILN_ERR_SHAPE"},
         {KILN_ERR_DTYPE, "KILN_ERR_DTYPE"},
+        {KILN_ERR_ARGUMENT_TYPE, "KILN_ERR_ARGUMENT_TYPE"},
     };
     const size_t count = sizeof names / sizeof *names;
     /* The enumerators are dense from 0: a status added to kiln.h without a
      * name here makes this count wrong. */
-    assert_int_equal(count, (size_t)KILN_ERR_DTYPE + 1);
+    assert_int_equal(count, (size_t)KILN_ERR_ARGUMENT_TYPE + 1);
     for (size_t i = 0; i < count; ++i) {
         assert_int_equal((int)names[i].status, (int)i);
         const char *name = kiln_status_name(names[i].status);
@@ -194,20 +195,22 @@ static void null_handles_are_refused_everywhere(void **state)
     /* Contexts. */
     EXPECT_NULL_HANDLE(kiln_context_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_context_release(NULL));
-    EXPECT_NULL_HANDLE(kiln_context_backend(NULL, &name));
-    EXPECT_NULL_HANDLE(kiln_context_device_info(NULL, &device));
+    EXPECT_NULL_HANDLE(kiln_context_get_backend(NULL, &name));
+    EXPECT_NULL_HANDLE(kiln_context_get_device_info(NULL, &device));
     EXPECT_NULL_HANDLE(kiln_context_synchronize(NULL));
-    EXPECT_NULL_HANDLE(kiln_context_native(NULL, native, sizeof(void *)));
-    EXPECT_NULL_HANDLE(kiln_device_native(NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_context_get_native(NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_context_get_native_device(NULL, native, sizeof(void *)));
 
     /* Streams and events. */
     EXPECT_NULL_HANDLE(kiln_stream_create(NULL, &stream));
     EXPECT_NULL_HANDLE(kiln_stream_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_stream_release(NULL));
-    EXPECT_NULL_HANDLE(kiln_stream_synchronize(NULL, NULL));
+    EXPECT_NULL_HANDLE(kiln_stream_synchronize(NULL));
     EXPECT_NULL_HANDLE(kiln_stream_wait_event(NULL, o.event));
     EXPECT_NULL_HANDLE(kiln_stream_wait_event(o.stream, NULL));
-    EXPECT_NULL_HANDLE(kiln_stream_native(NULL, NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_stream_get_native(NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_context_get_default_stream(NULL, &stream));
+    EXPECT_NULL_HANDLE(kiln_stream_get_context(NULL, &context));
     EXPECT_NULL_HANDLE(kiln_event_create(NULL, &event));
     EXPECT_NULL_HANDLE(kiln_event_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_event_release(NULL));
@@ -216,15 +219,15 @@ static void null_handles_are_refused_everywhere(void **state)
     EXPECT_NULL_HANDLE(kiln_event_query(NULL));
     EXPECT_NULL_HANDLE(kiln_event_elapsed(NULL, o.event, &milliseconds));
     EXPECT_NULL_HANDLE(kiln_event_elapsed(o.event, NULL, &milliseconds));
-    EXPECT_NULL_HANDLE(kiln_event_native(NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_event_get_native(NULL, native, sizeof(void *)));
 
     /* Buffers and host memory. */
     EXPECT_NULL_HANDLE(kiln_buffer_create(NULL, 16, &buffer));
     EXPECT_NULL_HANDLE(kiln_buffer_create_from(NULL, bytes, 16, &buffer));
     EXPECT_NULL_HANDLE(kiln_buffer_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_buffer_release(NULL));
-    EXPECT_NULL_HANDLE(kiln_buffer_size(NULL, &size));
-    EXPECT_NULL_HANDLE(kiln_buffer_context(NULL, &context));
+    EXPECT_NULL_HANDLE(kiln_buffer_get_size(NULL, &size));
+    EXPECT_NULL_HANDLE(kiln_buffer_get_context(NULL, &context));
     EXPECT_NULL_HANDLE(kiln_buffer_write(NULL, 0, bytes, 16));
     EXPECT_NULL_HANDLE(kiln_buffer_read(NULL, 0, bytes, 16));
     EXPECT_NULL_HANDLE(kiln_buffer_copy(NULL, 0, o.buffer, 0, 16));
@@ -235,7 +238,7 @@ static void null_handles_are_refused_everywhere(void **state)
     EXPECT_NULL_HANDLE(kiln_buffer_copy_async(NULL, 0, o.buffer, 0, 16, NULL));
     EXPECT_NULL_HANDLE(kiln_buffer_copy_async(o.buffer, 0, NULL, 0, 16, NULL));
     EXPECT_NULL_HANDLE(kiln_buffer_fill_async(NULL, 0, 16, bytes, 4, NULL));
-    EXPECT_NULL_HANDLE(kiln_buffer_native(NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_buffer_get_native(NULL, native, sizeof(void *)));
     EXPECT_NULL_HANDLE(kiln_host_alloc(NULL, 64, &host));
     EXPECT_NULL_HANDLE(kiln_host_free(NULL, bytes));
     EXPECT_NULL_HANDLE(kiln_pool_set_enabled(NULL, 1));
@@ -250,24 +253,28 @@ static void null_handles_are_refused_everywhere(void **state)
         kiln_program_build_file(NULL, "/nonexistent.cl", NULL, &program));
     EXPECT_NULL_HANDLE(kiln_program_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_program_release(NULL));
-    EXPECT_NULL_HANDLE(kiln_program_build_log(NULL, &name));
-    EXPECT_NULL_HANDLE(kiln_program_origin_get(NULL, &origin));
-    EXPECT_NULL_HANDLE(kiln_program_kernel_count(NULL, &size));
-    EXPECT_NULL_HANDLE(kiln_program_kernel_name(NULL, 0, &name));
+    EXPECT_NULL_HANDLE(kiln_program_get_build_log(NULL, &name));
+    EXPECT_NULL_HANDLE(kiln_program_get_origin(NULL, &origin));
+    EXPECT_NULL_HANDLE(kiln_program_get_kernel_count(NULL, &size));
+    EXPECT_NULL_HANDLE(kiln_program_get_kernel_name(NULL, 0, &name));
     EXPECT_NULL_HANDLE(kiln_kernel_create(NULL, "tiny", &kernel));
     EXPECT_NULL_HANDLE(kiln_kernel_retain(NULL));
     EXPECT_NULL_HANDLE(kiln_kernel_release(NULL));
-    EXPECT_NULL_HANDLE(kiln_kernel_name(NULL, &name));
-    EXPECT_NULL_HANDLE(kiln_kernel_param_count(NULL, &size));
-    EXPECT_NULL_HANDLE(kiln_kernel_param_info(NULL, 0, &param));
-    EXPECT_NULL_HANDLE(kiln_kernel_max_block_size(NULL, &size));
-    EXPECT_NULL_HANDLE(kiln_kernel_native(NULL, native, sizeof(void *)));
+    EXPECT_NULL_HANDLE(kiln_kernel_get_name(NULL, &name));
+    EXPECT_NULL_HANDLE(kiln_kernel_get_param_count(NULL, &size));
+    EXPECT_NULL_HANDLE(kiln_kernel_get_param_info(NULL, 0, &param));
+    EXPECT_NULL_HANDLE(kiln_kernel_get_max_block_size(NULL, &size));
+    EXPECT_NULL_HANDLE(kiln_kernel_get_native(NULL, native, sizeof(void *)));
 
     /* Launching. */
     kiln_arg args[] = {KILN_ARG_BUFFER(o.buffer), KILN_ARG_INT(1)};
     EXPECT_NULL_HANDLE(kiln_launch(NULL, &config, 2, args));
     EXPECT_NULL_HANDLE(kiln_launch_prepared(NULL, &config, "Pi", o.buffer, 1));
     EXPECT_NULL_HANDLE(kiln_launch_args(NULL, &config, o.args));
+    EXPECT_NULL_HANDLE(kiln_kernel_prepare(NULL, "Pi"));
+    EXPECT_NULL_HANDLE(kiln_launch_prepared_call(NULL, &config, o.buffer, 1));
+    EXPECT_NULL_HANDLE(kiln_args_add(NULL, args[0]));
+    EXPECT_NULL_HANDLE(kiln_args_add(o.args, KILN_ARG_BUFFER(NULL)));
     EXPECT_NULL_HANDLE(kiln_launch_args(o.kernel, &config, NULL));
     EXPECT_NULL_HANDLE(kiln_args_release(NULL));
     EXPECT_NULL_HANDLE(kiln_args_clear(NULL));
@@ -282,7 +289,7 @@ static void null_handles_are_refused_everywhere(void **state)
     EXPECT_NULL_HANDLE(kiln_args_add_ulong(NULL, 1));
     EXPECT_NULL_HANDLE(kiln_args_add_float(NULL, 1));
     EXPECT_NULL_HANDLE(kiln_args_add_double(NULL, 1));
-    EXPECT_NULL_HANDLE(kiln_args_count(NULL, &size));
+    EXPECT_NULL_HANDLE(kiln_args_get_count(NULL, &size));
 
     /* No out-parameter was written by any of those. */
     assert_string_equal(name, "untouched");
@@ -304,7 +311,7 @@ static void null_handles_are_refused_everywhere(void **state)
 
     /* Nothing was queued on the live objects either. */
     size_t count = 5;
-    TEST_OK(kiln_args_count(o.args, &count));
+    TEST_OK(kiln_args_get_count(o.args, &count));
     assert_int_equal(count, 0);
     objects_release(&o);
 }
@@ -321,37 +328,37 @@ static void null_out_pointers_are_refused_everywhere(void **state)
     kiln_program *program = NULL;
 
     /* Backends and devices. */
-    EXPECT_NULL_ARGUMENT(kiln_backend_count(NULL));
+    EXPECT_NULL_ARGUMENT(kiln_backend_get_count(NULL));
     EXPECT_NULL_ARGUMENT(kiln_backend_get_info(0, NULL));
     EXPECT_NULL_ARGUMENT(kiln_backend_find(NULL, &backend_info));
     EXPECT_NULL_ARGUMENT(kiln_backend_find(backend, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_backend_default(NULL));
-    EXPECT_NULL_ARGUMENT(kiln_device_count(backend, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_backend_get_default(NULL));
+    EXPECT_NULL_ARGUMENT(kiln_device_get_count(backend, NULL));
     EXPECT_NULL_ARGUMENT(kiln_device_get_info(backend, 0, NULL));
     EXPECT_NULL_ARGUMENT(kiln_context_create(backend, -1, NULL));
 
     /* Contexts. */
-    EXPECT_NULL_ARGUMENT(kiln_context_backend(o.context, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_context_device_info(o.context, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_context_native(o.context, NULL, sizeof(void *)));
-    EXPECT_NULL_ARGUMENT(kiln_device_native(o.context, NULL, sizeof(void *)));
+    EXPECT_NULL_ARGUMENT(kiln_context_get_backend(o.context, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_context_get_device_info(o.context, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_context_get_native(o.context, NULL, sizeof(void *)));
+    EXPECT_NULL_ARGUMENT(kiln_context_get_native_device(o.context, NULL, sizeof(void *)));
 
     /* Streams and events. */
     EXPECT_NULL_ARGUMENT(kiln_stream_create(o.context, NULL));
     EXPECT_NULL_ARGUMENT(
-        kiln_stream_native(o.context, o.stream, NULL, sizeof(void *)));
-    EXPECT_NULL_ARGUMENT(kiln_stream_native(o.context, NULL, NULL, 8));
+        kiln_stream_get_native(o.stream, NULL, sizeof(void *)));
+    EXPECT_NULL_ARGUMENT(kiln_context_get_default_stream(o.context, NULL));
     EXPECT_NULL_ARGUMENT(kiln_event_create(o.context, NULL));
     EXPECT_NULL_ARGUMENT(kiln_event_elapsed(o.event, o.event, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_event_native(o.event, NULL, sizeof(void *)));
+    EXPECT_NULL_ARGUMENT(kiln_event_get_native(o.event, NULL, sizeof(void *)));
 
     /* Buffers and host memory. */
     EXPECT_NULL_ARGUMENT(kiln_buffer_create(o.context, 16, NULL));
     EXPECT_NULL_ARGUMENT(kiln_buffer_create_from(o.context, bytes, 16, NULL));
     EXPECT_NULL_ARGUMENT(kiln_buffer_create_from(o.context, NULL, 16,
                                                  &o.buffer));
-    EXPECT_NULL_ARGUMENT(kiln_buffer_size(o.buffer, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_buffer_context(o.buffer, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_buffer_get_size(o.buffer, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_buffer_get_context(o.buffer, NULL));
     EXPECT_NULL_ARGUMENT(kiln_buffer_write(o.buffer, 0, NULL, 16));
     EXPECT_NULL_ARGUMENT(kiln_buffer_read(o.buffer, 0, NULL, 16));
     EXPECT_NULL_ARGUMENT(kiln_buffer_fill(o.buffer, 0, 16, NULL, 4));
@@ -359,7 +366,7 @@ static void null_out_pointers_are_refused_everywhere(void **state)
     EXPECT_NULL_ARGUMENT(kiln_buffer_read_async(o.buffer, 0, NULL, 16, NULL));
     EXPECT_NULL_ARGUMENT(kiln_buffer_fill_async(o.buffer, 0, 16, NULL, 4,
                                                 o.stream));
-    EXPECT_NULL_ARGUMENT(kiln_buffer_native(o.buffer, NULL, sizeof(void *)));
+    EXPECT_NULL_ARGUMENT(kiln_buffer_get_native(o.buffer, NULL, sizeof(void *)));
     EXPECT_NULL_ARGUMENT(kiln_host_alloc(o.context, 64, NULL));
     EXPECT_NULL_ARGUMENT(kiln_host_free(o.context, NULL));
     EXPECT_NULL_ARGUMENT(kiln_pool_get_stats(o.context, NULL));
@@ -376,17 +383,17 @@ static void null_out_pointers_are_refused_everywhere(void **state)
                                                  &program));
     EXPECT_NULL_ARGUMENT(
         kiln_program_build_file(o.context, "/nonexistent.cl", NULL, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_program_build_log(o.program, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_program_origin_get(o.program, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_program_kernel_count(o.program, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_program_kernel_name(o.program, 0, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_program_get_build_log(o.program, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_program_get_origin(o.program, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_program_get_kernel_count(o.program, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_program_get_kernel_name(o.program, 0, NULL));
     EXPECT_NULL_ARGUMENT(kiln_kernel_create(o.program, NULL, &o.kernel));
     EXPECT_NULL_ARGUMENT(kiln_kernel_create(o.program, "tiny", NULL));
-    EXPECT_NULL_ARGUMENT(kiln_kernel_name(o.kernel, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_kernel_param_count(o.kernel, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_kernel_param_info(o.kernel, 0, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_kernel_max_block_size(o.kernel, NULL));
-    EXPECT_NULL_ARGUMENT(kiln_kernel_native(o.kernel, NULL, sizeof(void *)));
+    EXPECT_NULL_ARGUMENT(kiln_kernel_get_name(o.kernel, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_kernel_get_param_count(o.kernel, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_kernel_get_param_info(o.kernel, 0, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_kernel_get_max_block_size(o.kernel, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_kernel_get_native(o.kernel, NULL, sizeof(void *)));
     assert_null(program);
 
     /* Launching. */
@@ -394,6 +401,9 @@ static void null_out_pointers_are_refused_everywhere(void **state)
     EXPECT_NULL_ARGUMENT(kiln_launch(o.kernel, NULL, 2, args));
     EXPECT_NULL_ARGUMENT(kiln_launch(o.kernel, &config, 2, NULL));
     EXPECT_NULL_ARGUMENT(kiln_launch_prepared(o.kernel, &config, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_launch_prepared_call(o.kernel, NULL, 1));
+    EXPECT_NULL_ARGUMENT(kiln_kernel_prepare(o.kernel, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_stream_get_context(o.stream, NULL));
     EXPECT_NULL_ARGUMENT(
         kiln_launch_prepared(o.kernel, NULL, "Pi", o.buffer, 1));
     EXPECT_NULL_ARGUMENT(kiln_launch_args(o.kernel, NULL, o.args));
@@ -401,7 +411,7 @@ static void null_out_pointers_are_refused_everywhere(void **state)
     EXPECT_NULL_ARGUMENT(kiln_args_add_value(o.args, NULL, 4));
     EXPECT_NULL_ARGUMENT(kiln_args_add_host(o.args, KILN_ARG_KIND_OUT, NULL,
                                             4));
-    EXPECT_NULL_ARGUMENT(kiln_args_count(o.args, NULL));
+    EXPECT_NULL_ARGUMENT(kiln_args_get_count(o.args, NULL));
 
     /* The cache. */
     EXPECT_NULL_ARGUMENT(kiln_cache_get_info(NULL));
@@ -409,7 +419,7 @@ static void null_out_pointers_are_refused_everywhere(void **state)
     /* The buffer still holds nothing we wrote: no call above reached the
      * device. */
     size_t count = 9;
-    TEST_OK(kiln_args_count(o.args, &count));
+    TEST_OK(kiln_args_get_count(o.args, &count));
     assert_int_equal(count, 0);
     objects_release(&o);
 }
@@ -424,14 +434,14 @@ static void released_handles_are_refused(void **state)
 
     kiln_buffer *buffer = test_buffer(fixture, 64);
     TEST_OK(kiln_buffer_release(buffer));
-    EXPECT_RELEASED(kiln_buffer_size(buffer, &size));
+    EXPECT_RELEASED(kiln_buffer_get_size(buffer, &size));
     EXPECT_RELEASED(kiln_buffer_release(buffer)); /* a double release */
     EXPECT_RELEASED(kiln_buffer_write(buffer, 0, &size, sizeof size));
 
     kiln_stream *stream = NULL;
     TEST_OK(kiln_stream_create(fixture, &stream));
     TEST_OK(kiln_stream_release(stream));
-    EXPECT_RELEASED(kiln_stream_synchronize(NULL, stream));
+    EXPECT_RELEASED(kiln_stream_synchronize(stream));
     EXPECT_RELEASED(kiln_stream_release(stream));
     int32_t data[4] = {1, 2, 3, 4};
     kiln_buffer *live = test_buffer_from(fixture, data, sizeof data);
@@ -452,10 +462,10 @@ static void released_handles_are_refused(void **state)
     /* The kernel holds the program's last reference: releasing the kernel
      * ends both. */
     TEST_OK(kiln_kernel_release(kernel));
-    EXPECT_RELEASED(kiln_kernel_name(kernel, &name));
-    EXPECT_RELEASED(kiln_program_build_log(program, &name));
-    EXPECT_RELEASED(kiln_program_kernel_count(program, &size));
-    EXPECT_RELEASED(kiln_program_kernel_name(program, 0, &name));
+    EXPECT_RELEASED(kiln_kernel_get_name(kernel, &name));
+    EXPECT_RELEASED(kiln_program_get_build_log(program, &name));
+    EXPECT_RELEASED(kiln_program_get_kernel_count(program, &size));
+    EXPECT_RELEASED(kiln_program_get_kernel_name(program, 0, &name));
     EXPECT_RELEASED(kiln_kernel_create(program, "tiny", &kernel));
     kiln_launch_config config = {.grid = KILN_DIM1(1), .block = KILN_DIM1(1)};
     kiln_arg args[] = {KILN_ARG_BUFFER(live), KILN_ARG_INT(9)};
@@ -466,13 +476,13 @@ static void released_handles_are_refused(void **state)
     TEST_OK(kiln_args_create(&list));
     TEST_OK(kiln_args_add_int(list, 3));
     TEST_OK(kiln_args_release(list));
-    EXPECT_RELEASED(kiln_args_count(list, &size));
+    EXPECT_RELEASED(kiln_args_get_count(list, &size));
     EXPECT_RELEASED(kiln_args_release(list));
 
     kiln_context *context = NULL;
     TEST_OK(kiln_context_create(test_backend(state), -1, &context));
     TEST_OK(kiln_context_release(context));
-    EXPECT_RELEASED(kiln_context_backend(context, &name));
+    EXPECT_RELEASED(kiln_context_get_backend(context, &name));
     EXPECT_RELEASED(kiln_context_release(context));
     EXPECT_RELEASED(kiln_buffer_create(context, 16, &buffer));
 
@@ -492,15 +502,15 @@ static void handles_of_the_wrong_type_are_refused(void **state)
     /* Every handle starts with a word naming its type; a handle of another
      * type (or memory that is no Kiln object at all) is refused. */
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
-               kiln_buffer_size((kiln_buffer *)o.stream, &size));
+               kiln_buffer_get_size((kiln_buffer *)o.stream, &size));
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
-               kiln_context_backend((kiln_context *)o.buffer, &name));
+               kiln_context_get_backend((kiln_context *)o.buffer, &name));
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
                kiln_event_query((kiln_event *)o.stream));
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
-               kiln_stream_synchronize(NULL, (kiln_stream *)o.event));
+               kiln_stream_synchronize((kiln_stream *)o.event));
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
-               kiln_kernel_name((kiln_kernel *)o.program, &name));
+               kiln_kernel_get_name((kiln_kernel *)o.program, &name));
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
                kiln_program_retain((kiln_program *)o.kernel));
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
@@ -528,9 +538,9 @@ static void handles_of_the_wrong_type_are_refused(void **state)
     free(zeros);
 
     /* The objects themselves are unharmed. */
-    TEST_OK(kiln_buffer_size(o.buffer, &size));
+    TEST_OK(kiln_buffer_get_size(o.buffer, &size));
     assert_int_equal(size, 256);
-    TEST_OK(kiln_stream_synchronize(NULL, o.stream));
+    TEST_OK(kiln_stream_synchronize(o.stream));
     objects_release(&o);
 }
 
@@ -551,14 +561,17 @@ static void other_bad_inputs(void **state)
                                        NULL, &program));
     TEST_ERROR_MENTIONS("/nonexistent/kiln/x.cl");
     assert_null(program);
-    /* A stream passed together with another context. */
+    /* Another context's default stream with this context's buffer. */
     kiln_context *other = NULL;
+    kiln_stream *other_default = NULL;
     TEST_OK(kiln_context_create(test_backend(state), -1, &other));
+    TEST_OK(kiln_context_get_default_stream(other, &other_default));
+    int32_t value = 0;
     TEST_FAILS(KILN_ERR_CONTEXT_MISMATCH,
-               kiln_stream_synchronize(other, o.stream));
+               kiln_buffer_read_async(o.buffer, 0, &value, sizeof value,
+                                      other_default));
     TEST_OK(kiln_context_release(other));
-    /* kiln_stream_synchronize takes the stream's own context. */
-    TEST_OK(kiln_stream_synchronize(o.context, o.stream));
+    TEST_OK(kiln_stream_synchronize(o.stream));
     objects_release(&o);
 }
 
@@ -628,7 +641,7 @@ static void cache_directory_of_another_user_is_not_used(void **state)
         fail_msg("build: %s: %s", kiln_status_name(build_status),
                  kiln_last_error());
     kiln_program_origin origin;
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     assert_int_equal(origin, KILN_PROGRAM_COMPILED);
     assert_int_equal(entries, 0);
 
@@ -652,7 +665,7 @@ static void cache_directory_of_another_user_is_not_used(void **state)
 /* Leaves an error behind, then checks `call` succeeds and clears it. */
 #define CLEARS_THE_LAST_ERROR(call)                                            \
     do {                                                                       \
-        (void)kiln_buffer_size(NULL, NULL);                                    \
+        (void)kiln_buffer_get_size(NULL, NULL);                                    \
         assert_true(kiln_last_error()[0] != '\0');                             \
         TEST_OK(call);                                                         \
         if (kiln_last_error()[0] != '\0')                                      \
@@ -674,22 +687,22 @@ static void successes_leave_no_error(void **state)
     int32_t data[64], back[64];
     test_random_ints(data, 64, -100, 100);
 
-    CLEARS_THE_LAST_ERROR(kiln_backend_count(&size));
+    CLEARS_THE_LAST_ERROR(kiln_backend_get_count(&size));
     CLEARS_THE_LAST_ERROR(kiln_backend_get_info(0, &backend_info));
     CLEARS_THE_LAST_ERROR(kiln_backend_find("cuda", &backend_info));
     CLEARS_THE_LAST_ERROR(kiln_backend_find("opencl", &backend_info));
-    CLEARS_THE_LAST_ERROR(kiln_backend_default(&name));
-    CLEARS_THE_LAST_ERROR(kiln_device_count(backend, &count));
+    CLEARS_THE_LAST_ERROR(kiln_backend_get_default(&name));
+    CLEARS_THE_LAST_ERROR(kiln_device_get_count(backend, &count));
     CLEARS_THE_LAST_ERROR(kiln_device_get_info(backend, 0, &device));
-    CLEARS_THE_LAST_ERROR(kiln_context_backend(context, &name));
-    CLEARS_THE_LAST_ERROR(kiln_context_device_info(context, &device));
+    CLEARS_THE_LAST_ERROR(kiln_context_get_backend(context, &name));
+    CLEARS_THE_LAST_ERROR(kiln_context_get_device_info(context, &device));
     CLEARS_THE_LAST_ERROR(kiln_context_synchronize(context));
     CLEARS_THE_LAST_ERROR(kiln_cache_get_info(&cache));
 
     kiln_buffer *buffer = NULL;
     CLEARS_THE_LAST_ERROR(kiln_buffer_create(context, sizeof data, &buffer));
     CLEARS_THE_LAST_ERROR(kiln_buffer_write(buffer, 0, data, sizeof data));
-    CLEARS_THE_LAST_ERROR(kiln_buffer_size(buffer, &size));
+    CLEARS_THE_LAST_ERROR(kiln_buffer_get_size(buffer, &size));
     CLEARS_THE_LAST_ERROR(kiln_buffer_retain(buffer));
     CLEARS_THE_LAST_ERROR(kiln_buffer_release(buffer));
     CLEARS_THE_LAST_ERROR(kiln_pool_get_stats(context, &stats));
@@ -709,12 +722,12 @@ static void successes_leave_no_error(void **state)
     kiln_program *cached = NULL;
     CLEARS_THE_LAST_ERROR(
         kiln_program_build(context, tiny_source, NULL, &cached));
-    CLEARS_THE_LAST_ERROR(kiln_program_kernel_count(cached, &size));
-    CLEARS_THE_LAST_ERROR(kiln_program_kernel_name(cached, 0, &name));
+    CLEARS_THE_LAST_ERROR(kiln_program_get_kernel_count(cached, &size));
+    CLEARS_THE_LAST_ERROR(kiln_program_get_kernel_name(cached, 0, &name));
     CLEARS_THE_LAST_ERROR(kiln_kernel_create(cached, "tiny", &kernel));
     CLEARS_THE_LAST_ERROR(kiln_program_release(cached));
-    CLEARS_THE_LAST_ERROR(kiln_kernel_name(kernel, &name));
-    CLEARS_THE_LAST_ERROR(kiln_kernel_param_count(kernel, &size));
+    CLEARS_THE_LAST_ERROR(kiln_kernel_get_name(kernel, &name));
+    CLEARS_THE_LAST_ERROR(kiln_kernel_get_param_count(kernel, &size));
     kiln_launch_config config = test_config_1d(64, 16);
     config.stream = stream;
     kiln_arg args[] = {KILN_ARG_BUFFER(buffer), KILN_ARG_INT(42)};
@@ -725,7 +738,7 @@ static void successes_leave_no_error(void **state)
     CLEARS_THE_LAST_ERROR(kiln_stream_wait_event(stream, end));
     CLEARS_THE_LAST_ERROR(
         kiln_buffer_read_async(buffer, 0, back, sizeof back, stream));
-    CLEARS_THE_LAST_ERROR(kiln_stream_synchronize(NULL, stream));
+    CLEARS_THE_LAST_ERROR(kiln_stream_synchronize(stream));
     for (int i = 0; i < 64; ++i)
         assert_int_equal(back[i], 42);
 

@@ -72,7 +72,7 @@ static fixture setup(void **state)
 static kiln_launch_config config_for(kiln_kernel *kernel, size_t count)
 {
     size_t max_block = 0;
-    TEST_OK(kiln_kernel_max_block_size(kernel, &max_block));
+    TEST_OK(kiln_kernel_get_max_block_size(kernel, &max_block));
     size_t block = count <= max_block ? count : 100;
     if (count % block != 0)
         fail_msg("cannot split %zu threads into blocks of at most %zu", count,

@@ -230,7 +230,7 @@ static void kernel_without_parameters(void **state)
     kiln_program *program = test_build(context, no_params_source, NULL);
     kiln_kernel *kernel = test_kernel(program, "no_params");
     size_t count = 99;
-    TEST_OK(kiln_kernel_param_count(kernel, &count));
+    TEST_OK(kiln_kernel_get_param_count(kernel, &count));
     assert_int_equal(count, 0);
     kiln_launch_config config = {.grid = KILN_DIM2(3, 2),
                                  .block = KILN_DIM1(4)};
@@ -310,7 +310,7 @@ static void double_values(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info device;
-    TEST_OK(kiln_context_device_info(context, &device));
+    TEST_OK(kiln_context_get_device_info(context, &device));
     if (!device.supports_double) {
         print_message("# %s has no double support\n", device.name);
         skip();
@@ -442,7 +442,7 @@ typedef struct bad_launch_fixture {
 static void bad_launch_setup(void **state, bad_launch_fixture *f)
 {
     f->context = test_context(state);
-    TEST_OK(kiln_context_device_info(f->context, &f->device));
+    TEST_OK(kiln_context_get_device_info(f->context, &f->device));
     f->program = launch_program(f->context);
     f->kernel = test_kernel(f->program, "scale_values");
     test_random_floats(f->data, 64, -10, 10);
@@ -499,7 +499,7 @@ static void bad_geometry_is_refused(void **state)
 
     /* More threads in a block than the device or the kernel allows. */
     size_t kernel_limit = 0;
-    TEST_OK(kiln_kernel_max_block_size(f.kernel, &kernel_limit));
+    TEST_OK(kiln_kernel_get_max_block_size(f.kernel, &kernel_limit));
     kiln_launch_config config = {.grid = ones,
                                  .block = KILN_DIM1(kernel_limit + 1)};
     EXPECT_BAD_LAUNCH(KILN_ERR_INVALID_LAUNCH, &config, 2, args, "block");
@@ -585,9 +585,20 @@ static void bad_arguments_are_refused(void **state)
     EXPECT_BAD_LAUNCH(KILN_ERR_ARGUMENT_KIND, &config, 2, local_for_value,
                       "count");
 
-    /* Size. */
+    /* Type: typed constructors are checked against the declared type. */
     kiln_arg long_for_int[] = {KILN_ARG_BUFFER(buffer), KILN_ARG_LONG(64)};
-    EXPECT_BAD_LAUNCH(KILN_ERR_ARGUMENT_SIZE, &config, 2, long_for_int,
+    EXPECT_BAD_LAUNCH(KILN_ERR_ARGUMENT_TYPE, &config, 2, long_for_int,
+                      "count");
+    kiln_arg float_for_int[] = {KILN_ARG_BUFFER(buffer), KILN_ARG_FLOAT(64)};
+    EXPECT_BAD_LAUNCH(KILN_ERR_ARGUMENT_TYPE, &config, 2, float_for_int,
+                      "a float (KILN_ARG_FLOAT, 'f', 4 bytes) given for a "
+                      "parameter of type int");
+
+    /* Size: raw bytes are checked by size only. */
+    const int64_t eight = 64;
+    kiln_arg eight_for_int[] = {KILN_ARG_BUFFER(buffer),
+                                KILN_ARG_VALUE(&eight, sizeof eight)};
+    EXPECT_BAD_LAUNCH(KILN_ERR_ARGUMENT_SIZE, &config, 2, eight_for_int,
                       "count");
     kiln_arg short_for_int[] = {KILN_ARG_BUFFER(buffer),
                                 KILN_ARG_VALUE(&one, 2)};
@@ -650,7 +661,7 @@ static void too_much_local_memory_is_refused(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info device;
-    TEST_OK(kiln_context_device_info(context, &device));
+    TEST_OK(kiln_context_get_device_info(context, &device));
     kiln_program *program = launch_program(context);
     kiln_kernel *sums = test_kernel(program, "block_sums");
     kiln_kernel *mirror = test_kernel(program, "mirror");
@@ -740,14 +751,14 @@ static void context_released_before_its_objects(void **state)
     TEST_OK(kiln_launch(kernel, &config, 2, args));
     TEST_OK(kiln_event_record(event, stream));
     TEST_OK(kiln_buffer_read_async(buffer, 0, pinned, sizeof values, stream));
-    TEST_OK(kiln_stream_synchronize(NULL, stream));
+    TEST_OK(kiln_stream_synchronize(stream));
     TEST_OK(kiln_event_synchronize(event));
     test_assert_floats_near(pinned, expected, 300, 1e-6);
 
     kiln_context *owner = NULL;
-    TEST_OK(kiln_buffer_context(buffer, &owner));
+    TEST_OK(kiln_buffer_get_context(buffer, &owner));
     const char *name = NULL;
-    TEST_OK(kiln_context_backend(owner, &name));
+    TEST_OK(kiln_context_get_backend(owner, &name));
     assert_string_equal(name, test_backend(state));
     TEST_OK(kiln_host_free(owner, pinned));
 

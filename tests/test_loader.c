@@ -447,7 +447,7 @@ static void backend_enumeration_describes_every_backend(void **state)
 {
     (void)state;
     size_t count = 0;
-    TEST_OK(kiln_backend_count(&count));
+    TEST_OK(kiln_backend_get_count(&count));
     assert_int_equal(count, 2);
     for (size_t i = 0; i < count; ++i) {
         kiln_backend_info info;
@@ -468,7 +468,7 @@ static void backend_enumeration_describes_every_backend(void **state)
     kiln_backend_info info;
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_backend_get_info(count, &info));
     TEST_FAILS(KILN_ERR_BACKEND_UNKNOWN, kiln_backend_find("directx", &info));
-    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_backend_count(NULL));
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_backend_get_count(NULL));
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_backend_find(NULL, &info));
     assert_string_equal(kiln_status_name(KILN_ERR_BUILD), "KILN_ERR_BUILD");
     assert_string_equal(kiln_status_name((kiln_status)9999),

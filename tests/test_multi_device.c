@@ -22,7 +22,7 @@
 static kiln_context *second_context(void **state)
 {
     int count = 0;
-    TEST_OK(kiln_device_count(test_backend(state), &count));
+    TEST_OK(kiln_device_get_count(test_backend(state), &count));
     kiln_context *other = NULL;
     TEST_OK(kiln_context_create(test_backend(state), count > 1 ? 1 : 0,
                                 &other));
@@ -77,14 +77,14 @@ static void round_trip(kiln_context *from, kiln_context *to, size_t size)
     assert_buffer_holds(remote, there, data, size);
     TEST_OK(kiln_buffer_copy_async(returned, back_at, remote, there, size,
                                    from_stream));
-    TEST_OK(kiln_stream_synchronize(NULL, from_stream));
+    TEST_OK(kiln_stream_synchronize(from_stream));
     assert_buffer_holds(returned, back_at, data, size);
 
     test_random_bytes(data, size);
     TEST_OK(kiln_buffer_write(source, head, data, size));
     TEST_OK(kiln_buffer_copy_async(remote, there, source, head, size,
                                    to_stream));
-    TEST_OK(kiln_stream_synchronize(NULL, to_stream));
+    TEST_OK(kiln_stream_synchronize(to_stream));
     assert_buffer_holds(remote, there, data, size);
     /* NULL: the destination's default stream. */
     TEST_OK(kiln_buffer_copy_async(returned, back_at, remote, there, size,
@@ -116,7 +116,7 @@ static void copies_to_every_other_device(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info mine;
-    TEST_OK(kiln_context_device_info(context, &mine));
+    TEST_OK(kiln_context_get_device_info(context, &mine));
     size_t count = 0;
     TEST_OK(kiln_device_list(NULL, 0, &count));
     kiln_device_info *devices = test_alloc(count * sizeof *devices);
@@ -256,7 +256,7 @@ static void streams_wait_for_events_of_another_context(void **state)
     TEST_OK(kiln_stream_wait_event(consumer, ready));
     TEST_OK(kiln_buffer_copy_async(received, 0, produced, 0,
                                    n * sizeof(float), consumer));
-    TEST_OK(kiln_stream_synchronize(NULL, consumer));
+    TEST_OK(kiln_stream_synchronize(consumer));
     float *back = test_alloc(n * sizeof(float));
     TEST_OK(kiln_buffer_read(received, 0, back, n * sizeof(float)));
     test_assert_floats_near(back, expected, n, 1e-5);
@@ -267,7 +267,7 @@ static void streams_wait_for_events_of_another_context(void **state)
     TEST_OK(kiln_event_create(other, &consumed));
     TEST_OK(kiln_event_record(consumed, consumer));
     TEST_OK(kiln_stream_wait_event(producer, consumed));
-    TEST_OK(kiln_stream_synchronize(NULL, producer));
+    TEST_OK(kiln_stream_synchronize(producer));
     TEST_OK(kiln_event_query(consumed));
 
     TEST_OK(kiln_event_release(consumed));
@@ -292,7 +292,7 @@ static void device_list_covers_every_usable_backend(void **state)
     TEST_OK(kiln_device_list(NULL, 0, &count));
     size_t expected = 0;
     size_t backends = 0;
-    TEST_OK(kiln_backend_count(&backends));
+    TEST_OK(kiln_backend_get_count(&backends));
     for (size_t b = 0; b < backends; ++b) {
         kiln_backend_info info;
         TEST_OK(kiln_backend_get_info(b, &info));
@@ -310,7 +310,7 @@ static void device_list_covers_every_usable_backend(void **state)
     assert_int_equal(written, count);
     bool found_mine = false;
     kiln_device_info mine;
-    TEST_OK(kiln_context_device_info(test_context(state), &mine));
+    TEST_OK(kiln_context_get_device_info(test_context(state), &mine));
     for (size_t i = 0; i < count; ++i) {
         kiln_device_info direct;
         TEST_OK(kiln_device_get_info(devices[i].backend, devices[i].index,
@@ -339,7 +339,7 @@ static void ranks_are_spread_over_the_devices(void **state)
     (void)test_context(state);
     const char *backend = test_backend(state);
     int count = 0;
-    TEST_OK(kiln_device_count(backend, &count));
+    TEST_OK(kiln_device_get_count(backend, &count));
     for (int rank = 0; rank < 3 * count + 2; ++rank) {
         int device = -1;
         TEST_OK(kiln_device_for_rank(backend, rank, &device));

@@ -322,7 +322,7 @@ static void check_no_reuse_while_busy(kiln_context *context, slow_kernel *slow,
         TEST_OK(kiln_buffer_write(b, 0, pattern, size));
     } else {
         TEST_OK(kiln_buffer_write_async(b, 0, pattern, size, write_stream));
-        TEST_OK(kiln_stream_synchronize(NULL, write_stream));
+        TEST_OK(kiln_stream_synchronize(write_stream));
     }
     TEST_OK(kiln_context_synchronize(context));
     TEST_OK(kiln_buffer_read(b, 0, got, size));
@@ -384,7 +384,7 @@ static void test_busy_on_two_streams(void **state)
     int32_t zero = 0;
     TEST_OK(kiln_buffer_fill_async(a, 0, sizeof zero, &zero, sizeof zero,
                                    second));
-    TEST_OK(kiln_stream_synchronize(NULL, second));
+    TEST_OK(kiln_stream_synchronize(second));
     TEST_OK(kiln_buffer_release(a));
     kiln_buffer *b = test_buffer(context, size);
     TEST_OK(kiln_buffer_write(b, 0, pattern, size));

@@ -29,7 +29,7 @@ static void largest_allocation_fits_its_size_class(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info info;
-    TEST_OK(kiln_context_device_info(context, &info));
+    TEST_OK(kiln_context_get_device_info(context, &info));
     /* The plugin's limit is 100 MiB + 12345 bytes. */
     assert_true(info.max_allocation % 4096 != 0);
     size_t largest = (size_t)info.max_allocation;

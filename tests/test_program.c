@@ -78,11 +78,11 @@ static void build_log_and_origin_of_a_good_build(void **state)
         test_build(context, scale_source, "-DSCALE=1 -DOFFSET=1");
     assert_string_equal(kiln_last_error(), "");
     const char *log = NULL;
-    TEST_OK(kiln_program_build_log(program, &log));
+    TEST_OK(kiln_program_get_build_log(program, &log));
     assert_non_null(log);
     assert_true(strlen(log) < 1000000);
     kiln_program_origin origin;
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     assert_true(origin == KILN_PROGRAM_COMPILED ||
                 origin == KILN_PROGRAM_FROM_MEMORY_CACHE ||
                 origin == KILN_PROGRAM_FROM_DISK_CACHE);
@@ -91,14 +91,14 @@ static void build_log_and_origin_of_a_good_build(void **state)
      * memory. */
     kiln_program *again = test_build(context, scale_source,
                                      "-DSCALE=1 -DOFFSET=1");
-    TEST_OK(kiln_program_origin_get(again, &origin));
+    TEST_OK(kiln_program_get_origin(again, &origin));
     assert_int_equal(origin, KILN_PROGRAM_FROM_MEMORY_CACHE);
     assert_ptr_not_equal(again, program);
 
     /* A retained program outlives one release. */
     TEST_OK(kiln_program_retain(program));
     TEST_OK(kiln_program_release(program));
-    TEST_OK(kiln_program_build_log(program, &log));
+    TEST_OK(kiln_program_get_build_log(program, &log));
     kiln_kernel *kernel = test_kernel(program, "copy_ints");
     TEST_OK(kiln_kernel_release(kernel));
     TEST_OK(kiln_program_release(program));
@@ -221,9 +221,9 @@ static void kernels_are_found_by_name_only(void **state)
     kiln_kernel *scale = test_kernel(program, "scale");
     kiln_kernel *copy = test_kernel(program, "copy_ints");
     const char *name = NULL;
-    TEST_OK(kiln_kernel_name(scale, &name));
+    TEST_OK(kiln_kernel_get_name(scale, &name));
     assert_string_equal(name, "scale");
-    TEST_OK(kiln_kernel_name(copy, &name));
+    TEST_OK(kiln_kernel_get_name(copy, &name));
     assert_string_equal(name, "copy_ints");
 
     /* Two kernels of one name are separate objects. */
@@ -251,7 +251,7 @@ static void kernels_are_found_by_name_only(void **state)
     /* A retained kernel outlives one release. */
     TEST_OK(kiln_kernel_retain(copy));
     TEST_OK(kiln_kernel_release(copy));
-    TEST_OK(kiln_kernel_name(copy, &name));
+    TEST_OK(kiln_kernel_get_name(copy, &name));
     assert_string_equal(name, "copy_ints");
 
     TEST_OK(kiln_kernel_release(scale));
@@ -288,14 +288,14 @@ static void check_kernel_names(kiln_program *program,
                                const char *const *expected, size_t count)
 {
     size_t listed = 0;
-    TEST_OK(kiln_program_kernel_count(program, &listed));
+    TEST_OK(kiln_program_get_kernel_count(program, &listed));
     if (listed != count)
         fail_msg("the program lists %zu kernels, expected %zu", listed, count);
     bool seen[8] = {false};
     assert_true(count <= 8);
     for (size_t i = 0; i < listed; ++i) {
         const char *name = NULL;
-        TEST_OK(kiln_program_kernel_name(program, i, &name));
+        TEST_OK(kiln_program_get_kernel_name(program, i, &name));
         assert_non_null(name);
         size_t k = 0;
         while (k < count && strcmp(expected[k], name) != 0)
@@ -307,7 +307,7 @@ static void check_kernel_names(kiln_program *program,
         seen[k] = true;
         kiln_kernel *kernel = test_kernel(program, name);
         const char *kernel_name = NULL;
-        TEST_OK(kiln_kernel_name(kernel, &kernel_name));
+        TEST_OK(kiln_kernel_get_name(kernel, &kernel_name));
         assert_string_equal(kernel_name, name);
         TEST_OK(kiln_kernel_release(kernel));
     }
@@ -323,8 +323,8 @@ static void program_lists_its_kernels(void **state)
     check_kernel_names(program, expected, count);
     /* Asked again: the same list, the same strings. */
     const char *first = NULL, *again = NULL;
-    TEST_OK(kiln_program_kernel_name(program, 0, &first));
-    TEST_OK(kiln_program_kernel_name(program, 0, &again));
+    TEST_OK(kiln_program_get_kernel_name(program, 0, &first));
+    TEST_OK(kiln_program_get_kernel_name(program, 0, &again));
     assert_ptr_equal(first, again);
 
     /* A build served from the memory cache lists the same kernels, and
@@ -332,11 +332,11 @@ static void program_lists_its_kernels(void **state)
      * another handle of it lives. */
     kiln_program *cached = test_build(context, listing_source, NULL);
     kiln_program_origin origin;
-    TEST_OK(kiln_program_origin_get(cached, &origin));
+    TEST_OK(kiln_program_get_origin(cached, &origin));
     assert_int_equal(origin, KILN_PROGRAM_FROM_MEMORY_CACHE);
     check_kernel_names(cached, expected, count);
     TEST_OK(kiln_program_release(program));
-    TEST_OK(kiln_program_kernel_name(cached, 0, &again));
+    TEST_OK(kiln_program_get_kernel_name(cached, 0, &again));
     assert_string_equal(again, first);
     TEST_OK(kiln_program_release(cached));
 
@@ -347,7 +347,7 @@ static void program_lists_its_kernels(void **state)
     kiln_context *fresh = NULL;
     TEST_OK(kiln_context_create(test_backend(state), -1, &fresh));
     kiln_program *loaded = test_build(fresh, listing_source, NULL);
-    TEST_OK(kiln_program_origin_get(loaded, &origin));
+    TEST_OK(kiln_program_get_origin(loaded, &origin));
     if (cache.enabled)
         assert_int_equal(origin, KILN_PROGRAM_FROM_DISK_CACHE);
     check_kernel_names(loaded, expected, count);
@@ -361,11 +361,11 @@ static void program_without_kernels_lists_none(void **state)
     kiln_program *program = test_build(
         context, "int lonely_helper(int x) { return 2 * x; }\n", NULL);
     size_t count = 99;
-    TEST_OK(kiln_program_kernel_count(program, &count));
+    TEST_OK(kiln_program_get_kernel_count(program, &count));
     assert_int_equal(count, 0);
     const char *name = NULL;
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_program_kernel_name(program, 0, &name));
+               kiln_program_get_kernel_name(program, 0, &name));
     TEST_ERROR_MENTIONS("has 0 kernels");
     assert_null(name);
     TEST_OK(kiln_program_release(program));
@@ -377,27 +377,27 @@ static void kernel_listing_refuses_bad_input(void **state)
     kiln_program *program = test_build(context, listing_source, NULL);
     size_t count = 0;
     const char *name = NULL;
-    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_kernel_count(NULL, &count));
-    TEST_ERROR_MENTIONS("kiln_program_kernel_count: program is NULL");
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_get_kernel_count(NULL, &count));
+    TEST_ERROR_MENTIONS("kiln_program_get_kernel_count: program is NULL");
     TEST_FAILS(KILN_ERR_INVALID_HANDLE,
-               kiln_program_kernel_name(NULL, 0, &name));
-    TEST_ERROR_MENTIONS("kiln_program_kernel_name: program is NULL");
+               kiln_program_get_kernel_name(NULL, 0, &name));
+    TEST_ERROR_MENTIONS("kiln_program_get_kernel_name: program is NULL");
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_program_kernel_count(program, NULL));
+               kiln_program_get_kernel_count(program, NULL));
     TEST_ERROR_MENTIONS("count is NULL");
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_program_kernel_name(program, 0, NULL));
+               kiln_program_get_kernel_name(program, 0, NULL));
     TEST_ERROR_MENTIONS("name is NULL");
     /* Past the end: one past, and far past. */
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_program_kernel_name(program, 4, &name));
+               kiln_program_get_kernel_name(program, 4, &name));
     TEST_ERROR_MENTIONS("the program has 4 kernels; there is no kernel 4");
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_program_kernel_name(program, (size_t)-1, &name));
+               kiln_program_get_kernel_name(program, (size_t)-1, &name));
     TEST_ERROR_MENTIONS("there is no kernel");
     assert_null(name);
     /* The program is still fine afterwards. */
-    TEST_OK(kiln_program_kernel_count(program, &count));
+    TEST_OK(kiln_program_get_kernel_count(program, &count));
     assert_int_equal(count, 4);
     TEST_OK(kiln_program_release(program));
 }
@@ -440,11 +440,11 @@ static void check_params(void **state, kiln_kernel *kernel,
 {
     int opencl = strcmp(test_backend(state), "opencl") == 0;
     size_t actual_count = 0;
-    TEST_OK(kiln_kernel_param_count(kernel, &actual_count));
+    TEST_OK(kiln_kernel_get_param_count(kernel, &actual_count));
     assert_int_equal(actual_count, count);
     for (size_t i = 0; i < count; ++i) {
         kiln_param_info info;
-        TEST_OK(kiln_kernel_param_info(kernel, i, &info));
+        TEST_OK(kiln_kernel_get_param_info(kernel, i, &info));
         assert_non_null(info.name);
         assert_non_null(info.type_name);
         if (info.kind != expected[i].kind)
@@ -473,10 +473,10 @@ static void check_params(void **state, kiln_kernel *kernel,
     memset(&info, 0x33, sizeof info);
     kiln_param_info untouched = info;
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_kernel_param_info(kernel, count, &info));
+               kiln_kernel_get_param_info(kernel, count, &info));
     assert_memory_equal(&info, &untouched, sizeof info);
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_kernel_param_info(kernel, SIZE_MAX, &info));
+               kiln_kernel_get_param_info(kernel, SIZE_MAX, &info));
 }
 
 static void parameters_are_described(void **state)
@@ -508,7 +508,7 @@ static void double_parameters_are_described(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info device;
-    TEST_OK(kiln_context_device_info(context, &device));
+    TEST_OK(kiln_context_get_device_info(context, &device));
     if (!device.supports_double) {
         print_message("# %s has no double support\n", device.name);
         skip();
@@ -536,7 +536,7 @@ static void max_block_size_respects_the_device_and_the_kernel(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info device;
-    TEST_OK(kiln_context_device_info(context, &device));
+    TEST_OK(kiln_context_get_device_info(context, &device));
     static const char source[] =
         "__kernel void free_size(__global int *a) { a[get_global_id(0)] = 1; }\n"
         "__kernel __attribute__((reqd_work_group_size(16, 1, 1)))\n"
@@ -548,7 +548,7 @@ static void max_block_size_respects_the_device_and_the_kernel(void **state)
     kiln_kernel *fixed_size = test_kernel(program, "fixed_size");
     kiln_kernel *fixed_3d = test_kernel(program, "fixed_3d");
     size_t threads = 0;
-    TEST_OK(kiln_kernel_max_block_size(free_size, &threads));
+    TEST_OK(kiln_kernel_get_max_block_size(free_size, &threads));
     assert_true(threads >= 1);
     assert_true(threads <= device.max_threads_per_block);
     /* Launching with exactly that many threads is accepted and runs. */
@@ -564,9 +564,9 @@ static void max_block_size_respects_the_device_and_the_kernel(void **state)
     free(back);
     TEST_OK(kiln_buffer_release(buffer));
 
-    TEST_OK(kiln_kernel_max_block_size(fixed_size, &threads));
+    TEST_OK(kiln_kernel_get_max_block_size(fixed_size, &threads));
     assert_int_equal(threads, 16);
-    TEST_OK(kiln_kernel_max_block_size(fixed_3d, &threads));
+    TEST_OK(kiln_kernel_get_max_block_size(fixed_3d, &threads));
     assert_int_equal(threads, 16);
     TEST_OK(kiln_kernel_release(free_size));
     TEST_OK(kiln_kernel_release(fixed_size));
@@ -582,15 +582,15 @@ static void native_kernel_handle(void **state)
     kiln_kernel *scale = test_kernel(program, "scale");
     kiln_kernel *copy = test_kernel(program, "copy_ints");
     void *a = NULL, *b = NULL;
-    TEST_OK(kiln_kernel_native(scale, &a, sizeof a));
-    TEST_OK(kiln_kernel_native(copy, &b, sizeof b));
+    TEST_OK(kiln_kernel_get_native(scale, &a, sizeof a));
+    TEST_OK(kiln_kernel_get_native(copy, &b, sizeof b));
     assert_non_null(a);
     assert_non_null(b);
     assert_ptr_not_equal(a, b);
     unsigned char wrong[16];
-    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_kernel_native(scale, wrong, 4));
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT, kiln_kernel_get_native(scale, wrong, 4));
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
-               kiln_kernel_native(scale, wrong, sizeof(void *) + 1));
+               kiln_kernel_get_native(scale, wrong, sizeof(void *) + 1));
     TEST_OK(kiln_kernel_release(scale));
     TEST_OK(kiln_kernel_release(copy));
     TEST_OK(kiln_program_release(program));

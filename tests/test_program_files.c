@@ -424,20 +424,20 @@ static void test_cache_key_covers_included_files(void **state)
     kiln_program_origin origin;
 
     kiln_program *program = build_file(context, kernel, &options);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     assert_int_equal(origin, KILN_PROGRAM_COMPILED);
     check_apply(context, program, 2.0f, 1.0f);
     TEST_OK(kiln_program_release(program));
 
     program = build_file(context, kernel, &options);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     assert_int_equal(origin, KILN_PROGRAM_FROM_MEMORY_CACHE);
     TEST_OK(kiln_program_release(program));
 
     /* The header two levels down changes; nothing else does. */
     put(&w, "inc/inner.h", "#define OFFSET -3.0f\n");
     program = build_file(context, kernel, &options);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     if (origin != KILN_PROGRAM_COMPILED)
         fail_msg("a changed header gave a cached program (origin %d)",
                  (int)origin);
@@ -447,7 +447,7 @@ static void test_cache_key_covers_included_files(void **state)
     /* Back to the first content: the first binary again. */
     put(&w, "inc/inner.h", "#define OFFSET 1.0f\n");
     program = build_file(context, kernel, &options);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     assert_int_equal(origin, KILN_PROGRAM_FROM_MEMORY_CACHE);
     check_apply(context, program, 2.0f, 1.0f);
     TEST_OK(kiln_program_release(program));
@@ -461,7 +461,7 @@ static void test_cache_key_covers_included_files(void **state)
     TEST_OK(kiln_program_release(program));
     put(&w, "inc/inner.h", "#define OFFSET 6.0f\n");
     program = build_file(context, kernel, &with_option);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     if (origin != KILN_PROGRAM_COMPILED)
         fail_msg("a header changed under -I gave a cached program (origin %d)",
                  (int)origin);
@@ -473,7 +473,7 @@ static void test_cache_key_covers_included_files(void **state)
     TEST_OK(kiln_program_release(program));
     put(&w, "inc/inner.h", "#define OFFSET 7.0f\n");
     program = build_file(context, kernel, &with_option);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     if (origin != KILN_PROGRAM_COMPILED)
         fail_msg("a header changed under -Idir gave a cached program "
                  "(origin %d)",
@@ -488,7 +488,7 @@ static void test_cache_key_covers_included_files(void **state)
     kiln_build_options other = {.include_dirs = other_dirs,
                                 .include_dir_count = 1};
     program = build_file(context, kernel, &other);
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     assert_int_equal(origin, KILN_PROGRAM_COMPILED);
     check_apply(context, program, 8.0f, 0.0f);
     TEST_OK(kiln_program_release(program));

@@ -172,7 +172,7 @@ static bool worker_run_mix(worker *w, kiln_context *context,
         if (stream != NULL) {
             status = kiln_buffer_read_async(y_buffer, 0, back, bytes, stream);
             if (status == KILN_OK)
-                status = kiln_stream_synchronize(NULL, stream);
+                status = kiln_stream_synchronize(stream);
         } else {
             status = kiln_buffer_read(y_buffer, 0, back, bytes);
         }
@@ -216,11 +216,11 @@ static bool worker_build_and_run(worker *w, kiln_context *context,
     kiln_kernel *kernel = NULL;
     WORKER_OK(w, kiln_program_build(context, source, options, &program));
     kiln_program_origin origin = (kiln_program_origin)-1;
-    kiln_status status = kiln_program_origin_get(program, &origin);
+    kiln_status status = kiln_program_get_origin(program, &origin);
     if (status == KILN_OK && (int)origin >= 0 && (int)origin < 3)
         w->origins[origin]++;
     else
-        worker_fail(w, "kiln_program_origin_get: %s, origin %d",
+        worker_fail(w, "kiln_program_get_origin: %s, origin %d",
                     kiln_status_name(status), (int)origin);
     w->builds++;
     if (status == KILN_OK)
@@ -492,12 +492,12 @@ static void *second_thread(void *argument)
     error_pair *pair = argument;
     pthread_barrier_wait(&pair->failed);
     size_t size = 0;
-    if (kiln_buffer_size(pair->buffer, &size) == KILN_OK)
+    if (kiln_buffer_get_size(pair->buffer, &size) == KILN_OK)
         snprintf(pair->second_after_success,
                  sizeof pair->second_after_success, "%s", kiln_last_error());
     else
         snprintf(pair->second_after_success,
-                 sizeof pair->second_after_success, "kiln_buffer_size failed");
+                 sizeof pair->second_after_success, "kiln_buffer_get_size failed");
     unsigned char byte = 0;
     pair->second_status = kiln_buffer_read(pair->buffer, size + 5, &byte, 1);
     snprintf(pair->second_message, sizeof pair->second_message, "%s",

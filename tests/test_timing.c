@@ -185,7 +185,7 @@ static void test_refused_launch_leaves_time_alone(void **state)
     TEST_FAILS(KILN_ERR_INVALID_LAUNCH,
                kiln_launch_prepared(f.kernel, &config, "Pi", f.buffer, 1));
     config.grid.x = ITEMS / BLOCK;
-    TEST_FAILS(KILN_ERR_ARGUMENT_SIZE,
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
                kiln_launch_prepared(f.kernel, &config, "Pl", f.buffer,
                                     (int64_t)1));
     if (time_ms != -7.0f)

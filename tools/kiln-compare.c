@@ -14,7 +14,7 @@
  * What each kernel gets (1-D launches only):
  *  - global size -g (default 4096, rounded up to a multiple of the local
  *    size); local size -l, else the kernel's one allowed size when both
- *    sides' kiln_kernel_max_block_size agree and are below their devices'
+ *    sides' kiln_kernel_get_max_block_size agree and are below their devices'
  *    maximum (a reqd_work_group_size), else 64 (or the smaller of the two
  *    limits when that is below 64);
  *  - a __global / __constant pointer: a buffer of global * 16 elements of
@@ -533,7 +533,7 @@ static bool same_parameters(run *r, side *sides)
 {
     size_t counts[2];
     for (int s = 0; s < 2; ++s)
-        if (kiln_kernel_param_count(r->kernel[s], &counts[s]) != KILN_OK) {
+        if (kiln_kernel_get_param_count(r->kernel[s], &counts[s]) != KILN_OK) {
             print_side_error(r->name, "parameters unknown", &sides[s],
                              KILN_ERR_BACKEND);
             return false;
@@ -552,7 +552,7 @@ static bool same_parameters(run *r, side *sides)
     for (size_t i = 0; i < r->count; ++i) {
         kiln_param_info info[2];
         for (int s = 0; s < 2; ++s)
-            if (kiln_kernel_param_info(r->kernel[s], i, &info[s]) != KILN_OK) {
+            if (kiln_kernel_get_param_info(r->kernel[s], i, &info[s]) != KILN_OK) {
                 print_side_error(r->name, "parameters unknown", &sides[s],
                                  KILN_ERR_BACKEND);
                 return false;
@@ -589,7 +589,7 @@ static size_t choose_local(const run *r, const side *sides)
 {
     size_t limit[2];
     for (int s = 0; s < 2; ++s)
-        if (kiln_kernel_max_block_size(r->kernel[s], &limit[s]) != KILN_OK ||
+        if (kiln_kernel_get_max_block_size(r->kernel[s], &limit[s]) != KILN_OK ||
             limit[s] == 0)
             limit[s] = DEFAULT_LOCAL;
     if (limit[0] == limit[1] && limit[0] < sides[0].max_threads &&
@@ -824,7 +824,7 @@ static int open_side(side *on, const char *path)
         return EXIT_UNAVAILABLE;
     }
     kiln_device_info info;
-    bool known = kiln_context_device_info(on->context, &info) == KILN_OK;
+    bool known = kiln_context_get_device_info(on->context, &info) == KILN_OK;
     on->max_threads = known ? info.max_threads_per_block : 0;
     on->local_memory = known ? info.local_memory : 0;
     kiln_build_options options = {.options = on->options};
@@ -868,14 +868,14 @@ static int kernel_list(side *sides, const settings *config,
     int result = 0;
     for (int s = 0; s < 2 && result == 0; ++s) {
         kiln_status status =
-            kiln_program_kernel_count(sides[s].program, &counts[s]);
+            kiln_program_get_kernel_count(sides[s].program, &counts[s]);
         if (status == KILN_OK) {
             lists[s] = calloc(counts[s] ? counts[s] : 1, sizeof *lists[s]);
             if (lists[s] == NULL)
                 status = KILN_ERR_OUT_OF_HOST_MEMORY;
         }
         for (size_t i = 0; status == KILN_OK && i < counts[s]; ++i)
-            status = kiln_program_kernel_name(sides[s].program, i,
+            status = kiln_program_get_kernel_name(sides[s].program, i,
                                               &lists[s][i]);
         if (status != KILN_OK) {
             printf("cannot list the kernels on %s:%d (%c): %s: %s\n",

@@ -86,13 +86,13 @@ static void print_device_detail(const kiln_device_info *device)
 static int list_backends(int verbose)
 {
     size_t count = 0;
-    if (kiln_backend_count(&count) != KILN_OK) {
+    if (kiln_backend_get_count(&count) != KILN_OK) {
         fprintf(stderr, "kiln-info: %s\n", kiln_last_error());
         return 1;
     }
     const char *chosen = NULL;
     char default_reason[2048] = "";
-    if (kiln_backend_default(&chosen) != KILN_OK)
+    if (kiln_backend_get_default(&chosen) != KILN_OK)
         snprintf(default_reason, sizeof default_reason, "%s",
                  kiln_last_error());
     int usable = 0;

@@ -1607,8 +1607,16 @@ KL_CFN auto kl_shuffle2(const X &x, const Y &y, const M &m) {
 /* @section workitems */
 /* ---- work-items and synchronisation (device only) ------------------------------- */
 
+/* The launch's kiln_launch_config.dimensions when it is more than the grid
+ * and block show (a 2-D launch of N x 1): the backend writes it before such
+ * a launch and 0 after it (cuda_launch.c). */
+extern "C" {
+__device__ unsigned kl_work_dim_override = 0;
+}
 KL_DFN uint kl_get_work_dim() {
-    return gridDim.z * blockDim.z > 1 ? 3 : gridDim.y * blockDim.y > 1 ? 2 : 1;
+    return kl_work_dim_override != 0 ? kl_work_dim_override
+           : gridDim.z * blockDim.z > 1 ? 3
+           : gridDim.y * blockDim.y > 1 ? 2 : 1;
 }
 #define KL_WI(NAME, X, Y, Z, OTHER)                                           \
     KL_DFN size_t NAME(uint d) {                                              \

@@ -99,7 +99,7 @@ static int cuda_attribute(CUdevice device, CUdevice_attribute attribute,
     cuda_attribute(device->handle, CU_DEVICE_ATTRIBUTE_##name, #name, &failed, \
                    &failed_what)
 
-kiln_status cuda_device_info(int index, kiln_device_info *info)
+kiln_status cuda_device_info(int index, kiln_backend_device_info *info)
 {
     cuda_device *device = cuda_device_get(index);
     CUresult failed = CUDA_SUCCESS;

@@ -377,7 +377,7 @@ static kiln_status cuda_kernel_params(kiln_backend_kernel *kernel,
                                 "out of host memory");
     kernel->param_count = count;
     for (size_t i = 0; i < count; ++i) {
-        kiln_param_info *info = &kernel->params[i];
+        kiln_backend_param *info = &kernel->params[i];
         if (signature == NULL) {
             info->kind = KILN_PARAM_POINTER_OR_VALUE;
             info->size = sizes[i];
@@ -485,6 +485,15 @@ kiln_status cuda_kernel_create(kiln_backend_context *context,
     }
     result->function = function;
     result->opencl = signature != NULL;
+    if (result->opencl) {
+        /* Only a program that calls get_work_dim() keeps the variable. */
+        size_t bytes = 0;
+        if (cuModuleGetGlobal(&result->work_dim_override, &bytes,
+                              program->module,
+                              "kl_work_dim_override") != CUDA_SUCCESS ||
+            bytes != sizeof(unsigned))
+            result->work_dim_override = 0;
+    }
     status = cuda_kernel_params(result, name, signature, sizes, count);
     free(sizes);
 

@@ -117,7 +117,29 @@ kiln_status cuda_kernel_launch(kiln_backend_context *context,
     }
     shared += launch->local_memory;
 
-    if (shared > atomic_load_explicit(&kernel->dynamic_shared_limit,
+    /* get_work_dim() sees what the grid and block show unless the launch
+     * says more (a 2-D launch of N x 1): then the module's override is set
+     * around the launch, on its stream.  Launches of one program with such
+     * dimensions on several streams at once may see each other's. */
+    static const unsigned work_dims[4] = {0, 1, 2, 3};
+    const size_t *grid = launch->grid, *block = launch->block;
+    unsigned shown = grid[2] > 1 || block[2] > 1   ? 3
+                     : grid[1] > 1 || block[1] > 1 ? 2
+                                                   : 1;
+    unsigned wanted = launch->dimensions <= 3 ? launch->dimensions : 0;
+    int override = kernel->work_dim_override != 0 && wanted > shown;
+    CUstream stream = cuda_stream_of(launch->stream);
+    if (override) {
+        CUresult result = cuMemcpyHtoDAsync(kernel->work_dim_override,
+                                            &work_dims[wanted],
+                                            sizeof(unsigned), stream);
+        if (result != CUDA_SUCCESS)
+            status = cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                               "cuMemcpyHtoDAsync(kl_work_dim_override)");
+    }
+
+    if (status == KILN_OK &&
+        shared > atomic_load_explicit(&kernel->dynamic_shared_limit,
                                       memory_order_relaxed))
         status = cuda_kernel_allow_shared(context, kernel, shared);
     if (status == KILN_OK) {
@@ -126,7 +148,7 @@ kiln_status cuda_kernel_launch(kiln_backend_context *context,
             (unsigned int)launch->grid[1], (unsigned int)launch->grid[2],
             (unsigned int)launch->block[0], (unsigned int)launch->block[1],
             (unsigned int)launch->block[2], (unsigned int)shared,
-            cuda_stream_of(launch->stream), params, NULL);
+            stream, params, NULL);
         if (result != CUDA_SUCCESS)
             status = cuda_fail(context->device, result,
                                result == CUDA_ERROR_INVALID_VALUE
@@ -138,6 +160,14 @@ kiln_status cuda_kernel_launch(kiln_backend_context *context,
                                launch->grid[0], launch->grid[1],
                                launch->grid[2], launch->block[0],
                                launch->block[1], launch->block[2], shared);
+    }
+    if (override) {
+        CUresult result = cuMemcpyHtoDAsync(kernel->work_dim_override,
+                                            &work_dims[0], sizeof(unsigned),
+                                            stream);
+        if (result != CUDA_SUCCESS && status == KILN_OK)
+            status = cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                               "cuMemcpyHtoDAsync(kl_work_dim_override)");
     }
     if (params != stack_params) {
         free(params);

@@ -74,8 +74,11 @@ struct kiln_backend_kernel {
      * raised (never lowered) under cuda_kernel_attribute_lock. */
     atomic_size_t dynamic_shared_limit;
     size_t param_count;
-    kiln_param_info *params;
+    kiln_backend_param *params;
     clc_param *signature;    /* OpenCL C: names and types for params       */
+    /* OpenCL C calling get_work_dim(): the module's kl_work_dim_override
+     * (clc_prelude.cuh); 0 when the module has none. */
+    CUdeviceptr work_dim_override;
 };
 
 /* ---- cuda_errors.c ---------------------------------------------------------- */
@@ -101,7 +104,7 @@ CUDA_INTERNAL const char *cuda_result_text(CUresult result);
 CUDA_INTERNAL kiln_status cuda_devices_init(void);
 CUDA_INTERNAL cuda_device *cuda_device_get(int index);
 CUDA_INTERNAL kiln_status cuda_device_count(int *count);
-CUDA_INTERNAL kiln_status cuda_device_info(int index, kiln_device_info *info);
+CUDA_INTERNAL kiln_status cuda_device_info(int index, kiln_backend_device_info *info);
 /* Retains the primary context for one more Kiln context. */
 CUDA_INTERNAL kiln_status cuda_device_acquire(cuda_device *device,
                                               CUcontext *context);

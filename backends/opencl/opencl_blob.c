@@ -85,7 +85,7 @@ static void put_payload(blob_writer *writer, const unsigned char *binary,
         put_text(writer, kernels[k].name);
         put_u32(writer, (uint32_t)kernels[k].param_count);
         for (size_t p = 0; p < kernels[k].param_count; ++p) {
-            const kiln_param_info *param = &kernels[k].params[p];
+            const kiln_backend_param *param = &kernels[k].params[p];
             put_u32(writer, (uint32_t)param->kind);
             put_u64(writer, param->size);
             put_text(writer, param->name);
@@ -227,7 +227,7 @@ static void get_signature(blob_reader *reader, opencl_signature *signature)
         return;
     }
     for (uint32_t p = 0; p < count && reader->problem == NULL; ++p) {
-        kiln_param_info *param = &signature->params[p];
+        kiln_backend_param *param = &signature->params[p];
         signature->param_count = p + 1;
         uint32_t kind = get_u32(reader, "parameter kind");
         uint64_t size = get_u64(reader, "parameter size");

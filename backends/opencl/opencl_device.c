@@ -251,7 +251,7 @@ static void device_describe(opencl_device *record, cl_platform_id platform,
                             const char *platform_version, cl_device_id device,
                             int device_version)
 {
-    kiln_device_info *info = &record->info;
+    kiln_backend_device_info *info = &record->info;
     memset(record, 0, sizeof *record);
     record->platform = platform;
     record->device = device;
@@ -534,7 +534,7 @@ kiln_status opencl_device_count(int *count)
     return KILN_OK;
 }
 
-kiln_status opencl_device_info(int index, kiln_device_info *info)
+kiln_status opencl_device_info(int index, kiln_backend_device_info *info)
 {
     const opencl_device *device = opencl_device_get(index);
     if (device == NULL)

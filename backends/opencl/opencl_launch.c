@@ -58,12 +58,12 @@ kiln_status opencl_kernel_launch(kiln_backend_context *context,
                                  const kiln_backend_launch *launch)
 {
     const size_t *grid = launch->grid, *block = launch->block;
-    /* The fewest dimensions that hold the launch: a 1-D kernel sees
-     * get_global_size(1) == 1 either way, but drivers pick work-group
-     * shapes and fast paths by work_dim. */
-    cl_uint dimensions = grid[2] > 1 || block[2] > 1   ? 3
-                         : grid[1] > 1 || block[1] > 1 ? 2
-                                                       : 1;
+    /* What get_work_dim() returns: the core passes config.dimensions, or
+     * the fewest that hold the launch (drivers pick work-group shapes and
+     * fast paths by work_dim). */
+    cl_uint dimensions = launch->dimensions >= 1 && launch->dimensions <= 3
+                             ? launch->dimensions
+                             : 1;
     size_t global[3];
     for (int i = 0; i < 3; ++i)
         global[i] = grid[i] * block[i]; /* the core checked the product */

@@ -58,7 +58,7 @@ typedef enum opencl_timing {
 typedef struct opencl_device {
     cl_platform_id platform;
     cl_device_id device;
-    kiln_device_info info;
+    kiln_backend_device_info info;
     cl_uint address_bits;        /* the device's size_t and pointers     */
     char identity[1024];         /* cache_identity                        */
     atomic_int timing;           /* opencl_timing, found by a context     */
@@ -105,7 +105,7 @@ struct kiln_backend_event {
 typedef struct opencl_signature {
     char *name;
     size_t param_count;
-    kiln_param_info *params;     /* name and type_name malloc'ed           */
+    kiln_backend_param *params;     /* name and type_name malloc'ed           */
 } opencl_signature;
 
 struct kiln_backend_program {
@@ -153,7 +153,7 @@ OPENCL_INTERNAL opencl_device *opencl_device_get(int index);
 OPENCL_INTERNAL const char *opencl_devices_version(void);
 OPENCL_INTERNAL kiln_status opencl_device_count(int *count);
 OPENCL_INTERNAL kiln_status opencl_device_info(int index,
-                                               kiln_device_info *info);
+                                               kiln_backend_device_info *info);
 
 /* ---- opencl_context.c ---------------------------------------------------- */
 

@@ -136,7 +136,7 @@ kiln_status opencl_signature_copy(const opencl_signature *source,
                                   "opencl: out of host memory");
     }
     for (size_t i = 0; i < source->param_count; ++i) {
-        kiln_param_info *param = &copy->params[i];
+        kiln_backend_param *param = &copy->params[i];
         *param = source->params[i];
         param->name = text_copy(source->params[i].name);
         param->type_name = text_copy(source->params[i].type_name);
@@ -251,7 +251,7 @@ kiln_status opencl_signature_query(cl_kernel kernel, cl_uint address_bits,
                                   "opencl: out of host memory");
     }
     for (cl_uint i = 0; i < count; ++i) {
-        kiln_param_info *param = &signature->params[i];
+        kiln_backend_param *param = &signature->params[i];
         signature->param_count = i + 1;
         cl_kernel_arg_address_qualifier address = 0;
         error = clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER,

@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (kernels[k].name == NULL || kernels[k].name[0] == '\0')
             abort();
         for (size_t p = 0; p < kernels[k].param_count; ++p) {
-            const kiln_param_info *param = &kernels[k].params[p];
+            const kiln_backend_param *param = &kernels[k].params[p];
             if (param->name == NULL || param->type_name == NULL)
                 abort();
             (void)opencl_type_size(param->type_name, 64);

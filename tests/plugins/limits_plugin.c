@@ -33,7 +33,7 @@ static kiln_status limits_initialize(const kiln_host_api *api)
     return real->initialize(api);
 }
 
-static kiln_status limits_device_info(int index, kiln_device_info *info)
+static kiln_status limits_device_info(int index, kiln_backend_device_info *info)
 {
     kiln_status status = real->device_info(index, info);
     if (status == KILN_OK && (info->max_allocation == 0 ||
