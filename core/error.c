@@ -79,13 +79,20 @@ kiln_status kiln_error_v(kiln_status status, const char *format, va_list args)
     va_end(copy);
     if (needed < 0)
         needed = 0;
-    if (!error_buffer_reserve(buffer, (size_t)needed + 1)) {
+    /* Formatted aside first: an argument may be kiln_last_error() itself
+     * (a layer prefixing Kiln's message), which the buffer's growth would
+     * move and the formatting overwrite. */
+    char *text = malloc((size_t)needed + 1);
+    if (text == NULL || !error_buffer_reserve(buffer, (size_t)needed + 1)) {
+        free(text);
         if (buffer->capacity > 0)
             snprintf(buffer->text, buffer->capacity, "%s",
                      out_of_memory_message);
         return status;
     }
-    vsnprintf(buffer->text, buffer->capacity, format, args);
+    vsnprintf(text, (size_t)needed + 1, format, args);
+    memcpy(buffer->text, text, (size_t)needed + 1);
+    free(text);
     return status;
 }
 

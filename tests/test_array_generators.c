@@ -338,7 +338,13 @@ static void bad_argument_lists_and_launches(void **state)
     TEST_FAILS(KILN_ERR_ARGUMENT_KIND,
                kiln_elementwise_launch(kernel, 64, 2, swapped, NULL));
     TEST_ERROR_MENTIONS("argument 0 (a)");
-    const kiln_arg wrong_size[] = {KILN_ARG_DOUBLE(1), KILN_ARG_BUFFER(y)};
+    const kiln_arg wrong_type[] = {KILN_ARG_DOUBLE(1), KILN_ARG_BUFFER(y)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_elementwise_launch(kernel, 64, 2, wrong_type, NULL));
+    TEST_ERROR_MENTIONS("argument 0 (float a): a double");
+    const double eight_bytes = 1;
+    const kiln_arg wrong_size[] = {KILN_ARG_VALUE(&eight_bytes, 8),
+                                   KILN_ARG_BUFFER(y)};
     TEST_FAILS(KILN_ERR_ARGUMENT_SIZE,
                kiln_elementwise_launch(kernel, 64, 2, wrong_size, NULL));
     float after[4];
