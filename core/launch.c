@@ -232,15 +232,17 @@ static kiln_status check_geometry(const kiln_kernel *kernel,
                           "launch of '%s': block %zux%zux%zu overflows",
                           kernel->name, block[0], block[1], block[2]);
     threads *= block[2];
+    /* Only the device's limit is certain.  The kernel's own (OpenCL's
+     * CL_KERNEL_WORK_GROUP_SIZE) is advice that drivers do not always
+     * enforce: NVIDIA's OpenCL reports 256 for a 32x32 tiled transpose and
+     * runs it with 1024 threads.  The driver decides, and its refusal is
+     * reported with the kernel's figure (launch_refused below). */
     size_t limit = device->max_threads_per_block;
-    if (kernel->info.max_threads_per_block != 0 &&
-        (limit == 0 || kernel->info.max_threads_per_block < limit))
-        limit = kernel->info.max_threads_per_block;
     if (limit != 0 && threads > limit)
         return kiln_error(KILN_ERR_INVALID_LAUNCH,
                           "launch of '%s': a block of %zu threads "
-                          "(%zux%zux%zu) is more than the %zu this kernel "
-                          "allows on %s",
+                          "(%zux%zux%zu) is more than the %zu the device "
+                          "allows (%s)",
                           kernel->name, threads, block[0], block[1], block[2],
                           limit, device->name);
     for (int i = 0; i < 3; ++i) {
@@ -282,6 +284,28 @@ static kiln_status check_geometry(const kiln_kernel *kernel,
                           "as KILN_ARG_LOCAL arguments",
                           kernel->name);
     return KILN_OK;
+}
+
+/* The driver refused a launch the core let through: says so, with the
+ * kernel's own limit when the block is over it. */
+static void launch_refused(const kiln_kernel *kernel,
+                           const kiln_launch_config *config)
+{
+    size_t threads = config->block.x * config->block.y * config->block.z;
+    size_t advised = kernel->info.max_threads_per_block;
+    if (advised != 0 && threads > advised)
+        kiln_error_prefix(KILN_ERR_INVALID_LAUNCH,
+                          "launch of '%s' with a block of %zux%zux%zu (%zu "
+                          "threads; the kernel reports at most %zu) refused "
+                          "by the driver",
+                          kernel->name, config->block.x, config->block.y,
+                          config->block.z, threads, advised);
+    else
+        kiln_error_prefix(KILN_ERR_INVALID_LAUNCH,
+                          "launch of '%s' with a block of %zux%zux%zu "
+                          "refused by the driver",
+                          kernel->name, config->block.x, config->block.y,
+                          config->block.z);
 }
 
 static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
@@ -658,6 +682,8 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         };
         status = context->ops->launch(context->backend, kernel->backend,
                                       &launch);
+        if (status == KILN_ERR_INVALID_LAUNCH)
+            launch_refused(kernel, config);
     }
     if (status == KILN_OK && config->time_ms != NULL) {
         status = context->ops->event_record(context->backend, end,

@@ -306,20 +306,31 @@ static void stencil_5pt(void **state)
 
 /* ---- transpose ---------------------------------------------------------------------------- */
 
-/* Exact. */
-static void transpose(void **state)
+/* Exact, with 16x16 and 32x32 tiles (1024 threads a block: the device's
+ * limit decides, not the kernel's advice). */
+static void transpose_tiles(void **state, int tile)
 {
     kiln_context *context = test_context(state);
-    enum { W = 200, H = 131, TILE = 16 };
-    kiln_program *program = corpus_build(context, "transpose", NULL);
+    enum { W = 200, H = 131 };
+    kiln_device_info device;
+    TEST_OK(kiln_context_get_device_info(context, &device));
+    if ((size_t)(tile * tile) > device.max_threads_per_block ||
+        (size_t)tile > device.max_block[0] || (size_t)tile > device.max_block[1]) {
+        print_message("# transpose %dx%d: over the device's block limits\n",
+                      tile, tile);
+        return;
+    }
+    char options[32];
+    snprintf(options, sizeof options, "-DTILE=%d", tile);
+    kiln_program *program = corpus_build_with(context, "transpose", options);
     kiln_kernel *kernel = test_kernel(program, "transpose_padded");
     float *in = CORPUS_ARRAY(float, W * H), *out = CORPUS_ARRAY(float, W * H);
     float *expected = CORPUS_ARRAY(float, W * H);
     test_random_floats(in, W * H, -1000, 1000);
     kiln_buffer *in_buffer = test_buffer_from(context, in, W * H * 4);
     kiln_buffer *out_buffer = corpus_poisoned_buffer(context, W * H * 4);
-    CORPUS_LAUNCH(kernel, KILN_DIM2(corpus_blocks(W, TILE), corpus_blocks(H, TILE)),
-                  KILN_DIM2(TILE, TILE), KILN_ARG_BUFFER(in_buffer),
+    CORPUS_LAUNCH(kernel, KILN_DIM2(corpus_blocks(W, (size_t)tile), corpus_blocks(H, (size_t)tile)),
+                  KILN_DIM2((size_t)tile, (size_t)tile), KILN_ARG_BUFFER(in_buffer),
                   KILN_ARG_BUFFER(out_buffer), KILN_ARG_INT(W), KILN_ARG_INT(H));
     corpus_read(out_buffer, out, W * H * 4);
     for (int y = 0; y < H; ++y)
@@ -332,6 +343,9 @@ static void transpose(void **state)
     kiln_program_release(program);
     free(in), free(out), free(expected);
 }
+
+static void transpose(void **state) { transpose_tiles(state, 16); }
+static void transpose_32x32(void **state) { transpose_tiles(state, 32); }
 
 /* ---- barriers with both fences -------------------------------------------------------------- */
 
@@ -381,6 +395,7 @@ int main(void)
         KILN_TEST(bitonic_sort),
         KILN_TEST(stencil_5pt),
         KILN_TEST(transpose),
+        KILN_TEST(transpose_32x32),
         KILN_TEST(barrier_fences),
     };
     return kiln_test_main("corpus_algorithms", tests, sizeof tests / sizeof tests[0]);
