@@ -19,7 +19,7 @@ tests_test_api_0_1_CFLAGS = $(AM_CFLAGS) -Wno-deprecated-declarations
 # kiln.h's constructors compiled as C++.
 if HAVE_CXX
 KILN_TESTS += tests/test_cplusplus
-tests_test_cplusplus_SOURCES = tests/test_cplusplus.cc
+tests_test_cplusplus_SOURCES = tests/cplusplus/test_cplusplus.cc
 tests_test_cplusplus_CXXFLAGS = -std=c++11 $(PTHREAD_CFLAGS) \
 	$(WARN_CXXFLAGS) $(SANITIZER_CFLAGS) $(CMOCKA_CFLAGS)
 endif
