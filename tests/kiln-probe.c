@@ -7,7 +7,9 @@
  *   message=<kiln_last_error(), newlines as \n>
  * With KILN_TEST_PROBE_SMALL_STACK set it instead describes every backend
  * (the first call loads the plugins) from a thread with a 128 KiB stack,
- * musl's default, and prints status=small-stack-ok when that returns.
+ * musl's default, and prints status=small-stack-ok when that returns.  (In
+ * a sanitizer build, KILN_TEST_SANITIZERS, 512 KiB: redzones make every
+ * frame, the vendor libraries' too, several times larger.)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -35,7 +37,10 @@ static int probe_on_small_stack(void)
     pthread_attr_t attributes;
     pthread_t thread;
     if (pthread_attr_init(&attributes) != 0 ||
-        pthread_attr_setstacksize(&attributes, 128 * 1024) != 0 ||
+        pthread_attr_setstacksize(&attributes,
+                                  getenv("KILN_TEST_SANITIZERS") != NULL
+                                      ? 512 * 1024
+                                      : 128 * 1024) != 0 ||
         pthread_create(&thread, &attributes, describe_backends, NULL) != 0) {
         printf("status=cannot-start-thread\nbackend=-\nmessage=\n");
         return 0;
