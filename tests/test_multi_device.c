@@ -92,6 +92,21 @@ static void round_trip(kiln_context *from, kiln_context *to, size_t size)
     TEST_OK(kiln_context_synchronize(from));
     assert_buffer_holds(returned, back_at, data, size);
 
+    /* The default stream as a handle, of either side. */
+    kiln_stream *from_default = NULL, *to_default = NULL;
+    TEST_OK(kiln_context_get_default_stream(from, &from_default));
+    TEST_OK(kiln_context_get_default_stream(to, &to_default));
+    test_random_bytes(data, size);
+    TEST_OK(kiln_buffer_write(source, head, data, size));
+    TEST_OK(kiln_buffer_copy_async(remote, there, source, head, size,
+                                   from_default));
+    TEST_OK(kiln_stream_synchronize(from_default));
+    assert_buffer_holds(remote, there, data, size);
+    TEST_OK(kiln_buffer_copy_async(returned, back_at, remote, there, size,
+                                   to_default));
+    TEST_OK(kiln_stream_synchronize(to_default));
+    assert_buffer_holds(returned, back_at, data, size);
+
     TEST_OK(kiln_stream_release(from_stream));
     TEST_OK(kiln_stream_release(to_stream));
     TEST_OK(kiln_buffer_release(source));
@@ -262,13 +277,17 @@ static void streams_wait_for_events_of_another_context(void **state)
     test_assert_floats_near(back, expected, n, 1e-5);
 
     /* And the other way: the producer's stream waits for the consumer's
-     * context. */
+     * context; and a default stream (as a handle) waits too. */
     kiln_event *consumed = NULL;
     TEST_OK(kiln_event_create(other, &consumed));
     TEST_OK(kiln_event_record(consumed, consumer));
     TEST_OK(kiln_stream_wait_event(producer, consumed));
     TEST_OK(kiln_stream_synchronize(producer));
     TEST_OK(kiln_event_query(consumed));
+    kiln_stream *producer_default = NULL;
+    TEST_OK(kiln_context_get_default_stream(context, &producer_default));
+    TEST_OK(kiln_stream_wait_event(producer_default, consumed));
+    TEST_OK(kiln_stream_synchronize(producer_default));
 
     TEST_OK(kiln_event_release(consumed));
     TEST_OK(kiln_event_release(ready));
