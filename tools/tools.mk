@@ -1,3 +1,7 @@
+# The quick start's first step (README): the build's packages on Debian and
+# Ubuntu, with or without sudo.
+EXTRA_DIST += tools/install-deps.sh m4/README
+
 # kiln-info: backends, why any failed to load, devices and the cache.
 bin_PROGRAMS += tools/kiln-info
 tools_kiln_info_SOURCES = tools/kiln-info.c
