@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef KILN_TEST_NVRTC
 #include <nvrtc.h>
@@ -241,6 +242,17 @@ static void refusals(void **state)
                       "  o[0] = 1;\n", "unbalanced", 1, 0);
     translate_refused("__kernel void k(__global int *o) { o[0] = 1; ]\n",
                       "unbalanced", 1, 0);
+    /* An unterminated literal is named as such, not as the bracket its
+     * rest of the line swallowed. */
+    translate_refused("__kernel void k(__global int *o) {\n"
+                      "  printf(\"value %d\\n, o[0]);\n}\n",
+                      "unterminated string literal", 2, 0);
+    translate_refused("__kernel void k(__global int *o) {\n"
+                      "  o[0] = 'a;\n}\n",
+                      "unterminated character constant", 2, 0);
+    translate_refused("__kernel void k(__global int *o) {\n"
+                      "  o[0] = L'a;\n}\n",
+                      "unterminated character constant", 2, 0);
     translate_refused("#include \"missing.h\"\n__kernel void k() {}\n",
                       "missing.h", 1, 0);
     translate_refused("__kernel void k(__global int o[4][4]) {}\n",
@@ -266,6 +278,74 @@ static void refusals(void **state)
 
 /* Random bytes and random token soup: refused or accepted, never a crash
  * or a leak (valgrind and ASan runs of the suite check the latter). */
+/* Seconds of wall time (CLOCK_MONOTONIC). */
+static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* Translates `source` (which must translate), failing past `limit`
+ * seconds (not under valgrind, which is 20-50 times slower). */
+static void translate_within(const char *what, const char *source,
+                             double limit)
+{
+    double start = seconds_now();
+    clc_translation out;
+    int result = clc_translate(source, strlen(source), "big.cl", NULL, &out);
+    double took = seconds_now() - start;
+    if (result != 0)
+        fail_msg("%s: %s", what, out.error ? out.error : "refused");
+    clc_translation_free(&out);
+    print_message("# %s: %.2f s\n", what, took);
+    const char *valgrind = getenv("KILN_TEST_VALGRIND");
+    if (took > limit && !(valgrind && valgrind[0] == '1'))
+        fail_msg("%s took %.1f s (limit %.0f s): translation time grows "
+                 "faster than the source",
+                 what, took, limit);
+}
+
+/* Translation time linear in ?: nesting and in the number of kernels:
+ * 100,000 nested ?: (0.8 MB) took over 2 minutes, quadratic in both. */
+static void large_sources_translate_in_linear_time(void **state)
+{
+    (void)state;
+    enum { DEPTH = 100000, KERNELS = 20000 };
+    size_t size = 128 + (size_t)DEPTH * 8;
+    char *source = test_alloc(size);
+    size_t used = (size_t)snprintf(
+        source, size, "__kernel void k(__global float4 *o, int x) {\n"
+                      "  o[0] = ");
+    for (int i = 0; i < DEPTH; ++i)
+        used += (size_t)snprintf(source + used, size - used, "x?");
+    used += (size_t)snprintf(source + used, size - used, "(float4)(1)");
+    for (int i = 0; i < DEPTH; ++i)
+        used += (size_t)snprintf(source + used, size - used, ":o[1]");
+    snprintf(source + used, size - used, ";\n}\n");
+    translate_within("100,000 nested ?: on vectors", source, 20.0);
+    /* The right-nested chain a ? b : c ? d : ... */
+    used = (size_t)snprintf(source, size,
+                            "__kernel void k(__global float4 *o, int x) {\n"
+                            "  o[0] = ");
+    for (int i = 0; i < DEPTH / 2; ++i)
+        used += (size_t)snprintf(source + used, size - used, "x?o[1]:");
+    snprintf(source + used, size - used, "o[2];\n}\n");
+    translate_within("50,000 chained ?: on vectors", source, 20.0);
+    free(source);
+
+    size = (size_t)KERNELS * 64;
+    source = test_alloc(size);
+    used = 0;
+    for (int i = 0; i < KERNELS; ++i)
+        used += (size_t)snprintf(source + used, size - used,
+                                 "__kernel void k%d(__global int *o) "
+                                 "{ o[0] = %d; }\n",
+                                 i, i);
+    translate_within("20,000 kernels", source, 20.0);
+    free(source);
+}
+
 static void garbage(void **state)
 {
     (void)state;
@@ -631,6 +711,7 @@ int main(void)
         KILN_TEST(rewrites),
         KILN_TEST(refusals),
         KILN_TEST(garbage),
+        KILN_TEST(large_sources_translate_in_linear_time),
         KILN_TEST(translator_digest),
         KILN_TEST(prelude_selection),
 #ifdef KILN_TEST_NVRTC

@@ -58,10 +58,14 @@ typedef struct tr_state {
 
     const char **replace;   /* per token: NULL keeps it, "" deletes it */
     size_t *match;          /* per bracket token: its partner, else SIZE_MAX */
+    /* Per '?': its ':' (else SIZE_MAX); per such ':': the last token of the
+     * third operand.  Found for all ?: in one pass (tr_conditionals_find),
+     * so nested and chained ?: cost linear time. */
+    size_t *conditional;
     tr_insert *inserts;
     size_t insert_count, insert_capacity;
 
-    uint8_t *ident_flags;   /* per interned id: TR_IDENT_*              */
+    uint16_t *ident_flags;  /* per interned id: TR_IDENT_*              */
     size_t ident_flag_count;
 
     tr_kernel *kernels;
@@ -81,7 +85,8 @@ enum {
     TR_IDENT_ADDRESS_CAST = 16, /* to_global/to_local/to_private          */
     TR_IDENT_VECTOR_TYPEDEF = 32, /* typedef'd to a vector type           */
     TR_IDENT_CUDA_RESERVED = 64, /* a CUDA built-in variable's name       */
-    TR_IDENT_FUNCTION = 128   /* declared as a function: see tr_function   */
+    TR_IDENT_FUNCTION = 128,  /* declared as a function: see tr_function   */
+    TR_IDENT_KERNEL = 256     /* a kernel's name: keeps its spelling       */
 };
 
 /* Fails the translation at token `at` with `message`; `unsupported` marks
@@ -234,13 +239,14 @@ static void tr_flag_set(tr_state *st, int32_t id, int flag)
         size_t count = st->ident_flag_count ? st->ident_flag_count : 1024;
         while (count <= (size_t)id)
             count *= 2;
-        uint8_t *grown = clc_arena_alloc(st->arena, count);
+        uint16_t *grown = clc_arena_alloc(st->arena, count * sizeof *grown);
         if (st->ident_flag_count)
-            memcpy(grown, st->ident_flags, st->ident_flag_count);
+            memcpy(grown, st->ident_flags,
+                   st->ident_flag_count * sizeof *grown);
         st->ident_flags = grown;
         st->ident_flag_count = count;
     }
-    st->ident_flags[id] |= (uint8_t)flag;
+    st->ident_flags[id] |= (uint16_t)flag;
 }
 
 /* A vector type name, built in ("float4") or typedef'd to one. */
@@ -337,6 +343,13 @@ static void tr_match_brackets(tr_state *st)
     for (size_t i = 0; i < st->count; ++i) {
         st->match[i] = SIZE_MAX;
         const clc_token *t = &st->tokens[i];
+        /* The lexer makes an unterminated literal one stray token to the
+         * end of its line; named here, before a bracket it swallowed is. */
+        if (t->kind == CLC_TOK_OTHER && t->length > 0 &&
+            (t->text[0] == '"' || t->text[0] == '\''))
+            tr_fail(st, i, "unterminated %s",
+                    t->text[0] == '"' ? "string literal"
+                                      : "character constant");
         if (t->kind != CLC_TOK_PUNCT)
             continue;
         clc_punct open = P_NONE;
@@ -1150,52 +1163,72 @@ static size_t tr_condition_begin(const tr_state *st, size_t question)
     return 0;
 }
 
-/* The ':' that belongs to the ?: at `question`, or SIZE_MAX. */
-static size_t tr_matching_colon(const tr_state *st, size_t question)
+/* Fills st->conditional in one pass over the tokens, with two stacks per
+ * bracket depth: the '?' still waiting for their ':', and the third
+ * operands still open.  A ':' first ends the open operands begun after the
+ * waiting '?' it then takes; ')' ']' '}' and ';' end everything of their
+ * depth, and ',', an assignment or a pragma ends the open operands. */
+static void tr_conditionals_find(tr_state *st)
 {
-    size_t nested = 0;
-    for (size_t i = question + 1; i < st->count; ++i) {
-        if (tr_is_open(st, i)) {
-            i = st->match[i];
-            continue;
+    size_t n = st->count;
+    st->conditional = clc_arena_alloc(st->arena, (n + 1) * sizeof(size_t));
+    size_t *questions = clc_arena_alloc(st->arena, (n + 1) * sizeof(size_t));
+    size_t *operands = clc_arena_alloc(st->arena, (n + 1) * sizeof(size_t));
+    size_t *depth_of = clc_arena_alloc(st->arena, (n + 1) * sizeof(size_t));
+    size_t question_count = 0, operand_count = 0, depth = 0;
+    for (size_t i = 0; i <= n; ++i) {
+        int ends_all = i == n || tr_is_close(st, i) || tr_is_punct(st, i, P_SEMI);
+        int ends_operands =
+            ends_all || tr_is_punct(st, i, P_COMMA) ||
+            tr_is_assignment(st, i) || st->tokens[i].kind == CLC_TOK_PRAGMA;
+        if (i < n)
+            st->conditional[i] = SIZE_MAX;
+        if (ends_operands || tr_is_punct(st, i, P_COLON)) {
+            size_t waiting = question_count > 0 &&
+                                     depth_of[questions[question_count - 1]] == depth
+                                 ? questions[question_count - 1]
+                                 : SIZE_MAX;
+            while (operand_count > 0 &&
+                   depth_of[operands[operand_count - 1]] == depth &&
+                   (ends_operands || waiting == SIZE_MAX ||
+                    waiting < operands[operand_count - 1]))
+                st->conditional[operands[--operand_count]] = i - 1;
+            if (ends_all)
+                while (question_count > 0 &&
+                       depth_of[questions[question_count - 1]] == depth)
+                    --question_count;
+            else if (!ends_operands && waiting != SIZE_MAX) {
+                st->conditional[waiting] = i;
+                --question_count;
+                depth_of[i] = depth;
+                operands[operand_count++] = i;
+            }
         }
-        if (tr_is_close(st, i) || tr_is_punct(st, i, P_SEMI))
-            return SIZE_MAX;
-        if (tr_is_punct(st, i, P_QUESTION))
-            ++nested;
-        else if (tr_is_punct(st, i, P_COLON)) {
-            if (nested == 0)
-                return i;
-            --nested;
+        if (i == n)
+            break;
+        if (tr_is_open(st, i))
+            ++depth;
+        else if (tr_is_close(st, i) && depth > 0)
+            --depth;
+        else if (tr_is_punct(st, i, P_QUESTION)) {
+            depth_of[i] = depth;
+            questions[question_count++] = i;
         }
     }
-    return SIZE_MAX;
+}
+
+/* The ':' that belongs to the ?: at `question`, or SIZE_MAX. */
+static size_t tr_matching_colon(tr_state *st, size_t question)
+{
+    if (st->conditional == NULL)
+        tr_conditionals_find(st);
+    return st->conditional[question];
 }
 
 /* The last token of the third operand of a ?: whose ':' is at `colon`. */
 static size_t tr_conditional_end(const tr_state *st, size_t colon)
 {
-    size_t nested = 0, last = colon;
-    for (size_t i = colon + 1; i < st->count; ++i) {
-        if (tr_is_open(st, i)) {
-            last = st->match[i];
-            i = last;
-            continue;
-        }
-        if (tr_is_close(st, i) || tr_is_punct(st, i, P_SEMI) ||
-            tr_is_punct(st, i, P_COMMA) || tr_is_assignment(st, i) ||
-            st->tokens[i].kind == CLC_TOK_PRAGMA)
-            return last;
-        if (tr_is_punct(st, i, P_QUESTION))
-            ++nested;
-        else if (tr_is_punct(st, i, P_COLON)) {
-            if (nested == 0)
-                return last;
-            --nested;
-        }
-        last = i;
-    }
-    return last;
+    return st->conditional[colon];
 }
 
 /* Whether tokens [begin, end) may have a vector type. */
@@ -1709,10 +1742,12 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
         tr_fail(st, name_at, "kernel name too long");
     tr_copy_name(kernel->signature.name, sizeof kernel->signature.name,
                  &st->tokens[name_at]);
-    for (size_t k = 0; k + 1 < st->kernel_count; ++k)
-        if (strcmp(st->kernels[k].signature.name, kernel->signature.name) == 0)
-            tr_fail(st, name_at, "kernel '%s' is defined twice",
-                    kernel->signature.name);
+    /* A flag on the name, not a search of the kernels so far: linear in
+     * the number of kernels. */
+    if (tr_flags(st, name_at) & TR_IDENT_KERNEL)
+        tr_fail(st, name_at, "kernel '%s' is defined twice",
+                kernel->signature.name);
+    tr_flag_set(st, st->tokens[name_at].ident, TR_IDENT_KERNEL);
     memcpy(kernel->signature.reqd_work_group, reqd, sizeof reqd);
     kernel->body_open = body_open;
 
@@ -2065,12 +2100,7 @@ static void tr_walk(tr_state *st)
         if (i > 0 && (tr_is_punct(st, i - 1, P_DOT) ||
                       tr_is_punct(st, i - 1, P_ARROW)))
             continue;
-        int is_kernel_name = 0;
-        for (size_t k = 0; k < st->kernel_count; ++k)
-            if (strlen(st->kernels[k].signature.name) == t->length &&
-                memcmp(st->kernels[k].signature.name, t->text, t->length) == 0)
-                is_kernel_name = 1;
-        if (is_kernel_name)
+        if (flags & TR_IDENT_KERNEL)
             continue;
         if (flags & TR_IDENT_BUILTIN) {
             st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
