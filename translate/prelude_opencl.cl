@@ -1,0 +1,363 @@
+/*
+ * Kiln's OpenCL C prelude for CUDA C translated to OpenCL C
+ * (translate/cuda_to_opencl.c puts it in front of every translation).
+ *
+ * It gives CUDA's device-side names their CUDA meaning in OpenCL C 1.2:
+ * the thread indexes (unsigned, as in CUDA), __syncthreads and the fences,
+ * the math library's float names and intrinsics, atomics with CUDA's
+ * argument orders and return values (the old value) on global and shared
+ * memory, and CUDA's vector types with CUDA's layout: a CUDA float3 is 12
+ * bytes, so the 3-component types are structs here (the pass renames
+ * float3 to __kiln_float3), while the 2- and 4-component ones are OpenCL's
+ * vectors, which have CUDA's size and alignment.
+ */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+
+#define __KILN_OV __attribute__((overloadable))
+#define __KILN_FN static inline __attribute__((always_inline))
+
+/* ---- types ----------------------------------------------------------------- */
+
+typedef char int8_t;
+typedef uchar uint8_t;
+typedef short int16_t;
+typedef ushort uint16_t;
+typedef int int32_t;
+typedef uint uint32_t;
+typedef long int64_t;
+typedef ulong uint64_t;
+
+#define __KILN_VEC1(T) typedef struct { T x; } T##1;
+__KILN_VEC1(char) __KILN_VEC1(uchar) __KILN_VEC1(short) __KILN_VEC1(ushort)
+__KILN_VEC1(int) __KILN_VEC1(uint) __KILN_VEC1(long) __KILN_VEC1(ulong)
+__KILN_VEC1(float)
+#define __KILN_VEC3(T) typedef struct { T x, y, z; } __kiln_##T##3;
+__KILN_VEC3(char) __KILN_VEC3(uchar) __KILN_VEC3(short) __KILN_VEC3(ushort)
+__KILN_VEC3(int) __KILN_VEC3(uint) __KILN_VEC3(long) __KILN_VEC3(ulong)
+__KILN_VEC3(float)
+#ifdef cl_khr_fp64
+__KILN_VEC1(double) __KILN_VEC3(double)
+#endif
+typedef __kiln_uint3 dim3;
+
+#define __KILN_MAKE1(T) \
+    __KILN_FN T##1 make_##T##1(T x) { T##1 r; r.x = x; return r; }
+#define __KILN_MAKE2(T) \
+    __KILN_FN T##2 make_##T##2(T x, T y) { return (T##2)(x, y); }
+#define __KILN_MAKE3(T) \
+    __KILN_FN __kiln_##T##3 make_##T##3(T x, T y, T z) \
+    { __kiln_##T##3 r; r.x = x; r.y = y; r.z = z; return r; }
+#define __KILN_MAKE4(T) \
+    __KILN_FN T##4 make_##T##4(T x, T y, T z, T w) { return (T##4)(x, y, z, w); }
+#define __KILN_MAKE(T) __KILN_MAKE1(T) __KILN_MAKE2(T) __KILN_MAKE3(T) __KILN_MAKE4(T)
+__KILN_MAKE(char) __KILN_MAKE(uchar) __KILN_MAKE(short) __KILN_MAKE(ushort)
+__KILN_MAKE(int) __KILN_MAKE(uint) __KILN_MAKE(long) __KILN_MAKE(ulong)
+__KILN_MAKE(float)
+#ifdef cl_khr_fp64
+__KILN_MAKE(double)
+#endif
+#define make_longlong2 make_long2
+#define make_longlong4 make_long4
+#define make_ulonglong2 make_ulong2
+#define make_ulonglong4 make_ulong4
+
+/* ---- the thread's place ------------------------------------------------------- */
+
+__KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
+{
+    __kiln_uint3 r; r.x = a; r.y = b; r.z = c; return r;
+}
+/* The pass rewrites threadIdx.x & co. itself; these serve whole uses. */
+#define threadIdx __kiln_dim((uint)get_local_id(0), (uint)get_local_id(1), (uint)get_local_id(2))
+#define blockIdx __kiln_dim((uint)get_group_id(0), (uint)get_group_id(1), (uint)get_group_id(2))
+#define blockDim __kiln_dim((uint)get_local_size(0), (uint)get_local_size(1), (uint)get_local_size(2))
+#define gridDim __kiln_dim((uint)get_num_groups(0), (uint)get_num_groups(1), (uint)get_num_groups(2))
+#define warpSize 32
+
+#define __syncthreads() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define __threadfence() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define __threadfence_system() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define assert(condition) ((void)0)
+#define __ldg(pointer) (*(pointer))
+#define __ldcg(pointer) (*(pointer))
+#define __ldca(pointer) (*(pointer))
+#define __ldcs(pointer) (*(pointer))
+
+/* ---- math ------------------------------------------------------------------------ */
+
+#define __kiln_huge_valf HUGE_VALF
+#define __kiln_huge_val HUGE_VAL
+#define __kiln_nanf NAN
+
+#define sinf(x) sin((float)(x))
+#define cosf(x) cos((float)(x))
+#define tanf(x) tan((float)(x))
+#define asinf(x) asin((float)(x))
+#define acosf(x) acos((float)(x))
+#define atanf(x) atan((float)(x))
+#define atan2f(y, x) atan2((float)(y), (float)(x))
+#define sinhf(x) sinh((float)(x))
+#define coshf(x) cosh((float)(x))
+#define tanhf(x) tanh((float)(x))
+#define asinhf(x) asinh((float)(x))
+#define acoshf(x) acosh((float)(x))
+#define atanhf(x) atanh((float)(x))
+#define sinpif(x) sinpi((float)(x))
+#define cospif(x) cospi((float)(x))
+#define expf(x) exp((float)(x))
+#define exp2f(x) exp2((float)(x))
+#define exp10f(x) exp10((float)(x))
+#define expm1f(x) expm1((float)(x))
+#define logf(x) log((float)(x))
+#define log2f(x) log2((float)(x))
+#define log10f(x) log10((float)(x))
+#define log1pf(x) log1p((float)(x))
+#define logbf(x) logb((float)(x))
+#define ilogbf(x) ilogb((float)(x))
+#define powf(x, y) pow((float)(x), (float)(y))
+#define sqrtf(x) sqrt((float)(x))
+#define rsqrtf(x) rsqrt((float)(x))
+#define cbrtf(x) cbrt((float)(x))
+#define rcbrtf(x) (1.0f / cbrt((float)(x)))
+#define hypotf(x, y) hypot((float)(x), (float)(y))
+#define fabsf(x) fabs((float)(x))
+#define floorf(x) floor((float)(x))
+#define ceilf(x) ceil((float)(x))
+#define truncf(x) trunc((float)(x))
+#define roundf(x) round((float)(x))
+#define rintf(x) rint((float)(x))
+#define nearbyintf(x) rint((float)(x))
+#define lrintf(x) ((long)rint((float)(x)))
+#define llrintf(x) ((long)rint((float)(x)))
+#define lroundf(x) ((long)round((float)(x)))
+#define llroundf(x) ((long)round((float)(x)))
+#define fmodf(x, y) fmod((float)(x), (float)(y))
+#define remainderf(x, y) remainder((float)(x), (float)(y))
+#define fminf(x, y) fmin((float)(x), (float)(y))
+#define fmaxf(x, y) fmax((float)(x), (float)(y))
+#define fdimf(x, y) fdim((float)(x), (float)(y))
+#define fmaf(x, y, z) fma((float)(x), (float)(y), (float)(z))
+#define copysignf(x, y) copysign((float)(x), (float)(y))
+#define nextafterf(x, y) nextafter((float)(x), (float)(y))
+#define ldexpf(x, n) ldexp((float)(x), (int)(n))
+#define scalbnf(x, n) ldexp((float)(x), (int)(n))
+#define erff(x) erf((float)(x))
+#define erfcf(x) erfc((float)(x))
+#define tgammaf(x) tgamma((float)(x))
+#define lgammaf(x) lgamma((float)(x))
+#define sincosf(x, s, c) (*(s) = sin((float)(x)), *(c) = cos((float)(x)))
+#define sincospif(x, s, c) (*(s) = sinpi((float)(x)), *(c) = cospi((float)(x)))
+#define sincos(x, s, c) (*(s) = sin(x), *(c) = cos(x))
+#define __sinf(x) native_sin((float)(x))
+#define __cosf(x) native_cos((float)(x))
+#define __tanf(x) native_tan((float)(x))
+#define __expf(x) native_exp((float)(x))
+#define __exp10f(x) native_exp10((float)(x))
+#define __logf(x) native_log((float)(x))
+#define __log2f(x) native_log2((float)(x))
+#define __log10f(x) native_log10((float)(x))
+#define __powf(x, y) pow((float)(x), (float)(y))
+#define __fdividef(x, y) native_divide((float)(x), (float)(y))
+#define __saturatef(x) clamp((float)(x), 0.0f, 1.0f)
+#define __fsqrt_rn(x) sqrt((float)(x))
+#define __frsqrt_rn(x) rsqrt((float)(x))
+#define __frcp_rn(x) (1.0f / (float)(x))
+#define __fadd_rn(x, y) ((float)(x) + (float)(y))
+#define __fsub_rn(x, y) ((float)(x) - (float)(y))
+#define __fmul_rn(x, y) ((float)(x) * (float)(y))
+#define __fdiv_rn(x, y) ((float)(x) / (float)(y))
+#define __fmaf_rn(x, y, z) fma((float)(x), (float)(y), (float)(z))
+#define __fadd_rz(x, y) ((float)(x) + (float)(y))
+#define __fmul_rz(x, y) ((float)(x) * (float)(y))
+
+/* CUDA's abs returns the argument's type (OpenCL's an unsigned one). */
+__KILN_OV __KILN_FN int __kiln_abs(int x) { return x < 0 ? -x : x; }
+__KILN_OV __KILN_FN long __kiln_abs(long x) { return x < 0 ? -x : x; }
+__KILN_OV __KILN_FN float __kiln_abs(float x) { return fabs(x); }
+#ifdef cl_khr_fp64
+__KILN_OV __KILN_FN double __kiln_abs(double x) { return fabs(x); }
+#endif
+#define abs(x) __kiln_abs(x)
+#define labs(x) __kiln_abs((long)(x))
+#define llabs(x) __kiln_abs((long)(x))
+#define umin(x, y) min((uint)(x), (uint)(y))
+#define umax(x, y) max((uint)(x), (uint)(y))
+#define llmin(x, y) min((long)(x), (long)(y))
+#define llmax(x, y) max((long)(x), (long)(y))
+#define ullmin(x, y) min((ulong)(x), (ulong)(y))
+#define ullmax(x, y) max((ulong)(x), (ulong)(y))
+
+/* ---- integer intrinsics ------------------------------------------------------------ */
+
+#define __popc(x) ((int)popcount((uint)(x)))
+#define __popcll(x) ((int)popcount((ulong)(x)))
+#define __clz(x) ((int)clz((int)(x)))
+#define __clzll(x) ((int)clz((long)(x)))
+__KILN_FN int __kiln_ffs(uint x) { return x == 0 ? 0 : 32 - (int)clz(x & (0u - x)); }
+__KILN_FN int __kiln_ffsll(ulong x) { return x == 0 ? 0 : 64 - (int)clz(x & (0ul - x)); }
+#define __ffs(x) __kiln_ffs((uint)(x))
+#define __ffsll(x) __kiln_ffsll((ulong)(x))
+__KILN_FN uint __kiln_brev(uint x)
+{
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+    return (x >> 16) | (x << 16);
+}
+#define __brev(x) __kiln_brev((uint)(x))
+#define __brevll(x) (((ulong)__kiln_brev((uint)(x)) << 32) | (ulong)__kiln_brev((uint)((ulong)(x) >> 32)))
+#define __mul24(x, y) mul24((int)(x), (int)(y))
+#define __umul24(x, y) mul24((uint)(x), (uint)(y))
+#define __mulhi(x, y) mul_hi((int)(x), (int)(y))
+#define __umulhi(x, y) mul_hi((uint)(x), (uint)(y))
+#define __mul64hi(x, y) mul_hi((long)(x), (long)(y))
+#define __umul64hi(x, y) mul_hi((ulong)(x), (ulong)(y))
+#define __hadd(x, y) hadd((int)(x), (int)(y))
+#define __rhadd(x, y) rhadd((int)(x), (int)(y))
+#define __uhadd(x, y) hadd((uint)(x), (uint)(y))
+#define __urhadd(x, y) rhadd((uint)(x), (uint)(y))
+#define __sad(x, y, z) (abs_diff((int)(x), (int)(y)) + (uint)(z))
+#define __usad(x, y, z) (abs_diff((uint)(x), (uint)(y)) + (uint)(z))
+__KILN_FN uint __kiln_byte_perm(uint x, uint y, uint s)
+{
+    ulong v = ((ulong)y << 32) | x;
+    uint r = 0;
+    for (int i = 0; i < 4; ++i)
+        r |= (uint)((v >> (((s >> (4 * i)) & 7) * 8)) & 0xff) << (8 * i);
+    return r;
+}
+#define __byte_perm(x, y, s) __kiln_byte_perm((uint)(x), (uint)(y), (uint)(s))
+#define __funnelshift_l(lo, hi, s) ((uint)(((((ulong)(uint)(hi)) << 32 | (uint)(lo)) << ((uint)(s) & 31)) >> 32))
+#define __funnelshift_r(lo, hi, s) ((uint)((((ulong)(uint)(hi)) << 32 | (uint)(lo)) >> ((uint)(s) & 31)))
+
+/* ---- conversions and reinterpretation ---------------------------------------------------- */
+
+#define __float_as_int(x) as_int((float)(x))
+#define __float_as_uint(x) as_uint((float)(x))
+#define __int_as_float(x) as_float((int)(x))
+#define __uint_as_float(x) as_float((uint)(x))
+#define __double_as_longlong(x) as_long((double)(x))
+#define __longlong_as_double(x) as_double((long)(x))
+#define __float2int_rn(x) convert_int_rte((float)(x))
+#define __float2int_rz(x) convert_int_rtz((float)(x))
+#define __float2int_ru(x) convert_int_rtp((float)(x))
+#define __float2int_rd(x) convert_int_rtn((float)(x))
+#define __float2uint_rn(x) convert_uint_rte((float)(x))
+#define __float2uint_rz(x) convert_uint_rtz((float)(x))
+#define __float2uint_ru(x) convert_uint_rtp((float)(x))
+#define __float2uint_rd(x) convert_uint_rtn((float)(x))
+#define __float2ll_rn(x) convert_long_rte((float)(x))
+#define __float2ll_rz(x) convert_long_rtz((float)(x))
+#define __int2float_rn(x) convert_float_rte((int)(x))
+#define __int2float_rz(x) convert_float_rtz((int)(x))
+#define __uint2float_rn(x) convert_float_rte((uint)(x))
+#define __double2float_rn(x) convert_float_rte((double)(x))
+#define __double2int_rn(x) convert_int_rte((double)(x))
+#define __double2int_rz(x) convert_int_rtz((double)(x))
+
+/* ---- atomics: the old value, on global and shared memory --------------------------------- */
+
+#define __KILN_ATOMIC32(S)                                                              \
+__KILN_OV __KILN_FN int atomicAdd(volatile S int *p, int v) { return atomic_add(p, v); }       \
+__KILN_OV __KILN_FN uint atomicAdd(volatile S uint *p, uint v) { return atomic_add(p, v); }    \
+__KILN_OV __KILN_FN int atomicSub(volatile S int *p, int v) { return atomic_sub(p, v); }       \
+__KILN_OV __KILN_FN uint atomicSub(volatile S uint *p, uint v) { return atomic_sub(p, v); }    \
+__KILN_OV __KILN_FN int atomicExch(volatile S int *p, int v) { return atomic_xchg(p, v); }     \
+__KILN_OV __KILN_FN uint atomicExch(volatile S uint *p, uint v) { return atomic_xchg(p, v); }  \
+__KILN_OV __KILN_FN float atomicExch(volatile S float *p, float v) { return atomic_xchg(p, v); } \
+__KILN_OV __KILN_FN int atomicMin(volatile S int *p, int v) { return atomic_min(p, v); }       \
+__KILN_OV __KILN_FN uint atomicMin(volatile S uint *p, uint v) { return atomic_min(p, v); }    \
+__KILN_OV __KILN_FN int atomicMax(volatile S int *p, int v) { return atomic_max(p, v); }       \
+__KILN_OV __KILN_FN uint atomicMax(volatile S uint *p, uint v) { return atomic_max(p, v); }    \
+__KILN_OV __KILN_FN int atomicAnd(volatile S int *p, int v) { return atomic_and(p, v); }       \
+__KILN_OV __KILN_FN uint atomicAnd(volatile S uint *p, uint v) { return atomic_and(p, v); }    \
+__KILN_OV __KILN_FN int atomicOr(volatile S int *p, int v) { return atomic_or(p, v); }         \
+__KILN_OV __KILN_FN uint atomicOr(volatile S uint *p, uint v) { return atomic_or(p, v); }      \
+__KILN_OV __KILN_FN int atomicXor(volatile S int *p, int v) { return atomic_xor(p, v); }       \
+__KILN_OV __KILN_FN uint atomicXor(volatile S uint *p, uint v) { return atomic_xor(p, v); }    \
+__KILN_OV __KILN_FN int atomicCAS(volatile S int *p, int c, int v) { return atomic_cmpxchg(p, c, v); } \
+__KILN_OV __KILN_FN uint atomicCAS(volatile S uint *p, uint c, uint v) { return atomic_cmpxchg(p, c, v); } \
+/* CUDA's atomicInc/Dec wrap at a bound, unlike OpenCL's atomic_inc */                  \
+__KILN_OV __KILN_FN uint atomicInc(volatile S uint *p, uint bound)                      \
+{                                                                                        \
+    uint old = *p, seen;                                                                 \
+    do {                                                                                 \
+        seen = old;                                                                      \
+        old = atomic_cmpxchg(p, seen, seen >= bound ? 0u : seen + 1u);                   \
+    } while (old != seen);                                                               \
+    return old;                                                                          \
+}                                                                                        \
+__KILN_OV __KILN_FN uint atomicDec(volatile S uint *p, uint bound)                      \
+{                                                                                        \
+    uint old = *p, seen;                                                                 \
+    do {                                                                                 \
+        seen = old;                                                                      \
+        old = atomic_cmpxchg(p, seen, (seen == 0u || seen > bound) ? bound : seen - 1u); \
+    } while (old != seen);                                                               \
+    return old;                                                                          \
+}                                                                                        \
+__KILN_OV __KILN_FN float atomicAdd(volatile S float *p, float v)                       \
+{                                                                                        \
+    volatile S uint *q = (volatile S uint *)p;                                           \
+    uint old = *q, seen;                                                                 \
+    do {                                                                                 \
+        seen = old;                                                                      \
+        old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));                      \
+    } while (old != seen);                                                               \
+    return as_float(old);                                                                \
+}                                                                                        \
+__KILN_OV __KILN_FN float atomicSub(volatile S float *p, float v) { return atomicAdd(p, -v); }
+
+#define __KILN_ATOMIC64(S)                                                               \
+__KILN_OV __KILN_FN ulong atomicAdd(volatile S ulong *p, ulong v) { return atom_add(p, v); }    \
+__KILN_OV __KILN_FN long atomicAdd(volatile S long *p, long v) { return atom_add(p, v); }       \
+__KILN_OV __KILN_FN ulong atomicExch(volatile S ulong *p, ulong v) { return atom_xchg(p, v); }  \
+__KILN_OV __KILN_FN long atomicExch(volatile S long *p, long v) { return atom_xchg(p, v); }     \
+__KILN_OV __KILN_FN ulong atomicCAS(volatile S ulong *p, ulong c, ulong v) { return atom_cmpxchg(p, c, v); } \
+__KILN_OV __KILN_FN long atomicCAS(volatile S long *p, long c, long v) { return atom_cmpxchg(p, c, v); } \
+__KILN_OV __KILN_FN ulong atomicMin(volatile S ulong *p, ulong v) { return atom_min(p, v); }    \
+__KILN_OV __KILN_FN long atomicMin(volatile S long *p, long v) { return atom_min(p, v); }       \
+__KILN_OV __KILN_FN ulong atomicMax(volatile S ulong *p, ulong v) { return atom_max(p, v); }    \
+__KILN_OV __KILN_FN long atomicMax(volatile S long *p, long v) { return atom_max(p, v); }       \
+__KILN_OV __KILN_FN ulong atomicAnd(volatile S ulong *p, ulong v) { return atom_and(p, v); }    \
+__KILN_OV __KILN_FN ulong atomicOr(volatile S ulong *p, ulong v) { return atom_or(p, v); }      \
+__KILN_OV __KILN_FN ulong atomicXor(volatile S ulong *p, ulong v) { return atom_xor(p, v); }
+
+__KILN_ATOMIC32(__global)
+__KILN_ATOMIC32(__local)
+__KILN_ATOMIC64(__global)
+__KILN_ATOMIC64(__local)
+
+#ifdef cl_khr_fp64
+#define __KILN_ATOMIC_DOUBLE(S)                                                          \
+__KILN_OV __KILN_FN double atomicAdd(volatile S double *p, double v)                    \
+{                                                                                        \
+    volatile S ulong *q = (volatile S ulong *)p;                                         \
+    ulong old = *q, seen;                                                                \
+    do {                                                                                 \
+        seen = old;                                                                      \
+        old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));                      \
+    } while (old != seen);                                                               \
+    return as_double(old);                                                               \
+}                                                                                        \
+__KILN_OV __KILN_FN double atomicExch(volatile S double *p, double v)                   \
+{                                                                                        \
+    return as_double(atom_xchg((volatile S ulong *)p, as_ulong(v)));                     \
+}
+__KILN_ATOMIC_DOUBLE(__global)
+__KILN_ATOMIC_DOUBLE(__local)
+#endif
+
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicExch_block atomicExch
+#define atomicCAS_block atomicCAS
+#define atomicMin_block atomicMin
+#define atomicMax_block atomicMax
+
