@@ -152,6 +152,7 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define lgammaf(x) lgamma((float)(x))
 #define sincosf(x, s, c) (*(s) = sin((float)(x)), *(c) = cos((float)(x)))
 #define sincospif(x, s, c) (*(s) = sinpi((float)(x)), *(c) = cospi((float)(x)))
+#undef sincos
 #define sincos(x, s, c) (*(s) = sin(x), *(c) = cos(x))
 #define __sinf(x) native_sin((float)(x))
 #define __cosf(x) native_cos((float)(x))
@@ -182,6 +183,7 @@ __KILN_OV __KILN_FN float __kiln_abs(float x) { return fabs(x); }
 #ifdef cl_khr_fp64
 __KILN_OV __KILN_FN double __kiln_abs(double x) { return fabs(x); }
 #endif
+#undef abs
 #define abs(x) __kiln_abs(x)
 #define labs(x) __kiln_abs((long)(x))
 #define llabs(x) __kiln_abs((long)(x))

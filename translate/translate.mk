@@ -10,13 +10,16 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/translate.h \
 	translate/lexer.c translate/lexer.h \
 	translate/preprocess.c translate/preprocess.h \
-	translate/opencl_to_cuda.c translate/prelude_select.c
-nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c
+	translate/opencl_to_cuda.c translate/prelude_select.c \
+	translate/cuda_to_opencl.c translate/cuda_to_opencl.h
+nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
+	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/translate
-BUILT_SOURCES += translate/prelude_cuda.c
-CLEANFILES += translate/prelude_cuda.c
-EXTRA_DIST += translate/prelude_cuda.cuh translate/translate.mk
+BUILT_SOURCES += translate/prelude_cuda.c translate/prelude_opencl.c
+CLEANFILES += translate/prelude_cuda.c translate/prelude_opencl.c
+EXTRA_DIST += translate/prelude_cuda.cuh translate/prelude_opencl.cl \
+	translate/translate.mk
 
 # Each line of the header becomes one C string literal line.
 translate/prelude_cuda.c: $(top_srcdir)/translate/prelude_cuda.cuh
@@ -37,6 +40,7 @@ translate/prelude_cuda.c: $(top_srcdir)/translate/prelude_cuda.cuh
 # so a cached binary never outlives the translator that made it.  The
 # digest covers each file's name and contents.
 TRANSLATE_DIGESTED = translate/translate.mk translate/prelude_cuda.cuh \
+	translate/prelude_opencl.cl \
 	$(translate_libkiln_translate_la_SOURCES)
 nodist_translate_libkiln_translate_la_SOURCES += translate/source_digest.c
 BUILT_SOURCES += translate/source_digest.c
@@ -57,6 +61,19 @@ translate/source_digest.c: $(TRANSLATE_DIGESTED:%=$(top_srcdir)/%)
 	  for f in $$files; do echo "        \"$$f\\n\""; done; \
 	  echo '        ;'; \
 	  echo '}'; \
+	} > $@.tmp && mv $@.tmp $@
+
+# The OpenCL C prelude of CUDA C translated to OpenCL C, the same way.
+translate/prelude_opencl.c: $(top_srcdir)/translate/prelude_opencl.cl
+	@mkdir -p translate
+	$(AM_V_GEN){ \
+	  echo '/* Generated from prelude_opencl.cl by translate.mk: do not edit. */'; \
+	  echo '#include "cuda_to_opencl.h"'; \
+	  echo 'static const char cuda_prelude_text[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' \
+	    $(top_srcdir)/translate/prelude_opencl.cl; \
+	  echo '    ;'; \
+	  echo 'const char *cuda_prelude_source(void) { return cuda_prelude_text; }'; \
 	} > $@.tmp && mv $@.tmp $@
 
 # kiln-clc: shows what the CUDA backend makes of an OpenCL C file (the

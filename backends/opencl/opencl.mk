@@ -11,6 +11,7 @@ backends_opencl_kiln_opencl_la_SOURCES = \
 	backends/opencl/opencl_backend.c \
 	backends/opencl/opencl_blob.c \
 	backends/opencl/opencl_context.c \
+	backends/opencl/opencl_cuda.c \
 	backends/opencl/opencl_device.c \
 	backends/opencl/opencl_errors.c \
 	backends/opencl/opencl_kernel.c \
@@ -19,8 +20,9 @@ backends_opencl_kiln_opencl_la_SOURCES = \
 	backends/opencl/opencl_program.c \
 	backends/opencl/opencl_signature.c \
 	backends/opencl/opencl_stream.c
-backends_opencl_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS)
+backends_opencl_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
 backends_opencl_kiln_opencl_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version \
 	-shared -no-undefined -export-symbols-regex '^kiln_backend_entry$$'
-backends_opencl_kiln_opencl_la_LIBADD = $(OPENCL_LIBS)
+backends_opencl_kiln_opencl_la_LIBADD = translate/libkiln_translate.la \
+	$(OPENCL_LIBS)
 endif

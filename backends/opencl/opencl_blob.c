@@ -19,6 +19,11 @@
  *         u64  size
  *         str  name
  *         str  type name
+ *       u32    hidden parameter count (CUDA C), then for each:
+ *         u32  kind (cuda_hidden_kind), u32 variable index
+ *     u32      variable count (CUDA C), then for each variable:
+ *       str    name
+ *       u32    flags: 1 __constant__, 2 has an initializer
  *   str = u32 length, then that many bytes (no NUL)
  *
  * The reader trusts nothing: the blob comes from a disk cache that another
@@ -34,7 +39,8 @@
 #include <string.h>
 
 #define OPENCL_BLOB_MAGIC "KILN-OCL"
-#define OPENCL_BLOB_VERSION 3u /* 3: no checksum (the cache has one) */
+#define OPENCL_BLOB_VERSION 4u /* 3: no checksum (the cache has one);
+                                  4: CUDA C's hidden parameters, variables */
 #define OPENCL_BLOB_HEADER 24u
 
 /* ---- writing ------------------------------------------------------------- */
@@ -76,7 +82,8 @@ static void put_text(blob_writer *writer, const char *text)
 
 static void put_payload(blob_writer *writer, const unsigned char *binary,
                         size_t binary_size, const opencl_signature *kernels,
-                        size_t kernel_count)
+                        size_t kernel_count, const opencl_variable *variables,
+                        size_t variable_count)
 {
     put_u64(writer, binary_size);
     put_bytes(writer, binary, binary_size);
@@ -91,16 +98,29 @@ static void put_payload(blob_writer *writer, const unsigned char *binary,
             put_text(writer, param->name);
             put_text(writer, param->type_name);
         }
+        put_u32(writer, (uint32_t)kernels[k].hidden_count);
+        for (size_t h = 0; h < kernels[k].hidden_count; ++h) {
+            put_u32(writer, (uint32_t)kernels[k].hidden[h].kind);
+            put_u32(writer, (uint32_t)kernels[k].hidden[h].variable);
+        }
+    }
+    put_u32(writer, (uint32_t)variable_count);
+    for (size_t v = 0; v < variable_count; ++v) {
+        put_text(writer, variables[v].name);
+        put_u32(writer, (uint32_t)((variables[v].is_constant ? 1u : 0u) |
+                                   (variables[v].has_initializer ? 2u : 0u)));
     }
 }
 
 kiln_status opencl_blob_write(const unsigned char *binary, size_t binary_size,
                               const opencl_signature *kernels,
-                              size_t kernel_count, void **data, size_t *size)
+                              size_t kernel_count,
+                              const opencl_variable *variables,
+                              size_t variable_count, void **data, size_t *size)
 {
     /* Counts above 2^32 cannot come from a driver; refusing them keeps
      * the u32 fields honest. */
-    if (kernel_count > UINT32_MAX)
+    if (kernel_count > UINT32_MAX || variable_count > UINT32_MAX)
         return opencl_host->error(KILN_ERR_BACKEND,
                                   "opencl: too many kernels to serialize");
     for (size_t k = 0; k < kernel_count; ++k)
@@ -109,7 +129,8 @@ kiln_status opencl_blob_write(const unsigned char *binary, size_t binary_size,
                                       "opencl: too many parameters to "
                                       "serialize");
     blob_writer counter = {NULL, 0};
-    put_payload(&counter, binary, binary_size, kernels, kernel_count);
+    put_payload(&counter, binary, binary_size, kernels, kernel_count,
+                variables, variable_count);
     size_t payload = counter.position;
     unsigned char *bytes = malloc(OPENCL_BLOB_HEADER + payload);
     if (bytes == NULL)
@@ -118,7 +139,8 @@ kiln_status opencl_blob_write(const unsigned char *binary, size_t binary_size,
                                   "program blob",
                                   OPENCL_BLOB_HEADER + payload);
     blob_writer writer = {bytes + OPENCL_BLOB_HEADER, 0};
-    put_payload(&writer, binary, binary_size, kernels, kernel_count);
+    put_payload(&writer, binary, binary_size, kernels, kernel_count,
+                variables, variable_count);
     blob_writer header = {bytes, 0};
     put_bytes(&header, OPENCL_BLOB_MAGIC, 8);
     put_u32(&header, OPENCL_BLOB_VERSION);
@@ -243,11 +265,40 @@ static void get_signature(blob_reader *reader, opencl_signature *signature)
         param->kind = (kiln_param_kind)kind;
         param->size = (size_t)size;
     }
+    uint32_t hidden = get_u32(reader, "hidden parameter count");
+    if (reader->problem != NULL)
+        return;
+    if (hidden > left(reader) / 8u) {
+        reader->problem = "hidden parameter count";
+        return;
+    }
+    signature->hidden = calloc(hidden ? hidden : 1, sizeof *signature->hidden);
+    if (signature->hidden == NULL) {
+        reader->problem = "out of host memory";
+        return;
+    }
+    signature->hidden_count = hidden;
+    for (uint32_t h = 0; h < hidden && reader->problem == NULL; ++h) {
+        uint32_t kind = get_u32(reader, "hidden parameter kind");
+        signature->hidden[h].variable = get_u32(reader, "hidden parameter");
+        if (kind != CUDA_HIDDEN_DYNAMIC_SHARED && kind != CUDA_HIDDEN_VARIABLE)
+            reader->problem = "hidden parameter kind";
+        signature->hidden[h].kind = (cuda_hidden_kind)kind;
+    }
+}
+
+static void variables_free(opencl_variable *variables, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        free(variables[i].name);
+    free(variables);
 }
 
 kiln_status opencl_blob_read(const void *data, size_t size,
                              const unsigned char **binary, size_t *binary_size,
-                             opencl_signature **kernels, size_t *kernel_count)
+                             opencl_signature **kernels, size_t *kernel_count,
+                             opencl_variable **variables,
+                             size_t *variable_count)
 {
     blob_reader reader = {data, size, 0, NULL};
     const unsigned char *magic = get_bytes(&reader, 8, "size");
@@ -279,10 +330,34 @@ kiln_status opencl_blob_read(const void *data, size_t size,
     uint32_t read = 0;
     for (; read < count && reader.problem == NULL; ++read)
         get_signature(&reader, &list[read]);
+    uint32_t vcount = get_u32(&reader, "variable count");
+    if (reader.problem == NULL && vcount > left(&reader) / 8u)
+        reader.problem = "variable count";
+    opencl_variable *vlist = NULL;
+    if (reader.problem == NULL) {
+        vlist = calloc(vcount ? vcount : 1, sizeof *vlist);
+        if (vlist == NULL)
+            reader.problem = "out of host memory";
+    }
+    uint32_t vread = 0;
+    for (; vread < vcount && reader.problem == NULL; ++vread) {
+        vlist[vread].name = get_text(&reader, "variable name");
+        uint32_t vflags = get_u32(&reader, "variable flags");
+        if (vflags > 3)
+            reader.problem = "variable flags";
+        vlist[vread].is_constant = (vflags & 1u) != 0;
+        vlist[vread].has_initializer = (vflags & 2u) != 0;
+    }
+    for (uint32_t k = 0; k < read && reader.problem == NULL; ++k)
+        for (size_t h = 0; h < list[k].hidden_count; ++h)
+            if (list[k].hidden[h].kind == CUDA_HIDDEN_VARIABLE &&
+                list[k].hidden[h].variable >= vcount)
+                reader.problem = "hidden parameter";
     if (reader.problem == NULL && left(&reader) != 0)
         reader.problem = "trailing bytes";
     if (reader.problem != NULL) {
         kernels_free(list, read);
+        variables_free(vlist, vread);
         if (strcmp(reader.problem, "out of host memory") == 0)
             return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                       "opencl: out of host memory reading a "
@@ -297,5 +372,7 @@ kiln_status opencl_blob_read(const void *data, size_t size,
     *binary_size = (size_t)length;
     *kernels = list;
     *kernel_count = count;
+    *variables = vlist;
+    *variable_count = vcount;
     return KILN_OK;
 }

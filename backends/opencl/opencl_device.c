@@ -341,12 +341,15 @@ static void device_describe(opencl_device *record, cl_platform_id platform,
 
     cl_uint vendor_id = 0;
     DEVICE_VALUE(device, CL_DEVICE_VENDOR_ID, &vendor_id);
+    /* The translator (CUDA C -> OpenCL C, its prelude) makes part of what
+     * a cached binary of a CUDA C program was built from. */
     snprintf(record->identity, sizeof record->identity,
              "opencl; platform %s (%s); device %s (vendor 0x%x, %u-bit); "
-             "device version %s; driver %s; %s",
+             "device version %s; driver %s; %s; cuda-to-opencl %d %s",
              platform_name, platform_version, info->name, (unsigned)vendor_id,
              (unsigned)record->address_bits, version ? version : "",
-             info->driver_version, language ? language : "");
+             info->driver_version, language ? language : "",
+             CUDA_TRANSLATE_VERSION, clc_translator_digest());
 
     free(name);
     free(vendor);

@@ -69,6 +69,8 @@ kiln_status opencl_kernel_create(kiln_backend_context *context,
                                  kiln_backend_kernel_info *info)
 {
     cl_int error = CL_SUCCESS;
+    if (opencl_cuda_internal_kernel(name))
+        return kernel_not_found(program, name);
     cl_kernel handle = clCreateKernel(program->program, name, &error);
     if (handle == NULL || error != CL_SUCCESS) {
         if (error == CL_INVALID_KERNEL_NAME)
@@ -95,6 +97,8 @@ kiln_status opencl_kernel_create(kiln_backend_context *context,
             ? opencl_signature_copy(known, &result->signature)
             : opencl_signature_query(handle, context->device->address_bits,
                                      &result->signature);
+    if (status == KILN_OK)
+        status = opencl_cuda_kernel_bind(program, result);
     if (status == KILN_OK)
         status = kernel_limits(context, result, info);
     if (status != KILN_OK) {

@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "kiln_backend.h"
+#include "cuda_to_opencl.h"
 
 #if defined(__GNUC__)
 #define OPENCL_INTERNAL __attribute__((visibility("hidden")))
@@ -105,13 +106,29 @@ struct kiln_backend_event {
 typedef struct opencl_signature {
     char *name;
     size_t param_count;
-    kiln_backend_param *params;     /* name and type_name malloc'ed           */
+    kiln_backend_param *params;  /* name and type_name malloc'ed           */
+    /* CUDA C: what the translation added after the user's parameters,
+     * which the backend sets itself (malloc'ed) */
+    size_t hidden_count;
+    cuda_hidden_param *hidden;
 } opencl_signature;
+
+/* A __device__ or __constant__ variable of CUDA C: a buffer of the
+ * program's, passed to the kernels that use it. */
+typedef struct opencl_variable {
+    char *name;
+    int is_constant;
+    int has_initializer;
+    kiln_backend_memory memory;  /* owned by the program                   */
+} opencl_variable;
 
 struct kiln_backend_program {
     cl_program program;
     size_t kernel_count;
     opencl_signature *kernels;
+    int from_cuda;               /* CUDA C translated to OpenCL C         */
+    size_t variable_count;
+    opencl_variable *variables;
 };
 
 struct kiln_backend_kernel {
@@ -120,6 +137,7 @@ struct kiln_backend_kernel {
      * must be one step when threads share the kernel. */
     pthread_mutex_t lock;
     opencl_signature signature;  /* a copy: the info the core reads        */
+    cl_int dynamic_shared_index; /* CUDA C's extern __shared__; -1: none   */
 };
 
 /* ---- opencl_errors.c ----------------------------------------------------- */
@@ -286,12 +304,40 @@ OPENCL_INTERNAL void opencl_signature_free(opencl_signature *signature);
 OPENCL_INTERNAL size_t opencl_type_size(const char *type,
                                         cl_uint address_bits);
 
+/* ---- opencl_cuda.c ------------------------------------------------------- */
+
+/* CUDA C: translates `source` to OpenCL C (*translation, freed by the
+ * caller with cuda_translation_free); KILN_ERR_TRANSLATION or
+ * KILN_ERR_BUILD with the pass's message otherwise. */
+OPENCL_INTERNAL kiln_status opencl_cuda_translate(
+    const kiln_backend_source *source, cuda_translation *translation);
+/* After the translated program is built: its kernels' signatures become
+ * the CUDA C ones (names and types as written, hidden parameters noted,
+ * the pass's own kernels left out) and its variables are recorded. */
+OPENCL_INTERNAL kiln_status opencl_cuda_adopt(
+    kiln_backend_program *program, const cuda_translation *translation);
+/* Creates the buffers of the program's variables with their initial
+ * values (after a build and after a load from the cache). */
+OPENCL_INTERNAL kiln_status opencl_cuda_variables_create(
+    kiln_backend_context *context, kiln_backend_program *program);
+OPENCL_INTERNAL void opencl_cuda_variables_free(kiln_backend_program *program);
+/* Points the kernel's hidden variable parameters at their buffers. */
+OPENCL_INTERNAL kiln_status opencl_cuda_kernel_bind(
+    kiln_backend_program *program, kiln_backend_kernel *kernel);
+/* Whether `name` is one of the pass's own kernels. */
+OPENCL_INTERNAL int opencl_cuda_internal_kernel(const char *name);
+/* A variable's memory, for kiln_program_global. */
+OPENCL_INTERNAL kiln_status opencl_program_global(
+    kiln_backend_context *context, kiln_backend_program *program,
+    const char *name, kiln_backend_memory **memory, size_t *size);
+
 /* ---- opencl_blob.c ------------------------------------------------------- */
 
 /* The serialized form of a program: see opencl_blob.c for the layout. */
 OPENCL_INTERNAL kiln_status opencl_blob_write(
     const unsigned char *binary, size_t binary_size,
-    const opencl_signature *kernels, size_t kernel_count, void **data,
+    const opencl_signature *kernels, size_t kernel_count,
+    const opencl_variable *variables, size_t variable_count, void **data,
     size_t *size);
 /* Checks and decodes a blob; on success *binary points into `data` and
  * *kernels (count *kernel_count) are the caller's to free.  Any blob it did
@@ -301,7 +347,9 @@ OPENCL_INTERNAL kiln_status opencl_blob_read(const void *data, size_t size,
                                              const unsigned char **binary,
                                              size_t *binary_size,
                                              opencl_signature **kernels,
-                                             size_t *kernel_count);
+                                             size_t *kernel_count,
+                                             opencl_variable **variables,
+                                             size_t *variable_count);
 
 /* ---- opencl_kernel.c ----------------------------------------------------- */
 

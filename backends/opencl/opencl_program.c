@@ -190,6 +190,7 @@ static void program_free(kiln_backend_program *program)
     for (size_t i = 0; i < program->kernel_count; ++i)
         opencl_signature_free(&program->kernels[i]);
     free(program->kernels);
+    opencl_cuda_variables_free(program);
     if (program->program != NULL)
         clReleaseProgram(program->program);
     free(program);
@@ -275,32 +276,48 @@ kiln_status opencl_program_build(kiln_backend_context *context,
                                  kiln_backend_program **program, char **log)
 {
     *log = NULL;
-    if (source->language != KILN_LANGUAGE_OPENCL_C)
-        return opencl_host->error(KILN_ERR_UNSUPPORTED,
-                                  "opencl: CUDA C needs the cuda backend; the "
-                                  "opencl backend builds OpenCL C only");
+    /* CUDA C is translated to OpenCL C first; NVRTC's options mean
+     * nothing to an OpenCL compiler (the -D and -U ones were applied by
+     * the translation). */
+    cuda_translation translation;
+    memset(&translation, 0, sizeof translation);
+    int from_cuda = source->language == KILN_LANGUAGE_CUDA_C;
+    const char *text = source->text;
+    size_t text_length = source->length;
+    const char *user_options = source->options;
+    if (from_cuda) {
+        kiln_status status = opencl_cuda_translate(source, &translation);
+        if (status != KILN_OK) {
+            cuda_translation_free(&translation);
+            return status;
+        }
+        text = translation.source;
+        text_length = strlen(translation.source);
+        user_options = translation.fast_math ? "-cl-fast-relaxed-math" : "";
+    }
     kiln_backend_program *result = calloc(1, sizeof *result);
     static const char arg_info[] = " -cl-kernel-arg-info";
-    size_t options_length = strlen(source->options);
+    size_t options_length = strlen(user_options);
     char *options = malloc(options_length + sizeof arg_info);
     if (result == NULL || options == NULL) {
         free(result);
         free(options);
+        cuda_translation_free(&translation);
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
     }
     /* Kernel argument info is what lets the core check launches. */
-    memcpy(options, source->options, options_length);
+    memcpy(options, user_options, options_length);
     memcpy(options + options_length, arg_info, sizeof arg_info);
 
     /* A #line in front makes the compiler's messages name the user's file
      * instead of the driver's temporary one. */
     char line_marker[600] = "";
-    if (source->name[0] != '<')
+    if (source->name[0] != '<' && !from_cuda)
         opencl_line_marker(source->name, line_marker, sizeof line_marker);
     cl_int error = CL_SUCCESS;
-    const char *texts[2] = {line_marker, source->text};
-    size_t lengths[2] = {strlen(line_marker), source->length};
+    const char *texts[2] = {line_marker, text};
+    size_t lengths[2] = {strlen(line_marker), text_length};
     result->program = clCreateProgramWithSource(context->context, 2, texts,
                                                 lengths, &error);
     kiln_status status = KILN_OK;
@@ -320,7 +337,7 @@ kiln_status opencl_program_build(kiln_backend_context *context,
              * option; its kernels with parameters then have no argument
              * info, which kernel_create reports. */
             cl_int again = clBuildProgram(result->program, 1, &device,
-                                          source->options, NULL, NULL);
+                                          user_options, NULL, NULL);
             opencl_host->trace("opencl: build with -cl-kernel-arg-info "
                                "failed in ptxas; without it: %s",
                                opencl_error_name(again));
@@ -329,7 +346,7 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         }
         if (error != CL_SUCCESS)
             status = build_failure(error, result->program, device,
-                                   source->options, log);
+                                   user_options, log);
         else
             *log = program_log(result->program, device);
         if (*log != NULL && strstr(*log, "<kernel>:") != NULL) {
@@ -343,6 +360,11 @@ kiln_status opencl_program_build(kiln_backend_context *context,
     free(options);
     if (status == KILN_OK)
         status = program_signatures(context, result);
+    if (status == KILN_OK && from_cuda)
+        status = opencl_cuda_adopt(result, &translation);
+    if (status == KILN_OK && from_cuda)
+        status = opencl_cuda_variables_create(context, result);
+    cuda_translation_free(&translation);
     if (status != KILN_OK) {
         /* A failed build keeps its log for the core; anything later is
          * not the compiler's fault and needs none. */
@@ -410,7 +432,8 @@ kiln_status opencl_program_serialize(kiln_backend_context *context,
     if (status == KILN_OK)
         status = opencl_blob_write(binaries[index], sizes[index],
                                    program->kernels, program->kernel_count,
-                                   data, size);
+                                   program->variables,
+                                   program->variable_count, data, size);
     if (binaries != NULL)
         for (cl_uint i = 0; i < count; ++i)
             free(binaries[i]);
@@ -428,8 +451,11 @@ kiln_status opencl_program_load(kiln_backend_context *context,
     size_t binary_size = 0;
     opencl_signature *kernels = NULL;
     size_t kernel_count = 0;
+    opencl_variable *variables = NULL;
+    size_t variable_count = 0;
     kiln_status status = opencl_blob_read(data, size, &binary, &binary_size,
-                                          &kernels, &kernel_count);
+                                          &kernels, &kernel_count, &variables,
+                                          &variable_count);
     if (status != KILN_OK)
         return status;
     kiln_backend_program *result = calloc(1, sizeof *result);
@@ -437,11 +463,16 @@ kiln_status opencl_program_load(kiln_backend_context *context,
         for (size_t i = 0; i < kernel_count; ++i)
             opencl_signature_free(&kernels[i]);
         free(kernels);
+        for (size_t v = 0; v < variable_count; ++v)
+            free(variables[v].name);
+        free(variables);
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
     }
     result->kernels = kernels;
     result->kernel_count = kernel_count;
+    result->variables = variables;
+    result->variable_count = variable_count;
 
     cl_device_id device = context->device->device;
     cl_int binary_status = CL_SUCCESS, error = CL_SUCCESS;
@@ -461,6 +492,11 @@ kiln_status opencl_program_load(kiln_backend_context *context,
         char *log = NULL;
         status = build_failure(error, result->program, device, "", &log);
         free(log);
+        program_free(result);
+        return status;
+    }
+    status = opencl_cuda_variables_create(context, result);
+    if (status != KILN_OK) {
         program_free(result);
         return status;
     }

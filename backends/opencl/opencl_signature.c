@@ -109,6 +109,9 @@ void opencl_signature_free(opencl_signature *signature)
     }
     free(signature->params);
     free(signature->name);
+    free(signature->hidden);
+    signature->hidden = NULL;
+    signature->hidden_count = 0;
     signature->params = NULL;
     signature->name = NULL;
     signature->param_count = 0;
@@ -130,7 +133,9 @@ kiln_status opencl_signature_copy(const opencl_signature *source,
     copy->name = text_copy(source->name);
     copy->params = calloc(source->param_count ? source->param_count : 1,
                           sizeof *copy->params);
-    if (copy->name == NULL || copy->params == NULL) {
+    copy->hidden = calloc(source->hidden_count ? source->hidden_count : 1,
+                          sizeof *copy->hidden);
+    if (copy->name == NULL || copy->params == NULL || copy->hidden == NULL) {
         opencl_signature_free(copy);
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
@@ -147,6 +152,10 @@ kiln_status opencl_signature_copy(const opencl_signature *source,
                                       "opencl: out of host memory");
         }
     }
+    if (source->hidden_count > 0)
+        memcpy(copy->hidden, source->hidden,
+               source->hidden_count * sizeof *copy->hidden);
+    copy->hidden_count = source->hidden_count;
     return KILN_OK;
 }
 
@@ -204,9 +213,10 @@ char *opencl_kernel_names(cl_program program, const char *separator,
     char *text = calloc(1, 1);
     size_t used = 0;
     for (cl_uint i = 0; i < count; ++i) {
-        /* a kernel the driver has no name for is left out */
+        /* a kernel the driver has no name for is left out, and so are
+         * those a CUDA C translation adds for itself */
         char *name = text != NULL ? opencl_kernel_name(kernels[i]) : NULL;
-        if (name != NULL) {
+        if (name != NULL && !opencl_cuda_internal_kernel(name)) {
             char *grown =
                 realloc(text, used + strlen(name) + strlen(separator) + 1);
             if (grown == NULL) {

@@ -51,10 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t binary_size = 0;
     opencl_signature *kernels = NULL;
     size_t kernel_count = 0;
+    opencl_variable *variables = NULL;
+    size_t variable_count = 0;
     last_error[0] = '\0';
     kiln_status status = opencl_blob_read(blob, blob_size, &binary,
                                           &binary_size, &kernels,
-                                          &kernel_count);
+                                          &kernel_count, &variables,
+                                          &variable_count);
     if (status != KILN_OK) {
         if (last_error[0] == '\0')
             abort(); /* every refusal explains itself */
@@ -80,7 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Round trip: what was read writes back to the same bytes. */
     void *again = NULL;
     size_t again_size = 0;
-    if (opencl_blob_write(binary, binary_size, kernels, kernel_count, &again,
+    if (opencl_blob_write(binary, binary_size, kernels, kernel_count,
+                          variables, variable_count, &again,
                           &again_size) != KILN_OK)
         abort();
     if (again_size != blob_size || memcmp(again, blob, blob_size) != 0)
@@ -89,6 +93,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t k = 0; k < kernel_count; ++k)
         opencl_signature_free(&kernels[k]);
     free(kernels);
+    for (size_t v = 0; v < variable_count; ++v)
+        free(variables[v].name);
+    free(variables);
     free(blob);
     return 0;
 }
