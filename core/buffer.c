@@ -97,6 +97,15 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
         return status;
     kiln_context *context = buffer->context;
     kiln_stream *stream = atomic_load(&buffer->last_stream);
+    if (buffer->owner != NULL) {
+        if (stream != NULL)
+            kiln_stream_release_internal(stream);
+        kiln_program_release_internal(buffer->owner);
+        kiln_handle_bury(buffer);
+        kiln_context_release_internal(context);
+        kiln_error_clear();
+        return KILN_OK;
+    }
     kiln_pending_work pending =
         atomic_load(&buffer->used_on_several_streams) ? KILN_PENDING_SEVERAL_STREAMS
         : atomic_load(&buffer->used_async)            ? KILN_PENDING_ONE_STREAM

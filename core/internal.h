@@ -213,6 +213,9 @@ struct kiln_buffer {
     /* Used asynchronously on more than one stream: one event cannot tell
      * when all of that work is done, so the block is not pooled. */
     atomic_bool used_on_several_streams;
+    /* A program's variable (kiln_program_get_global): the memory is the
+     * program's, never the pool's. */
+    struct kiln_program *owner;
 };
 
 struct kiln_event {

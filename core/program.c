@@ -553,3 +553,54 @@ kiln_status kiln_program_get_kernel_name(const kiln_program *program, size_t ind
     *name = names->names[index];
     return KILN_OK;
 }
+
+/* ---- the variables of a CUDA C program ----------------------------------- */
+
+kiln_status kiln_program_get_global(kiln_program *program, const char *name,
+                                    kiln_buffer **buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
+    KILN_CHECK_OUT(name, "name");
+    KILN_CHECK_OUT(buffer, "buffer");
+    kiln_context *context = program->context;
+    if (context->ops->program_global == NULL)
+        return kiln_error(KILN_ERR_UNSUPPORTED,
+                          "%s: the %s plugin cannot reach a program's "
+                          "variables (it was built for an older plugin ABI "
+                          "than 2.3: rebuild it)",
+                          __func__, context->ops->name);
+    if (program->language != KILN_LANGUAGE_CUDA_C)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "%s('%s'): only CUDA C programs have __device__ "
+                          "and __constant__ variables",
+                          __func__, name);
+    kiln_buffer *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                          "%s: out of host memory", __func__);
+    size_t size = 0;
+    kiln_status status = context->ops->program_global(
+        context->backend, program->backend, name, &result->memory, &size);
+    if (status == KILN_OK && size == 0)
+        status = kiln_error(KILN_ERR_BACKEND, "%s('%s'): the variable has no "
+                                              "size",
+                            __func__, name);
+    if (status != KILN_OK) {
+        free(result);
+        return kiln_error_prefix(status, "%s", __func__);
+    }
+    atomic_fetch_add_explicit(&program->references, 1, memory_order_relaxed);
+    kiln_context_retain(context);
+    result->owner = program;
+    result->context = context;
+    result->size = size;
+    result->capacity = size;
+    atomic_init(&result->references, 1);
+    atomic_init(&result->last_stream, NULL);
+    atomic_init(&result->used_async, false);
+    atomic_init(&result->used_on_several_streams, false);
+    result->magic = KILN_MAGIC_BUFFER;
+    *buffer = result;
+    return KILN_OK;
+}

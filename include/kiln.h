@@ -472,7 +472,8 @@ typedef struct kiln_kernel kiln_kernel;
 
 typedef enum kiln_language {
     KILN_LANGUAGE_OPENCL_C = 0, /* portable: every backend                  */
-    KILN_LANGUAGE_CUDA_C        /* native CUDA C: CUDA backend only         */
+    KILN_LANGUAGE_CUDA_C        /* CUDA C: natively on the CUDA backend,
+                                   translated to OpenCL C on OpenCL        */
 } kiln_language;
 
 /* Options for kiln_program_build_with().  Zero-initialise and set what you
@@ -538,6 +539,24 @@ kiln_status kiln_program_get_kernel_count(const kiln_program *program,
                                           size_t *count);
 kiln_status kiln_program_get_kernel_name(const kiln_program *program,
                                          size_t index, const char **name);
+
+/* A __device__ or __constant__ variable of a CUDA C program as a buffer,
+ * as PyCUDA's module.get_global and cudaMemcpyToSymbol use it: what is
+ * written to the buffer is what the program's kernels read (launches
+ * queued after the write see it), and what they write can be read back.
+ * On the CUDA backend the buffer is the module's own memory
+ * (cuModuleGetGlobal); on OpenCL, the translation made the variable a
+ * buffer of the program's that its kernels are given.  *buffer is a new
+ * handle the caller releases; kiln_buffer_size gives the variable's size.
+ * The memory stays the program's: releasing the buffer does not free it,
+ * and the buffer keeps the program alive.  Programs built from the same
+ * source and options in one context share one build, and so its
+ * variables (as CUDA shares a loaded module's).
+ * Errors: KILN_ERR_INVALID_ARGUMENT when the program has no such variable
+ * (an OpenCL C program has none); KILN_ERR_UNSUPPORTED when the backend's
+ * plugin predates plugin ABI 2.3. */
+kiln_status kiln_program_get_global(kiln_program *program, const char *name,
+                                    kiln_buffer **buffer);
 
 /* A kernel of `program` by its name (the C name; CUDA C kernels are found
  * with or without extern "C").  KILN_ERR_KERNEL_NOT_FOUND otherwise. */

@@ -50,10 +50,11 @@ extern "C" {
  *        native_handle required, the later ones optional.
  *   2.1  memory_view (optional)
  *   2.2  kiln_backend_launch.dimensions (an older plugin infers them)
+ *   2.3  program_global (optional)
  * The structs below are the plugin ABI's own: the public ones of kiln.h
  * may grow without changing it. */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 2
+#define KILN_BACKEND_ABI_MINOR 3
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -361,6 +362,20 @@ typedef struct kiln_backend_ops {
     kiln_status (*memory_view)(kiln_backend_context *context,
                                kiln_backend_memory *memory, size_t offset,
                                size_t size, kiln_backend_memory **view);
+
+    /* ---- ABI 2.3: variables of CUDA C programs ---- */
+
+    /* The memory of the __device__ or __constant__ variable `name` of
+     * `program` and its size in bytes.  The memory belongs to the program
+     * (the core never passes it to memory_free) and lives as long as the
+     * program; it may be used wherever a buffer's memory is.
+     * KILN_ERR_INVALID_ARGUMENT, with the reason, when the program has no
+     * such variable.  Optional: NULL makes kiln_program_get_global answer
+     * KILN_ERR_UNSUPPORTED. */
+    kiln_status (*program_global)(kiln_backend_context *context,
+                                  kiln_backend_program *program,
+                                  const char *name,
+                                  kiln_backend_memory **memory, size_t *size);
 } kiln_backend_ops;
 
 /* The size of a table of the required ops: the smallest the core

@@ -468,6 +468,8 @@ static size_t cu_type_size(const char *type)
     for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; ++k)
         if (strcmp(type, scalars[k].name) == 0)
             return scalars[k].size;
+    if (strncmp(type, "enum ", 5) == 0)
+        return 4;
     static const struct {
         const char *prefix;
         size_t size;
@@ -830,6 +832,18 @@ static void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
         if (t->kind != CLC_TOK_IDENT)
             continue;
         int32_t id = t->ident;
+        if (id == W_global || id == W_local || id == W_constant ||
+            id == W_private || id == W_kernel || id == W_read_only ||
+            id == W_write_only || id == W_read_write || id == W_half ||
+            id == W_vec_step || id == W_event_t || id == W___global ||
+            id == W___local || id == W___constant || id == W___private ||
+            id == W___kernel || id == W___generic ||
+            cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
+            cu_name_is(st, i, "sampler_t")) {
+            /* OpenCL C keywords are plain names in CUDA C */
+            cu_replace(e, i, cu_printf(st, "__kiln_id_%s", cu_name(st, i)->name));
+            continue;
+        }
         if (cu_is_member(st, i))
             continue;
         if (id == W___restrict__ || id == W___restrict) {

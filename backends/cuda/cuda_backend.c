@@ -129,6 +129,7 @@ static void cuda_ops_fill(void)
     ops->program_kernel_names = cuda_program_kernel_names;
     ops->memory_copy_peer = cuda_memory_copy_peer;
     ops->stream_wait_event_peer = cuda_stream_wait_event_peer;
+    ops->program_global = cuda_program_global;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

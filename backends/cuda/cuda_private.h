@@ -60,9 +60,16 @@ struct kiln_backend_event {
     CUevent event;
 };
 
+/* A module variable handed out as memory (kiln_program_get_global). */
+typedef struct cuda_global {
+    struct kiln_backend_memory memory;
+    struct cuda_global *next;
+} cuda_global;
+
 struct kiln_backend_program {
     CUmodule module;
     cuda_binary binary;      /* kept for program_serialize                */
+    _Atomic(cuda_global *) globals; /* freed with the program              */
 };
 
 struct kiln_backend_kernel {
@@ -267,6 +274,12 @@ CUDA_INTERNAL kiln_status cuda_kernel_create(kiln_backend_context *context,
                                              kiln_backend_kernel_info *info);
 CUDA_INTERNAL void cuda_kernel_destroy(kiln_backend_context *context,
                                        kiln_backend_kernel *kernel);
+/* The program_global op: a module variable (cuModuleGetGlobal). */
+CUDA_INTERNAL kiln_status cuda_program_global(kiln_backend_context *context,
+                                              kiln_backend_program *program,
+                                              const char *name,
+                                              kiln_backend_memory **memory,
+                                              size_t *size);
 /* The program_kernel_names op: OpenCL C from the translated signatures,
  * native CUDA C from the loaded module (CUDA 12.4+ drivers). */
 CUDA_INTERNAL kiln_status cuda_program_kernel_names(

@@ -135,5 +135,46 @@ void cuda_program_destroy(kiln_backend_context *context,
     (void)cuda_context_bind(context);
     (void)cuModuleUnload(program->module);
     cuda_binary_free(&program->binary);
+    for (cuda_global *global = atomic_load(&program->globals); global;) {
+        cuda_global *next = global->next;
+        free(global);
+        global = next;
+    }
     free(program);
+}
+
+kiln_status cuda_program_global(kiln_backend_context *context,
+                                kiln_backend_program *program,
+                                const char *name, kiln_backend_memory **memory,
+                                size_t *size)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    CUdeviceptr pointer = 0;
+    size_t bytes = 0;
+    CUresult result = cuModuleGetGlobal(&pointer, &bytes, program->module,
+                                        name);
+    if (result == CUDA_ERROR_NOT_FOUND)
+        return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
+                                "no __device__ or __constant__ variable '%s' "
+                                "in this program (cuModuleGetGlobal: "
+                                "CUDA_ERROR_NOT_FOUND)",
+                                name);
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "cuModuleGetGlobal('%s')", name);
+    cuda_global *global = calloc(1, sizeof *global);
+    if (global == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    global->memory.pointer = pointer;
+    global->memory.size = bytes;
+    cuda_global *head = atomic_load(&program->globals);
+    do
+        global->next = head;
+    while (!atomic_compare_exchange_weak(&program->globals, &head, global));
+    *memory = &global->memory;
+    *size = bytes;
+    return KILN_OK;
 }

@@ -80,6 +80,7 @@ static void opencl_ops_fill(void)
     ops->launch = opencl_kernel_launch;
     ops->native_handle = opencl_context_native_handle;
     ops->program_kernel_names = opencl_program_kernel_names;
+    ops->program_global = opencl_program_global;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -71,7 +71,7 @@ static kiln_status adopt_signature(opencl_signature *signature,
             signature->name, signature->param_count,
             cuda->param_count + kernel->hidden_count);
     for (size_t p = 0; p < cuda->param_count; ++p) {
-        kiln_param_info *param = &signature->params[p];
+        kiln_backend_param *param = &signature->params[p];
         char *name = text_copy(cuda->params[p].name);
         char *type = text_copy(cuda->params[p].type_name);
         if (name == NULL || type == NULL) {
@@ -290,7 +290,7 @@ kiln_status opencl_program_global(kiln_backend_context *context,
             *size = program->variables[v].memory.size;
             return KILN_OK;
         }
-    return opencl_host->error(KILN_ERR_KERNEL_NOT_FOUND,
+    return opencl_host->error(KILN_ERR_INVALID_ARGUMENT,
                               "no __device__ or __constant__ variable '%s' "
                               "in this program",
                               name);
