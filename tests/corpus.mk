@@ -66,3 +66,14 @@ EXTRA_DIST += tests/kernels/foreign/nbody.cl tests/kernels/foreign/mandelbrot.cl
 	tests/kernels/foreign/convolution.cl tests/kernels/foreign/particles.cl \
 	tests/kernels/foreign/typedefs.cl tests/kernels/foreign/c99_idioms.cl \
 	tests/kernels/foreign/cxx_names.cl tests/kernels/foreign/work_items_cl20.cl
+
+# The CUDA C conformance corpus: tests/kernels/cuda/*.cu, natively on the
+# CUDA backend and translated to OpenCL C on OpenCL (tests/test_cuda_c.c).
+KILN_TESTS += tests/test_cuda_c
+tests_test_cuda_c_SOURCES = tests/test_cuda_c.c
+EXTRA_DIST += \
+	tests/kernels/cuda/README.md \
+	tests/kernels/cuda/atomics_math.cu \
+	tests/kernels/cuda/shared.cu \
+	tests/kernels/cuda/tutorial.cu \
+	tests/kernels/cuda/types.cu

@@ -1,14 +1,22 @@
 /*
- * kiln-clc: runs the CUDA backend's OpenCL C translation on a file and
- * prints the CUDA C++ that NVRTC would compile (after the prelude), or the
- * reason the translation refuses it.  A debugging aid for kernel authors.
+ * kiln-clc: runs one of Kiln's translations on a file and prints what the
+ * compiler gets, or the reason the translation refuses it.  A debugging
+ * aid for kernel authors.
+ *   OpenCL C -> CUDA C++ (the CUDA backend; FILE.cl): the text NVRTC
+ *     compiles after the prelude.
+ *   CUDA C -> OpenCL C (the OpenCL backend; FILE.cu, FILE.cuh or --cuda):
+ *     the text the OpenCL driver compiles after the prelude.
  *
- *   kiln-clc [-s] [-p] [-P] [OPTIONS...] FILE.cl
- *     -s   print the kernels' signatures instead of the text
- *     -p   print the prelude and exit
- *     -P   print the part of the prelude FILE.cl uses (what NVRTC reads)
+ *   kiln-clc [-s] [-p] [-P] [--cuda | --opencl] [OPTIONS...] FILE
+ *     -s         print the kernels' signatures instead of the text
+ *     -p         print the prelude and exit
+ *     -P         print the part of the prelude FILE.cl uses (what NVRTC
+ *                reads; OpenCL C only)
+ *     --cuda     FILE is CUDA C, whatever its name
+ *     --opencl   FILE is OpenCL C, whatever its name
  *   other arguments starting with '-' are build options (-DN=4 ...).
  */
+#include "cuda_to_opencl.h"
 #include "translate.h"
 
 #include <errno.h>
@@ -58,9 +66,70 @@ static char *read_file(const char *path, size_t *length)
     return text;
 }
 
+/* Whether `path` names a CUDA C file (.cu, .cuh). */
+static int cuda_file(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot != NULL && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0);
+}
+
+static void print_signature(const clc_kernel_signature *kernel)
+{
+    printf("%s(", kernel->name);
+    for (size_t p = 0; p < kernel->param_count; ++p)
+        printf("%s%s %s %s [%zu]", p ? ", " : "",
+               kind_name(kernel->params[p].kind), kernel->params[p].type_name,
+               kernel->params[p].name, kernel->params[p].size);
+    printf(")");
+    if (kernel->reqd_work_group[0])
+        printf(" reqd_work_group_size(%u, %u, %u)", kernel->reqd_work_group[0],
+               kernel->reqd_work_group[1], kernel->reqd_work_group[2]);
+}
+
+/* CUDA C -> OpenCL C; returns main's status. */
+static int translate_cuda(const char *source, size_t length, const char *path,
+                          const char *options, int signatures)
+{
+    cuda_translation translation;
+    if (cuda_translate(source, length, path, options, &translation) != 0) {
+        fprintf(stderr, "kiln-clc: %s\n",
+                translation.error ? translation.error : "out of memory");
+        cuda_translation_free(&translation);
+        return 1;
+    }
+    if (signatures) {
+        for (size_t k = 0; k < translation.kernel_count; ++k) {
+            const cuda_kernel *kernel = &translation.kernels[k];
+            print_signature(&kernel->signature);
+            for (size_t h = 0; h < kernel->hidden_count; ++h)
+                if (kernel->hidden[h].kind == CUDA_HIDDEN_DYNAMIC_SHARED)
+                    printf(" + extern __shared__");
+                else
+                    printf(" + %s",
+                           translation.variables[kernel->hidden[h].variable].name);
+            printf("\n");
+        }
+        for (size_t v = 0; v < translation.variable_count; ++v)
+            printf("%s %s%s\n",
+                   translation.variables[v].is_constant ? "__constant__"
+                                                        : "__device__",
+                   translation.variables[v].name,
+                   translation.variables[v].has_initializer ? " (initialised)"
+                                                            : "");
+    } else {
+        /* the prelude is the same for every file: -p shows it */
+        size_t prelude = strlen(cuda_prelude_source());
+        printf("/* after Kiln's OpenCL C prelude (kiln-clc -p --cuda) */\n%s",
+               translation.source + prelude);
+    }
+    cuda_translation_free(&translation);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int signatures = 0, used_prelude = 0;
+    int signatures = 0, used_prelude = 0, prelude = 0;
+    int language = 0; /* 1 CUDA C, 2 OpenCL C */
     const char *path = NULL;
     size_t options_size = 1;
     for (int i = 1; i < argc; ++i)
@@ -74,9 +143,11 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "-P") == 0) {
             used_prelude = 1;
         } else if (strcmp(argv[i], "-p") == 0) {
-            fputs(clc_prelude_source(), stdout);
-            free(options);
-            return 0;
+            prelude = 1;
+        } else if (strcmp(argv[i], "--cuda") == 0) {
+            language = 1;
+        } else if (strcmp(argv[i], "--opencl") == 0) {
+            language = 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             strcat(options, argv[i]);
             strcat(options, " ");
@@ -84,8 +155,17 @@ int main(int argc, char **argv)
             path = argv[i];
         }
     }
+    if (language == 0 && path != NULL)
+        language = cuda_file(path) ? 1 : 2;
+    if (prelude) {
+        fputs(language == 1 ? cuda_prelude_source() : clc_prelude_source(),
+              stdout);
+        free(options);
+        return 0;
+    }
     if (path == NULL) {
-        fprintf(stderr, "usage: kiln-clc [-s] [-p] [-P] [-DNAME=VALUE...] FILE.cl\n");
+        fprintf(stderr, "usage: kiln-clc [-s] [-p] [-P] [--cuda | --opencl] "
+                        "[-DNAME=VALUE...] FILE\n");
         free(options);
         return 2;
     }
@@ -97,6 +177,13 @@ int main(int argc, char **argv)
         free(options);
         return 2;
     }
+    if (language == 1) {
+        int cuda_status = translate_cuda(source, length, path, options,
+                                         signatures);
+        free(source);
+        free(options);
+        return cuda_status;
+    }
     clc_translation translation;
     int result = clc_translate(source, length, path, options, &translation);
     int status = 0;
@@ -106,18 +193,7 @@ int main(int argc, char **argv)
         status = 1;
     } else if (signatures) {
         for (size_t k = 0; k < translation.kernel_count; ++k) {
-            const clc_kernel_signature *kernel = &translation.kernels[k];
-            printf("%s(", kernel->name);
-            for (size_t p = 0; p < kernel->param_count; ++p)
-                printf("%s%s %s %s [%zu]", p ? ", " : "",
-                       kind_name(kernel->params[p].kind),
-                       kernel->params[p].type_name, kernel->params[p].name,
-                       kernel->params[p].size);
-            printf(")");
-            if (kernel->reqd_work_group[0])
-                printf(" reqd_work_group_size(%u, %u, %u)",
-                       kernel->reqd_work_group[0], kernel->reqd_work_group[1],
-                       kernel->reqd_work_group[2]);
+            print_signature(&translation.kernels[k]);
             printf("\n");
         }
     } else if (used_prelude) {

@@ -297,8 +297,7 @@ kiln_status cuda_binary_parse(const kiln_host_api *host, const void *data,
     if (reader.failed || language > 1 ||
         (kind != CUDA_BLOB_IMAGE_CUBIN && kind != CUDA_BLOB_IMAGE_PTX) ||
         sm < 10 || sm > 10000 || reserved != 0 || image_size == 0 ||
-        image_size > reader.remaining || kernel_count > CUDA_BLOB_MAX_KERNELS ||
-        (language == 1 && kernel_count != 0))
+        image_size > reader.remaining || kernel_count > CUDA_BLOB_MAX_KERNELS)
         return host->error(KILN_ERR_INVALID_ARGUMENT,
                            "CUDA program blob: malformed header");
 

@@ -31,7 +31,7 @@
 #endif
 
 /* Bumped whenever the blob layout changes; part of the cache identity. */
-#define CUDA_BLOB_VERSION 3 /* 3: no checksum (the cache has one) */
+#define CUDA_BLOB_VERSION 4 /* 3: no checksum (the cache has one); 4: CUDA C signatures */
 
 /* What NVRTC is asked to produce for a device. */
 typedef struct cuda_target {
@@ -62,7 +62,8 @@ typedef struct cuda_binary {
     int sm;                 /* the architecture the image was built for     */
     unsigned char *image;   /* malloc'ed                                    */
     size_t image_size;      /* PTX: including its terminating NUL           */
-    size_t kernel_count;    /* OpenCL C only; 0 for CUDA C                  */
+    size_t kernel_count;    /* OpenCL C: the translation's; CUDA C: Kiln's
+                               reading of the source (0 when it cannot)   */
     clc_kernel_signature *kernels; /* each with its own malloc'ed params    */
 } cuda_binary;
 

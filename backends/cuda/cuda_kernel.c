@@ -344,8 +344,27 @@ static size_t cuda_translated_size(const clc_param *param)
     return param->size;
 }
 
-/* Fills the kernel's parameter list from the signature (OpenCL C) or the
- * driver's sizes (CUDA C). */
+/* Whether Kiln's reading of a CUDA C kernel agrees with the driver's
+ * parameter sizes (a driver that lists none cannot disagree). */
+static int cuda_signature_matches(const clc_kernel_signature *signature,
+                                  const size_t *sizes, size_t count)
+{
+    if (count == 0)
+        return 1;
+    if (count != signature->param_count)
+        return 0;
+    for (size_t i = 0; i < count; ++i) {
+        size_t expected = signature->params[i].kind == CLC_PARAM_VALUE
+                              ? signature->params[i].size
+                              : sizeof(CUdeviceptr);
+        if (expected != 0 && expected != sizes[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Fills the kernel's parameter list from the signature (OpenCL C, and CUDA
+ * C as Kiln reads it) or the driver's sizes alone. */
 static kiln_status cuda_kernel_params(kiln_backend_kernel *kernel,
                                       const char *name,
                                       const clc_kernel_signature *signature,
@@ -461,6 +480,8 @@ kiln_status cuda_kernel_create(kiln_backend_context *context,
                              "__kernel",
                              name);
     } else {
+        /* Kiln's reading of the source, when it has one of this name */
+        signature = cuda_signature_find(binary, name);
         CUresult result = cuModuleGetFunction(&function, program->module, name);
         if (result == CUDA_ERROR_NOT_FOUND)
             status = cuda_kernel_find_mangled(context, program->module, name,
@@ -484,7 +505,7 @@ kiln_status cuda_kernel_create(kiln_backend_context *context,
                                 "out of host memory");
     }
     result->function = function;
-    result->opencl = signature != NULL;
+    result->opencl = binary->language == KILN_LANGUAGE_OPENCL_C;
     if (result->opencl) {
         /* Only a program that calls get_work_dim() keeps the variable. */
         size_t bytes = 0;
@@ -494,6 +515,9 @@ kiln_status cuda_kernel_create(kiln_backend_context *context,
             bytes != sizeof(unsigned))
             result->work_dim_override = 0;
     }
+    if (!result->opencl && signature != NULL &&
+        !cuda_signature_matches(signature, sizes, count))
+        signature = NULL; /* the driver's sizes, rather than a misreading */
     status = cuda_kernel_params(result, name, signature, sizes, count);
     free(sizes);
 

@@ -3,6 +3,7 @@
  * and kept as an image so that the core can cache them.
  */
 #include "cuda_private.h"
+#include "cuda_to_opencl.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +62,47 @@ static kiln_status cuda_program_instantiate(kiln_backend_context *context,
     return KILN_OK;
 }
 
+/* Native CUDA C: the kernels' parameters as Kiln reads them (names,
+ * types, pointer or value), so that launches are checked as strictly as
+ * for OpenCL C.  CUDA C the reading cannot follow (templates, classes)
+ * keeps the driver's sizes only. */
+static kiln_status cuda_program_signatures(const kiln_backend_source *source,
+                                           cuda_binary *binary)
+{
+    cuda_translation reading;
+    if (cuda_translate(source->text, source->length, source->name,
+                       source->options, &reading) != 0) {
+        cuda_host->trace("cuda: no parameter names for %s: %s", source->name,
+                         reading.error ? reading.error : "out of memory");
+        cuda_translation_free(&reading);
+        return KILN_OK;
+    }
+    binary->kernels = calloc(reading.kernel_count ? reading.kernel_count : 1,
+                             sizeof *binary->kernels);
+    kiln_status status = KILN_OK;
+    if (binary->kernels == NULL)
+        status = cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "out of host memory");
+    for (size_t k = 0; k < reading.kernel_count && status == KILN_OK; ++k) {
+        const clc_kernel_signature *from = &reading.kernels[k].signature;
+        clc_kernel_signature *to = &binary->kernels[k];
+        *to = *from;
+        to->params = calloc(from->param_count ? from->param_count : 1,
+                            sizeof *to->params);
+        if (to->params == NULL) {
+            status = cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                      "out of host memory");
+            break;
+        }
+        if (from->param_count > 0)
+            memcpy(to->params, from->params,
+                   from->param_count * sizeof *to->params);
+        binary->kernel_count = k + 1;
+    }
+    cuda_translation_free(&reading);
+    return status;
+}
+
 kiln_status cuda_program_build(kiln_backend_context *context,
                                const kiln_backend_source *source,
                                kiln_backend_program **program, char **log)
@@ -75,8 +117,11 @@ kiln_status cuda_program_build(kiln_backend_context *context,
                                  log, &times);
     if (status != KILN_OK)
         return status;
+    if (source->language == KILN_LANGUAGE_CUDA_C)
+        status = cuda_program_signatures(source, &binary);
     double load_start = cuda_seconds();
-    status = cuda_program_instantiate(context, &binary, program);
+    if (status == KILN_OK)
+        status = cuda_program_instantiate(context, &binary, program);
     double loading = cuda_seconds() - load_start;
     cuda_binary_free(&binary);
     if (status == KILN_OK && cuda_host->trace != NULL)

@@ -164,3 +164,19 @@ __global__ void dots(const float *a, const float *b, float *out, float *sums)
     if (t == 0)
         sums[blockIdx.x] = total;
 }
+
+// Dynamic shared memory declared at file scope and used by a helper.
+extern __shared__ float file_shared[];
+
+__device__ void reverse_through_shared(const float *in, float *out)
+{
+    unsigned t = threadIdx.x;
+    file_shared[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = file_shared[blockDim.x - 1 - t];
+}
+
+__global__ void reverse_blocks(const float *in, float *out)
+{
+    reverse_through_shared(in, out);
+}

@@ -54,3 +54,13 @@ __global__ void vectorAdd(const float *A, const float *B, float *C,
     }
 }
 }
+
+// A 2-D grid over a matrix, row-major.
+__global__ void add_matrices(const float *a, const float *b, float *c,
+                             int width, int height)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (col < width && row < height)
+        c[row * width + col] = a[row * width + col] + b[row * width + col];
+}

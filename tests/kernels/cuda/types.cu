@@ -123,3 +123,25 @@ __global__ void hello(int *out)
                (long long)42);
     out[threadIdx.x] = threadIdx.x;
 }
+
+// __host__ __device__ code that tells the two apart, and __noinline__.
+__host__ __device__ int where_am_i(void)
+{
+#ifdef __CUDA_ARCH__
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+__device__ __noinline__ float poly(float x)
+{
+    return ((2.0f * x - 3.0f) * x + 0.5f) * x;
+}
+
+__global__ void host_device(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = poly(x[i]) + (float)where_am_i();
+}

@@ -1,0 +1,1229 @@
+/*
+ * CUDA C conformance: the kernels of tests/kernels/cuda (one program per .cu file), written as
+ * tutorials and the CUDA samples write them, run through the public API
+ * on every backend and checked against the CPU on random inputs.  On the
+ * CUDA backend they run natively; on OpenCL (PoCL in CI, NVIDIA's OpenCL
+ * on the GPU machine) translated to OpenCL C.  Also: what Kiln reads of
+ * CUDA C signatures, kernel listing, __device__/__constant__ variables
+ * from the host (kiln_program_get_global), and the constructs the OpenCL
+ * translation refuses.
+ *
+ * Each .cu file is one program (built once per backend and then found in
+ * the kernel cache), so that the suite stays fast on PoCL.
+ */
+#include "harness.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static kiln_program *cuda_program(kiln_context *context, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/kernels/cuda/%s.cu", test_srcdir(),
+             name);
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_file(context, path, &options, &program));
+    return program;
+}
+
+#define LAUNCH(kernel, grid_dims, block_dims, shared_bytes, ...)               \
+    do {                                                                       \
+        kiln_launch_config config_ = {.grid = grid_dims,                       \
+                                      .block = block_dims,                     \
+                                      .local_memory = (shared_bytes)};         \
+        kiln_arg args_[] = {__VA_ARGS__};                                      \
+        TEST_OK(kiln_launch(kernel, &config_, sizeof args_ / sizeof args_[0],  \
+                            args_));                                           \
+    } while (0)
+
+#define ARRAY(type, count) ((type *)test_alloc((size_t)(count) * sizeof(type)))
+
+static size_t blocks_for(size_t n, size_t block)
+{
+    return (n + block - 1) / block;
+}
+
+static void read_back(kiln_buffer *buffer, void *host, size_t size)
+{
+    TEST_OK(kiln_buffer_read(buffer, 0, host, size));
+}
+
+static void expect_ints(const char *what, const int *actual,
+                        const int *expected, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (actual[i] != expected[i])
+            fail_msg("%s[%zu] = %d, expected %d", what, i, actual[i],
+                     expected[i]);
+}
+
+static void expect_uints(const char *what, const unsigned *actual,
+                         const unsigned *expected, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (actual[i] != expected[i])
+            fail_msg("%s[%zu] = %u (0x%x), expected %u (0x%x)", what, i,
+                     actual[i], actual[i], expected[i], expected[i]);
+}
+
+static void expect_near(const char *what, const float *actual,
+                        const double *expected, size_t count, double absolute,
+                        double relative)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double bound = absolute + relative * fabs(expected[i]);
+        if (!(fabs((double)actual[i] - expected[i]) <= bound))
+            fail_msg("%s[%zu] = %.9g, expected %.9g (bound %.3g)", what, i,
+                     (double)actual[i], expected[i], bound);
+    }
+}
+
+static void release_buffers(kiln_buffer **buffers, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (buffers[i] != NULL)
+            kiln_buffer_release(buffers[i]);
+}
+
+/* ---- the PyCUDA tutorial and first kernels ----------------------------------------- */
+
+static void test_doublify(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "tutorial");
+    kiln_kernel *doublify = test_kernel(program, "doublify");
+    kiln_kernel *shared = test_kernel(program, "doublify_shared");
+    float a[16], result[16];
+    test_random_floats(a, 16, -10.0f, 10.0f);
+    kiln_buffer *buffer = test_buffer_from(context, a, sizeof a);
+    LAUNCH(doublify, KILN_DIM1(1), KILN_DIM2(4, 4), 0, KILN_ARG_BUFFER(buffer));
+    read_back(buffer, result, sizeof result);
+    for (int i = 0; i < 16; ++i)
+        if (result[i] != 2 * a[i])
+            fail_msg("doublify: a[%d] = %g, expected %g", i, result[i], 2 * a[i]);
+    /* the shared-memory version doubles the mirror element */
+    TEST_OK(kiln_buffer_write(buffer, 0, a, sizeof a));
+    LAUNCH(shared, KILN_DIM1(1), KILN_DIM2(4, 4), 0, KILN_ARG_BUFFER(buffer));
+    read_back(buffer, result, sizeof result);
+    for (int i = 0; i < 16; ++i)
+        if (result[i] != 2 * a[15 - i])
+            fail_msg("doublify_shared: a[%d] = %g, expected %g", i, result[i],
+                     2 * a[15 - i]);
+    kiln_buffer_release(buffer);
+    kiln_kernel_release(doublify);
+    kiln_kernel_release(shared);
+    kiln_program_release(program);
+}
+
+static void test_multiply_them(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "tutorial");
+    kiln_kernel *kernel = test_kernel(program, "multiply_them");
+    enum { N = 400 };
+    float a[N], b[N], dest[N];
+    test_random_floats(a, N, -1.0f, 1.0f);
+    test_random_floats(b, N, -1.0f, 1.0f);
+    /* PyCUDA's drv.Out / drv.In */
+    LAUNCH(kernel, KILN_DIM1(1), KILN_DIM1(N), 0, KILN_ARG_OUT(dest, sizeof dest),
+           KILN_ARG_IN(a, sizeof a), KILN_ARG_IN(b, sizeof b));
+    for (int i = 0; i < N; ++i)
+        if (dest[i] != a[i] * b[i])
+            fail_msg("multiply_them: dest[%d] = %g, expected %g", i, dest[i],
+                     a[i] * b[i]);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+static void test_sum_of_squares(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "tutorial");
+    kiln_kernel *kernel = test_kernel(program, "sum_of_squares");
+    enum { N = 10000 };
+    float *x = ARRAY(float, N);
+    test_random_floats(x, N, -1.0f, 1.0f);
+    double expected = 0;
+    for (int i = 0; i < N; ++i)
+        expected += (double)x[i] * x[i];
+    float zero = 0, total = 0;
+    kiln_buffer *in = test_buffer_from(context, x, N * sizeof *x);
+    kiln_buffer *sum = test_buffer_from(context, &zero, sizeof zero);
+    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 256)), KILN_DIM1(256), 0,
+           KILN_ARG_BUFFER(in), KILN_ARG_INT(N), KILN_ARG_BUFFER(sum));
+    read_back(sum, &total, sizeof total);
+    expect_near("sum_of_squares", &total, &expected, 1, 0, 1e-4);
+    kiln_buffer *buffers[] = {in, sum};
+    release_buffers(buffers, 2);
+    free(x);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+static void test_saxpy_vector_add_matrices(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "tutorial");
+    kiln_kernel *saxpy = test_kernel(program, "saxpy");
+    kiln_kernel *add = test_kernel(program, "vectorAdd");
+    kiln_kernel *matrices = test_kernel(program, "add_matrices");
+    enum { N = 100003, W = 37, H = 29 };
+    float *x = ARRAY(float, N), *y = ARRAY(float, N), *out = ARRAY(float, N);
+    double *expected = ARRAY(double, N);
+    test_random_floats(x, N, -2.0f, 2.0f);
+    test_random_floats(y, N, -2.0f, 2.0f);
+    float a = test_random_float(0.5f, 2.0f);
+    kiln_buffer *bx = test_buffer_from(context, x, N * sizeof(float));
+    kiln_buffer *by = test_buffer_from(context, y, N * sizeof(float));
+    kiln_buffer *bout = test_buffer(context, N * sizeof(float));
+    /* a grid-stride loop: fewer threads than elements */
+    LAUNCH(saxpy, KILN_DIM1(40), KILN_DIM1(128), 0, KILN_ARG_FLOAT(a),
+           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_ULONG(N));
+    read_back(by, out, N * sizeof(float));
+    for (int i = 0; i < N; ++i)
+        expected[i] = (double)a * x[i] + y[i];
+    expect_near("saxpy", out, expected, N, 1e-6, 1e-6);
+    LAUNCH(add, KILN_DIM1(blocks_for(N, 256)), KILN_DIM1(256), 0,
+           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bout),
+           KILN_ARG_INT(N));
+    read_back(bout, out, N * sizeof(float));
+    for (int i = 0; i < N; ++i)
+        expected[i] = 2.0 * x[i];
+    expect_near("vectorAdd", out, expected, N, 0, 0);
+    LAUNCH(matrices, KILN_DIM2(blocks_for(W, 16), blocks_for(H, 16)),
+           KILN_DIM2(16, 16), 0, KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bx),
+           KILN_ARG_BUFFER(bout), KILN_ARG_INT(W), KILN_ARG_INT(H));
+    read_back(bout, out, W * H * sizeof(float));
+    expect_near("add_matrices", out, expected, W * H, 0, 0);
+    kiln_buffer *buffers[] = {bx, by, bout};
+    release_buffers(buffers, 3);
+    free(x);
+    free(y);
+    free(out);
+    free(expected);
+    kiln_kernel_release(saxpy);
+    kiln_kernel_release(add);
+    kiln_kernel_release(matrices);
+    kiln_program_release(program);
+}
+
+/* ---- shared memory ------------------------------------------------------------------ */
+
+static void test_transpose_sgemm(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "shared");
+    kiln_kernel *transpose = test_kernel(program, "transposeCoalesced");
+    kiln_kernel *sgemm = test_kernel(program, "sgemm");
+    enum { W = 67, H = 45, M = 70, N = 50, K = 33 };
+    float *in = ARRAY(float, W * H), *out = ARRAY(float, W * H);
+    test_random_floats(in, W * H, -5.0f, 5.0f);
+    kiln_buffer *bin = test_buffer_from(context, in, W * H * sizeof(float));
+    kiln_buffer *bout = test_buffer(context, W * H * sizeof(float));
+    LAUNCH(transpose, KILN_DIM2(blocks_for(W, 16), blocks_for(H, 16)),
+           KILN_DIM2(16, 16), 0, KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bin),
+           KILN_ARG_INT(W), KILN_ARG_INT(H));
+    read_back(bout, out, W * H * sizeof(float));
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x)
+            if (out[x * H + y] != in[y * W + x])
+                fail_msg("transpose: out[%d][%d] = %g, expected %g", x, y,
+                         out[x * H + y], in[y * W + x]);
+
+    float *a = ARRAY(float, M * K), *b = ARRAY(float, K * N),
+          *c = ARRAY(float, M * N), *result = ARRAY(float, M * N);
+    double *expected = ARRAY(double, M * N);
+    test_random_floats(a, M * K, -1.0f, 1.0f);
+    test_random_floats(b, K * N, -1.0f, 1.0f);
+    test_random_floats(c, M * N, -1.0f, 1.0f);
+    float alpha = test_random_float(0.5f, 1.5f), beta = test_random_float(-1.0f, 1.0f);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int k = 0; k < K; ++k)
+                acc += (double)a[i * K + k] * b[k * N + j];
+            expected[i * N + j] = alpha * acc + (double)beta * c[i * N + j];
+        }
+    kiln_buffer *ba = test_buffer_from(context, a, M * K * sizeof(float));
+    kiln_buffer *bb = test_buffer_from(context, b, K * N * sizeof(float));
+    kiln_buffer *bc = test_buffer_from(context, c, M * N * sizeof(float));
+    LAUNCH(sgemm, KILN_DIM2(blocks_for(N, 16), blocks_for(M, 16)),
+           KILN_DIM2(16, 16), 0, KILN_ARG_INT(M), KILN_ARG_INT(N), KILN_ARG_INT(K),
+           KILN_ARG_FLOAT(alpha), KILN_ARG_BUFFER(ba), KILN_ARG_BUFFER(bb),
+           KILN_ARG_FLOAT(beta), KILN_ARG_BUFFER(bc));
+    read_back(bc, result, M * N * sizeof(float));
+    expect_near("sgemm", result, expected, M * N, 1e-4, 1e-4);
+    kiln_buffer *buffers[] = {bin, bout, ba, bb, bc};
+    release_buffers(buffers, 5);
+    free(in);
+    free(out);
+    free(a);
+    free(b);
+    free(c);
+    free(result);
+    free(expected);
+    kiln_kernel_release(transpose);
+    kiln_kernel_release(sgemm);
+    kiln_program_release(program);
+}
+
+static void test_reduce_scan(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "shared");
+    kiln_kernel *reduce = test_kernel(program, "reduce");
+    kiln_kernel *scan = test_kernel(program, "scan_block");
+    enum { N = 100000, B = 256 };
+    int *values = ARRAY(int, N);
+    test_random_ints(values, N, -1000, 1000);
+    size_t blocks = blocks_for(N, B);
+    int *partials = ARRAY(int, blocks);
+    kiln_buffer *in = test_buffer_from(context, values, N * sizeof(int));
+    kiln_buffer *out = test_buffer(context, blocks * sizeof(int));
+    /* extern __shared__ int sdata[], sized by the launch */
+    LAUNCH(reduce, KILN_DIM1(blocks), KILN_DIM1(B), B * sizeof(int),
+           KILN_ARG_BUFFER(in), KILN_ARG_BUFFER(out), KILN_ARG_UINT(N));
+    read_back(out, partials, blocks * sizeof(int));
+    for (size_t k = 0; k < blocks; ++k) {
+        int expected = 0;
+        for (size_t i = k * B; i < (k + 1) * B && i < N; ++i)
+            expected += values[i];
+        if (partials[k] != expected)
+            fail_msg("reduce: block %zu = %d, expected %d", k, partials[k],
+                     expected);
+    }
+    enum { S = 1000 };
+    float *x = ARRAY(float, S), *y = ARRAY(float, S);
+    double *expected = ARRAY(double, S);
+    test_random_floats(x, S, 0.0f, 1.0f);
+    kiln_buffer *bx = test_buffer_from(context, x, S * sizeof(float));
+    kiln_buffer *by = test_buffer(context, S * sizeof(float));
+    LAUNCH(scan, KILN_DIM1(blocks_for(S, B)), KILN_DIM1(B), 0,
+           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_INT(S));
+    read_back(by, y, S * sizeof(float));
+    for (int i = 0; i < S; ++i)
+        expected[i] = (i % B ? expected[i - 1] : 0.0) + x[i];
+    expect_near("scan_block", y, expected, S, 1e-5, 1e-5);
+    kiln_buffer *buffers[] = {in, out, bx, by};
+    release_buffers(buffers, 4);
+    free(values);
+    free(partials);
+    free(x);
+    free(y);
+    free(expected);
+    kiln_kernel_release(reduce);
+    kiln_kernel_release(scan);
+    kiln_program_release(program);
+}
+
+static void test_dynamic_shared(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "shared");
+    kiln_kernel *carve = test_kernel(program, "dynamic_carve");
+    kiln_kernel *reverse = test_kernel(program, "reverse_blocks");
+    enum { B = 128, G = 8, N = B * G };
+    float *in = ARRAY(float, N), *out = ARRAY(float, N);
+    double *expected = ARRAY(double, N);
+    int counts[G], expected_counts[G];
+    test_random_floats(in, N, -1.0f, 1.0f);
+    kiln_buffer *bin = test_buffer_from(context, in, N * sizeof(float));
+    kiln_buffer *bout = test_buffer(context, N * sizeof(float));
+    kiln_buffer *bcounts = test_buffer(context, sizeof counts);
+    /* three arrays carved from one allocation: floats, ints, bytes */
+    LAUNCH(carve, KILN_DIM1(G), KILN_DIM1(B), B * (sizeof(float) + sizeof(int) + 1),
+           KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bcounts));
+    read_back(bout, out, N * sizeof(float));
+    read_back(bcounts, counts, sizeof counts);
+    for (int g = 0; g < G; ++g) {
+        expected_counts[g] = 0;
+        for (int t = 0; t < B; ++t) {
+            int r = B - 1 - t;
+            expected[g * B + t] = in[g * B + r] * 2.0 + (r & 0xff);
+            expected_counts[g] += in[g * B + t] > 0.0f;
+        }
+    }
+    expect_near("dynamic_carve", out, expected, N, 1e-6, 1e-6);
+    expect_ints("dynamic_carve counts", counts, expected_counts, G);
+    /* file-scope extern __shared__, used by a __device__ helper */
+    LAUNCH(reverse, KILN_DIM1(G), KILN_DIM1(B), B * sizeof(float),
+           KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout));
+    read_back(bout, out, N * sizeof(float));
+    for (int g = 0; g < G; ++g)
+        for (int t = 0; t < B; ++t)
+            expected[g * B + t] = in[g * B + B - 1 - t];
+    expect_near("reverse_blocks", out, expected, N, 0, 0);
+    kiln_buffer *buffers[] = {bin, bout, bcounts};
+    release_buffers(buffers, 3);
+    free(in);
+    free(out);
+    free(expected);
+    kiln_kernel_release(carve);
+    kiln_kernel_release(reverse);
+    kiln_program_release(program);
+}
+
+static void test_histogram_and_helpers(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "shared");
+    kiln_kernel *histogram = test_kernel(program, "histogram256");
+    kiln_kernel *dots = test_kernel(program, "dots");
+    enum { N = 100000 };
+    unsigned char *data = ARRAY(unsigned char, N);
+    test_random_bytes(data, N);
+    unsigned hist[256], expected[256];
+    memset(expected, 0, sizeof expected);
+    for (int i = 0; i < N; ++i)
+        expected[data[i]]++;
+    kiln_buffer *bdata = test_buffer_from(context, data, N);
+    kiln_buffer *bhist = test_buffer(context, sizeof hist);
+    unsigned zero = 0;
+    TEST_OK(kiln_buffer_fill(bhist, 0, sizeof hist, &zero, sizeof zero));
+    LAUNCH(histogram, KILN_DIM1(32), KILN_DIM1(256), 0, KILN_ARG_BUFFER(bdata),
+           KILN_ARG_BUFFER(bhist), KILN_ARG_INT(N));
+    read_back(bhist, hist, sizeof hist);
+    expect_uints("histogram256", hist, expected, 256);
+
+    enum { B = 256, G = 4, P = B * G };
+    float *a = ARRAY(float, 3 * P), *b = ARRAY(float, 3 * P), out[P], sums[G];
+    double want[P], want_sums[G];
+    test_random_floats(a, 3 * P, -1.0f, 1.0f);
+    test_random_floats(b, 3 * P, -1.0f, 1.0f);
+    for (int g = 0; g < G; ++g) {
+        want_sums[g] = 0;
+        for (int t = 0; t < B; ++t) {
+            int i = g * B + t;
+            double ab = 0, bb = 0;
+            for (int c = 0; c < 3; ++c) {
+                ab += (double)a[3 * i + c] * b[3 * i + c];
+                bb += (double)b[3 * i + c] * b[3 * i + c];
+            }
+            want[i] = bb;
+            want_sums[g] += ab;
+        }
+    }
+    kiln_buffer *ba = test_buffer_from(context, a, 3 * P * sizeof(float));
+    kiln_buffer *bb = test_buffer_from(context, b, 3 * P * sizeof(float));
+    kiln_buffer *bout = test_buffer(context, sizeof out);
+    kiln_buffer *bsums = test_buffer(context, sizeof sums);
+    LAUNCH(dots, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(ba),
+           KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bsums));
+    read_back(bout, out, sizeof out);
+    read_back(bsums, sums, sizeof sums);
+    expect_near("dots (shared and global pointers)", out, want, P, 1e-5, 1e-5);
+    expect_near("dots (block_sum)", sums, want_sums, G, 1e-4, 1e-4);
+    kiln_buffer *buffers[] = {bdata, bhist, ba, bb, bout, bsums};
+    release_buffers(buffers, 6);
+    free(data);
+    free(a);
+    free(b);
+    kiln_kernel_release(histogram);
+    kiln_kernel_release(dots);
+    kiln_program_release(program);
+}
+
+/* ---- atomics -------------------------------------------------------------------------- */
+
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The old values that atomicAdd returned, sorted, must be the running
+ * sums of one order of the operands (positive steps: the order is the
+ * sorted one), ending at the final value. */
+static void expect_serial(const char *what, const double *olds,
+                          const double *steps, size_t n, double initial,
+                          double final)
+{
+    double *pairs = test_alloc(2 * n * sizeof *pairs);
+    for (size_t i = 0; i < n; ++i) {
+        pairs[2 * i] = olds[i];
+        pairs[2 * i + 1] = steps[i];
+    }
+    qsort(pairs, n, 2 * sizeof *pairs, compare_doubles);
+    double running = initial;
+    for (size_t k = 0; k < n; ++k) {
+        if (pairs[2 * k] != running)
+            fail_msg("%s: the %zu-th old value is %.17g, expected %.17g: "
+                     "not the values of one serial order",
+                     what, k, pairs[2 * k], running);
+        running += pairs[2 * k + 1];
+    }
+    if (final != running)
+        fail_msg("%s: final value %.17g, expected %.17g", what, final, running);
+    free(pairs);
+}
+
+static void test_atomic_returns(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "atomics_math");
+    kiln_kernel *kernel = test_kernel(program, "atomic_returns");
+    enum { N = 2048 };
+    float *fv = ARRAY(float, N), *fold = ARRAY(float, N);
+    int *iv = ARRAY(int, N), *iold = ARRAY(int, N);
+    unsigned long long *uold = ARRAY(unsigned long long, N);
+    double *olds = ARRAY(double, N), *steps = ARRAY(double, N);
+    /* small positive integers: every float sum is exact */
+    test_random_ints(iv, N, 1, 16);
+    for (int i = 0; i < N; ++i)
+        fv[i] = (float)iv[i];
+    float fsum = 3.0f;
+    int isum = -5;
+    unsigned long long usum = 7;
+    kiln_buffer *b[8] = {
+        test_buffer_from(context, &fsum, sizeof fsum),
+        test_buffer(context, N * sizeof(float)),
+        test_buffer_from(context, fv, N * sizeof(float)),
+        test_buffer_from(context, &isum, sizeof isum),
+        test_buffer(context, N * sizeof(int)),
+        test_buffer_from(context, iv, N * sizeof(int)),
+        test_buffer_from(context, &usum, sizeof usum),
+        test_buffer(context, N * sizeof(unsigned long long))};
+    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+           KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]), KILN_ARG_BUFFER(b[2]),
+           KILN_ARG_BUFFER(b[3]), KILN_ARG_BUFFER(b[4]), KILN_ARG_BUFFER(b[5]),
+           KILN_ARG_BUFFER(b[6]), KILN_ARG_BUFFER(b[7]), KILN_ARG_INT(N));
+    read_back(b[0], &fsum, sizeof fsum);
+    read_back(b[1], fold, N * sizeof(float));
+    read_back(b[3], &isum, sizeof isum);
+    read_back(b[4], iold, N * sizeof(int));
+    read_back(b[6], &usum, sizeof usum);
+    read_back(b[7], uold, N * sizeof(unsigned long long));
+    for (int i = 0; i < N; ++i) {
+        olds[i] = fold[i];
+        steps[i] = fv[i];
+    }
+    expect_serial("float atomicAdd", olds, steps, N, 3.0, fsum);
+    for (int i = 0; i < N; ++i)
+        olds[i] = iold[i];
+    expect_serial("int atomicAdd", olds, steps, N, -5.0, isum);
+    for (int i = 0; i < N; ++i) {
+        olds[i] = (double)(uold[i] - 7) / 8589934592.0;
+        steps[i] = iv[i];
+    }
+    expect_serial("unsigned long long atomicAdd", olds, steps, N, 0.0,
+                  (double)(usum - 7) / 8589934592.0);
+    release_buffers(b, 8);
+    free(fv);
+    free(fold);
+    free(iv);
+    free(iold);
+    free(uold);
+    free(olds);
+    free(steps);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+static void test_atomic_family(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "atomics_math");
+    kiln_kernel *family = test_kernel(program, "atomic_family");
+    kiln_kernel *cas = test_kernel(program, "cas_max");
+    kiln_kernel *count = test_kernel(program, "count_positive");
+    enum { N = 1000 };
+    int *values = ARRAY(int, N);
+    test_random_ints(values, N, -100000, 100000);
+    unsigned wrap = 0, down = 2, tickets[N];
+    int extremes[3] = {INT_MAX, INT_MIN, 0};
+    unsigned bits[4] = {0, 0xffffffffu, 0, 0};
+    kiln_buffer *b[6] = {test_buffer_from(context, &wrap, sizeof wrap),
+                         test_buffer(context, sizeof tickets),
+                         test_buffer_from(context, &down, sizeof down),
+                         test_buffer_from(context, extremes, sizeof extremes),
+                         test_buffer_from(context, bits, sizeof bits),
+                         test_buffer_from(context, values, N * sizeof(int))};
+    LAUNCH(family, KILN_DIM1(blocks_for(N, 64)), KILN_DIM1(64), 0,
+           KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]), KILN_ARG_BUFFER(b[2]),
+           KILN_ARG_BUFFER(b[3]), KILN_ARG_BUFFER(b[4]), KILN_ARG_BUFFER(b[5]),
+           KILN_ARG_INT(N));
+    read_back(b[0], &wrap, sizeof wrap);
+    read_back(b[1], tickets, sizeof tickets);
+    read_back(b[2], &down, sizeof down);
+    read_back(b[3], extremes, sizeof extremes);
+    read_back(b[4], bits, sizeof bits);
+    /* atomicInc(p, 9) counts 0..9 and wraps: each ticket 100 times */
+    unsigned seen[10] = {0};
+    for (int i = 0; i < N; ++i) {
+        if (tickets[i] > 9)
+            fail_msg("atomicInc returned %u, past its bound 9", tickets[i]);
+        seen[tickets[i]]++;
+    }
+    for (int v = 0; v < 10; ++v)
+        if (seen[v] != N / 10)
+            fail_msg("atomicInc: ticket %d handed out %u times, expected %d",
+                     v, seen[v], N / 10);
+    int min = INT_MAX, max = INT_MIN;
+    for (int i = 0; i < N; ++i) {
+        min = values[i] < min ? values[i] : min;
+        max = values[i] > max ? values[i] : max;
+    }
+    unsigned want_wrap = 0, want_down = 2;
+    int want_extremes[3] = {min, max, -N};
+    unsigned want_bits[4] = {0xffffffffu, 0, 0xffffff00u, 7};
+    expect_uints("atomicInc final", &wrap, &want_wrap, 1);
+    expect_uints("atomicDec final", &down, &want_down, 1);
+    expect_ints("atomicMin/Max/Sub", extremes, want_extremes, 3);
+    expect_uints("atomicOr/And/Xor/Exch", bits, want_bits, 4);
+
+    float *f = ARRAY(float, N);
+    test_random_floats(f, N, -50.0f, 50.0f);
+    float result = -INFINITY, want = -INFINITY;
+    unsigned positives = 0, want_positives = 0;
+    for (int i = 0; i < N; ++i) {
+        want = f[i] > want ? f[i] : want;
+        want_positives += f[i] > 0.0f;
+    }
+    kiln_buffer *bf = test_buffer_from(context, f, N * sizeof(float));
+    kiln_buffer *bresult = test_buffer_from(context, &result, sizeof result);
+    kiln_buffer *bcount = test_buffer_from(context, &positives, sizeof positives);
+    LAUNCH(cas, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+           KILN_ARG_BUFFER(bf), KILN_ARG_BUFFER(bresult), KILN_ARG_INT(N));
+    LAUNCH(count, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+           KILN_ARG_BUFFER(bf), KILN_ARG_BUFFER(bcount), KILN_ARG_INT(N));
+    read_back(bresult, &result, sizeof result);
+    read_back(bcount, &positives, sizeof positives);
+    if (result != want)
+        fail_msg("atomicCAS loop maximum: %g, expected %g", result, want);
+    expect_uints("shared-memory atomicAdd count", &positives, &want_positives, 1);
+    release_buffers(b, 6);
+    kiln_buffer *more[] = {bf, bresult, bcount};
+    release_buffers(more, 3);
+    free(values);
+    free(f);
+    kiln_kernel_release(family);
+    kiln_kernel_release(cas);
+    kiln_kernel_release(count);
+    kiln_program_release(program);
+}
+
+/* ---- math ------------------------------------------------------------------------------ */
+
+static void test_math(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "atomics_math");
+    kiln_kernel *kf = test_kernel(program, "math_float");
+    kiln_kernel *ki = test_kernel(program, "math_integer");
+    enum { N = 512 };
+    float *x = ARRAY(float, N), *y = ARRAY(float, N), *out = ARRAY(float, 12 * N);
+    double *want = ARRAY(double, 12 * N);
+    test_random_floats(x, N, -4.0f, 4.0f);
+    test_random_floats(y, N, -4.0f, 4.0f);
+    for (int i = 0; i < N; ++i) {
+        double a = x[i], b = y[i];
+        double *w = want + 12 * i;
+        w[0] = sin(a) + cos(b);
+        w[1] = exp(a * 0.5) - log(fabs(b) + 1.0);
+        w[2] = sqrt(fabs(a)) / sqrt(fabs(b) + 1.0);
+        w[3] = a * b + 1.5;
+        w[4] = exp(a * 0.25);
+        w[5] = a / (b + 8.0);
+        w[6] = pow(fabs(a) + 0.5, 1.5);
+        w[7] = a + b;
+        w[8] = floor(a) + ceil(b) + trunc((double)(float)(x[i] * 3.0f)) +
+               round((double)(float)(y[i] * 3.0f));
+        w[9] = atan2(a, b) + tanh(a * 0.1);
+        w[10] = sin(a) + log(fabs(b) + 2.0);
+        w[11] = exp2(a * 0.1) + log2(fabs(b) + 1.0) + (a < 0 ? 0 : a > 1 ? 1 : a);
+    }
+    kiln_buffer *bx = test_buffer_from(context, x, N * sizeof(float));
+    kiln_buffer *by = test_buffer_from(context, y, N * sizeof(float));
+    kiln_buffer *bout = test_buffer(context, 12 * N * sizeof(float));
+    LAUNCH(kf, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_BUFFER(bout),
+           KILN_ARG_INT(N));
+    read_back(bout, out, 12 * N * sizeof(float));
+    /* CUDA's fast intrinsics (__expf, __sinf, __logf, __fdividef) are
+     * approximations: a tolerance that catches a wrong function, not
+     * rounding. */
+    expect_near("math_float", out, want, 12 * N, 2e-3, 2e-3);
+
+    unsigned *u = ARRAY(unsigned, N);
+    int *s = ARRAY(int, N), *iout = ARRAY(int, 10 * N), *iwant = ARRAY(int, 10 * N);
+    for (int i = 0; i < N; ++i)
+        u[i] = (unsigned)test_random_u64() >> (i % 32);
+    u[0] = 0;
+    test_random_ints(s, N, -100000, 100000);
+    s[1] = 0;
+    for (int i = 0; i < N; ++i) {
+        unsigned a = u[i];
+        int b = s[i];
+        int *w = iwant + 10 * i;
+        w[0] = __builtin_popcount(a);
+        w[1] = a == 0 ? 32 : __builtin_clz(a);
+        w[2] = __builtin_ffs(b);
+        unsigned r = 0;
+        for (int k = 0; k < 32; ++k)
+            r |= ((a >> k) & 1u) << (31 - k);
+        w[3] = (int)r;
+        w[4] = b * 1000;
+        w[5] = (int)(unsigned)(((unsigned long long)a * 2654435761u) >> 32);
+        w[6] = (b < 5 ? b : 5) + (b > -5 ? b : -5);
+        w[7] = abs(b) - 100;
+        w[8] = __builtin_popcountll((unsigned long long)a << 20 | a);
+        w[9] = (int)((a < 1000u ? a : 1000u) + (a > 1000u ? a : 1000u) % 7u);
+    }
+    kiln_buffer *bu = test_buffer_from(context, u, N * sizeof(unsigned));
+    kiln_buffer *bs = test_buffer_from(context, s, N * sizeof(int));
+    kiln_buffer *biout = test_buffer(context, 10 * N * sizeof(int));
+    LAUNCH(ki, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+           KILN_ARG_BUFFER(bu), KILN_ARG_BUFFER(bs), KILN_ARG_BUFFER(biout),
+           KILN_ARG_INT(N));
+    read_back(biout, iout, 10 * N * sizeof(int));
+    expect_ints("math_integer", iout, iwant, 10 * N);
+    kiln_buffer *buffers[] = {bx, by, bout, bu, bs, biout};
+    release_buffers(buffers, 6);
+    free(x);
+    free(y);
+    free(out);
+    free(want);
+    free(u);
+    free(s);
+    free(iout);
+    free(iwant);
+    kiln_kernel_release(kf);
+    kiln_kernel_release(ki);
+    kiln_program_release(program);
+}
+
+static void test_double(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_device_info info;
+    TEST_OK(kiln_context_device_info(context, &info));
+    if (!info.supports_double) {
+        printf("# %s has no double precision\n", info.name);
+        skip();
+    }
+    kiln_program *program = cuda_program(context, "atomics_math");
+    kiln_kernel *kernel = test_kernel(program, "double_sum");
+    enum { N = 1000 };
+    double x[N], fma_out[N], total = 0.5, want = 0.5;
+    test_random_doubles(x, N, -1.0, 1.0);
+    for (int i = 0; i < N; ++i)
+        want += x[i];
+    kiln_buffer *bx = test_buffer_from(context, x, sizeof x);
+    kiln_buffer *bt = test_buffer_from(context, &total, sizeof total);
+    kiln_buffer *bf = test_buffer(context, sizeof fma_out);
+    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bt), KILN_ARG_BUFFER(bf),
+           KILN_ARG_INT(N));
+    read_back(bt, &total, sizeof total);
+    read_back(bf, fma_out, sizeof fma_out);
+    if (fabs(total - want) > 1e-9)
+        fail_msg("double atomicAdd: %.17g, expected %.17g", total, want);
+    for (int i = 0; i < N; ++i) {
+        double w = fma(x[i], 3.0, 0.25) + sqrt(fabs(x[i]));
+        if (fabs(fma_out[i] - w) > 1e-12)
+            fail_msg("double math[%d]: %.17g, expected %.17g", i, fma_out[i], w);
+    }
+    kiln_buffer *buffers[] = {bx, bt, bf};
+    release_buffers(buffers, 3);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+/* ---- types ---------------------------------------------------------------------------------- */
+
+typedef struct host_float3 {
+    float x, y, z;
+} host_float3;
+
+typedef struct host_particle {
+    host_float3 position;
+    float mass;
+    int id;
+} host_particle;
+
+static void test_float3_and_structs(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "types");
+    kiln_kernel *kernel = test_kernel(program, "particles");
+    enum { N = 300 };
+    _Static_assert(sizeof(host_float3) == 12, "CUDA's float3 is 12 bytes");
+    _Static_assert(sizeof(host_particle) == 20, "float3, float, int");
+    host_float3 *pos = ARRAY(host_float3, N), *vel = ARRAY(host_float3, N),
+                *out = ARRAY(host_float3, N);
+    host_particle *ps = ARRAY(host_particle, N), *ps_out = ARRAY(host_particle, N);
+    test_random_floats((float *)pos, 3 * N, -10.0f, 10.0f);
+    test_random_floats((float *)vel, 3 * N, -1.0f, 1.0f);
+    for (int i = 0; i < N; ++i) {
+        ps[i].position = pos[(i * 7) % N];
+        ps[i].mass = test_random_float(0.5f, 2.0f);
+        ps[i].id = i;
+    }
+    float dt = 0.125f;
+    kiln_buffer *b[4] = {test_buffer_from(context, pos, N * sizeof *pos),
+                         test_buffer_from(context, vel, N * sizeof *vel),
+                         test_buffer(context, N * sizeof *out),
+                         test_buffer_from(context, ps, N * sizeof *ps)};
+    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 64)), KILN_DIM1(64), 0,
+           KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]), KILN_ARG_BUFFER(b[2]),
+           KILN_ARG_BUFFER(b[3]), KILN_ARG_FLOAT(dt), KILN_ARG_INT(N));
+    read_back(b[2], out, N * sizeof *out);
+    read_back(b[3], ps_out, N * sizeof *ps_out);
+    for (int i = 0; i < N; ++i) {
+        host_float3 step = {vel[i].x * dt, vel[i].y * dt, vel[i].z * dt};
+        host_float3 want = {pos[i].x + step.x, pos[i].y + step.y, pos[i].z + step.z};
+        if (memcmp(&out[i], &want, sizeof want) != 0)
+            fail_msg("float3 array: element %d = (%g %g %g), expected "
+                     "(%g %g %g)",
+                     i, out[i].x, out[i].y, out[i].z, want.x, want.y, want.z);
+        host_particle p = ps[i];
+        p.position.x += step.x;
+        p.position.y += step.y;
+        p.position.z += step.z;
+        p.mass = p.mass * p.mass;
+        p.id += 1000;
+        if (memcmp(&ps_out[i], &p, sizeof p) != 0)
+            fail_msg("struct with float3: particle %d = {(%g %g %g) %g %d}, "
+                     "expected {(%g %g %g) %g %d}",
+                     i, ps_out[i].position.x, ps_out[i].position.y,
+                     ps_out[i].position.z, ps_out[i].mass, ps_out[i].id,
+                     p.position.x, p.position.y, p.position.z, p.mass, p.id);
+    }
+    release_buffers(b, 4);
+    free(pos);
+    free(vel);
+    free(out);
+    free(ps);
+    free(ps_out);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+static void test_vectors(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "types");
+    kiln_kernel *kernel = test_kernel(program, "vectors");
+    enum { N = 200 };
+    float *a = ARRAY(float, 4 * N), *fo = ARRAY(float, 4 * N);
+    int *b = ARRAY(int, 2 * N), *io = ARRAY(int, 2 * N);
+    unsigned char *c = ARRAY(unsigned char, 4 * N), *co = ARRAY(unsigned char, 4 * N);
+    test_random_floats(a, 4 * N, -3.0f, 3.0f);
+    test_random_ints(b, 2 * N, -1000, 1000);
+    test_random_bytes(c, 4 * N);
+    kiln_buffer *buf[6] = {test_buffer_from(context, a, 16 * N),
+                           test_buffer_from(context, b, 8 * N),
+                           test_buffer_from(context, c, 4 * N),
+                           test_buffer(context, 16 * N), test_buffer(context, 8 * N),
+                           test_buffer(context, 4 * N)};
+    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 64)), KILN_DIM1(64), 0,
+           KILN_ARG_BUFFER(buf[0]), KILN_ARG_BUFFER(buf[1]), KILN_ARG_BUFFER(buf[2]),
+           KILN_ARG_BUFFER(buf[3]), KILN_ARG_BUFFER(buf[4]), KILN_ARG_BUFFER(buf[5]),
+           KILN_ARG_INT(N));
+    read_back(buf[3], fo, 16 * N);
+    read_back(buf[4], io, 8 * N);
+    read_back(buf[5], co, 4 * N);
+    for (int i = 0; i < N; ++i) {
+        const float *v = a + 4 * i;
+        float want[4] = {v[0] + v[3], v[1] * 2.0f, v[2] - v[0], v[3]};
+        if (memcmp(fo + 4 * i, want, sizeof want) != 0)
+            fail_msg("float4 %d: (%g %g %g %g), expected (%g %g %g %g)", i,
+                     fo[4 * i], fo[4 * i + 1], fo[4 * i + 2], fo[4 * i + 3],
+                     want[0], want[1], want[2], want[3]);
+        int iw[2] = {b[2 * i + 1], b[2 * i] + b[2 * i + 1]};
+        expect_ints("int2", io + 2 * i, iw, 2);
+        unsigned char cw[4] = {c[4 * i + 3], c[4 * i + 2], c[4 * i + 1],
+                               (unsigned char)(c[4 * i] + 1)};
+        if (memcmp(co + 4 * i, cw, 4) != 0)
+            fail_msg("uchar4 %d: %u %u %u %u, expected %u %u %u %u", i,
+                     co[4 * i], co[4 * i + 1], co[4 * i + 2], co[4 * i + 3],
+                     cw[0], cw[1], cw[2], cw[3]);
+    }
+    release_buffers(buf, 6);
+    free(a);
+    free(fo);
+    free(b);
+    free(io);
+    free(c);
+    free(co);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+typedef struct host_params {
+    float scale;
+    float offset;
+    int mode;
+} host_params;
+
+static void test_constant_table_and_structs(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "types");
+    kiln_kernel *kernel = test_kernel(program, "blur");
+    enum { N = 333 };
+    static const double weights[5] = {0.0625, 0.25, 0.375, 0.25, 0.0625};
+    float *in = ARRAY(float, N), *out = ARRAY(float, N);
+    double *want = ARRAY(double, N);
+    test_random_floats(in, N, -1.0f, 1.0f);
+    host_params params = {test_random_float(0.5f, 2.0f),
+                          test_random_float(-1.0f, 1.0f), 2};
+    kiln_buffer *bin = test_buffer_from(context, in, N * sizeof(float));
+    kiln_buffer *bout = test_buffer(context, N * sizeof(float));
+    for (int mode = 1; mode <= 2; ++mode) {
+        LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+               KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout),
+               KILN_ARG_VALUE(&params, sizeof params), KILN_ARG_INT(mode),
+               KILN_ARG_INT(N));
+        read_back(bout, out, N * sizeof(float));
+        for (int i = 0; i < N; ++i) {
+            double acc = 0;
+            for (int k = -2; k <= 2; ++k) {
+                int j = i + k < 0 ? 0 : i + k > N - 1 ? N - 1 : i + k;
+                acc += weights[k + 2] * in[j];
+            }
+            want[i] = mode == 2 ? acc * params.scale + params.offset * 0.5
+                                : acc + params.offset;
+        }
+        expect_near(mode == 2 ? "blur (scale)" : "blur (add)", out, want, N,
+                    1e-5, 1e-5);
+    }
+    kiln_buffer *buffers[] = {bin, bout};
+    release_buffers(buffers, 2);
+    free(in);
+    free(out);
+    free(want);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+static void test_globals(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "types");
+    kiln_kernel *kernel = test_kernel(program, "use_globals");
+    enum { N = 500 };
+    int lookup[8], *index = ARRAY(int, N), *out = ARRAY(int, N);
+    float *biased = ARRAY(float, N);
+    test_random_ints(lookup, 8, -1000000, 1000000);
+    test_random_ints(index, N, 0, 1 << 20);
+    /* __constant__ int lookup[8], written by the host */
+    kiln_buffer *table = NULL, *bias = NULL, *launches = NULL, *weights = NULL;
+    TEST_OK(kiln_program_get_global(program, "lookup", &table));
+    size_t size = 0;
+    TEST_OK(kiln_buffer_size(table, &size));
+    if (size != sizeof lookup)
+        fail_msg("lookup has %zu bytes, expected %zu", size, sizeof lookup);
+    TEST_OK(kiln_buffer_write(table, 0, lookup, sizeof lookup));
+    /* an initialised __constant__ table reads back its values */
+    TEST_OK(kiln_program_get_global(program, "weights", &weights));
+    float w[5];
+    TEST_OK(kiln_buffer_read(weights, 0, w, sizeof w));
+    if (w[0] != 0.0625f || w[2] != 0.375f || w[4] != 0.0625f)
+        fail_msg("weights read back as %g %g %g %g %g", w[0], w[1], w[2], w[3],
+                 w[4]);
+    kiln_buffer *bindex = test_buffer_from(context, index, N * sizeof(int));
+    kiln_buffer *bout = test_buffer(context, N * sizeof(int));
+    kiln_buffer *bbiased = test_buffer(context, N * sizeof(float));
+    TEST_OK(kiln_program_get_global(program, "launches", &launches));
+    unsigned zero = 0;
+    TEST_OK(kiln_buffer_write(launches, 0, &zero, sizeof zero));
+    for (int round = 0; round < 2; ++round) {
+        /* round 0: bias's initial value; round 1: one the host wrote */
+        float bias_value = round == 0 ? 1.5f : test_random_float(2.0f, 3.0f);
+        if (round == 1) {
+            TEST_OK(kiln_program_get_global(program, "bias", &bias));
+            TEST_OK(kiln_buffer_write(bias, 0, &bias_value, sizeof bias_value));
+        }
+        LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
+               KILN_ARG_BUFFER(bindex), KILN_ARG_BUFFER(bout),
+               KILN_ARG_BUFFER(bbiased), KILN_ARG_INT(N));
+        read_back(bout, out, N * sizeof(int));
+        read_back(bbiased, biased, N * sizeof(float));
+        for (int i = 0; i < N; ++i) {
+            if (out[i] != lookup[index[i] & 7])
+                fail_msg("__constant__ lookup: out[%d] = %d, expected %d", i,
+                         out[i], lookup[index[i] & 7]);
+            if (biased[i] != (float)i + bias_value)
+                fail_msg("__device__ bias (round %d): %g, expected %g", round,
+                         biased[i], (float)i + bias_value);
+        }
+    }
+    unsigned count = 0;
+    TEST_OK(kiln_buffer_read(launches, 0, &count, sizeof count));
+    if (count != 2)
+        fail_msg("__device__ launches = %u, expected 2", count);
+    kiln_buffer *missing = NULL;
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_get_global(program, "no_such_variable", &missing));
+    TEST_ERROR_MENTIONS("no_such_variable");
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_get_global(program, NULL, &missing));
+    /* the buffers keep the program alive */
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+    TEST_OK(kiln_buffer_read(table, 0, lookup, sizeof lookup));
+    kiln_buffer *buffers[] = {table, bias, launches, weights, bindex, bout, bbiased};
+    release_buffers(buffers, 7);
+    free(index);
+    free(out);
+    free(biased);
+}
+
+static void test_grids_and_scalars(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "types");
+    kiln_kernel *grid = test_kernel(program, "grid3d");
+    kiln_kernel *scalars = test_kernel(program, "scalars");
+    kiln_kernel *hello = test_kernel(program, "hello");
+    kiln_kernel *host_device = test_kernel(program, "host_device");
+    enum { NX = 19, NY = 11, NZ = 5 };
+    unsigned *out = ARRAY(unsigned, NX * NY * NZ);
+    kiln_buffer *bout = test_buffer(context, NX * NY * NZ * sizeof(unsigned));
+    LAUNCH(grid, KILN_DIM3(blocks_for(NX, 8), blocks_for(NY, 4), blocks_for(NZ, 2)),
+           KILN_DIM3(8, 4, 2), 0, KILN_ARG_BUFFER(bout), KILN_ARG_INT(NX),
+           KILN_ARG_INT(NY), KILN_ARG_INT(NZ));
+    read_back(bout, out, NX * NY * NZ * sizeof(unsigned));
+    for (unsigned z = 0; z < NZ; ++z)
+        for (unsigned y = 0; y < NY; ++y)
+            for (unsigned x = 0; x < NX; ++x) {
+                unsigned want = x | (y << 10) | (z << 20);
+                unsigned got = out[(z * NY + y) * NX + x];
+                if (got != want)
+                    fail_msg("grid3d (%u,%u,%u) = 0x%x, expected 0x%x", x, y, z,
+                             got, want);
+            }
+    enum { C = 777 };
+    unsigned long long *v = ARRAY(unsigned long long, C);
+    unsigned long long base = test_random_u64();
+    long long step = (long long)(test_random_u64() >> 20) - (1ll << 43);
+    double scale = test_random_float(1.0f, 100.0f);
+    kiln_buffer *bv = test_buffer(context, C * sizeof *v);
+    for (int negate = 0; negate < 2; ++negate) {
+        unsigned char flag = (unsigned char)negate;
+        LAUNCH(scalars, KILN_DIM1(blocks_for(C, 64)), KILN_DIM1(64), 0,
+               KILN_ARG_BUFFER(bv), KILN_ARG_ULONG(C), KILN_ARG_VALUE(&flag, 1),
+               KILN_ARG_ULONG(base), KILN_ARG_LONG(step), KILN_ARG_DOUBLE(scale));
+        read_back(bv, v, C * sizeof *v);
+        for (unsigned long long i = 0; i < C; ++i) {
+            unsigned long long want = base + i * (unsigned long long)step;
+            if (negate)
+                want = ~want;
+            want += (unsigned long long)((int)scale + 1ull);
+            if (v[i] != want)
+                fail_msg("scalars (negate %d) [%llu] = %llu, expected %llu",
+                         negate, i, v[i], want);
+        }
+    }
+    int ids[32], want_ids[32];
+    kiln_buffer *bids = test_buffer(context, sizeof ids);
+    LAUNCH(hello, KILN_DIM1(1), KILN_DIM1(32), 0, KILN_ARG_BUFFER(bids));
+    read_back(bids, ids, sizeof ids);
+    for (int i = 0; i < 32; ++i)
+        want_ids[i] = i;
+    expect_ints("hello (printf)", ids, want_ids, 32);
+    float x[100], y[100];
+    double want[100];
+    test_random_floats(x, 100, -2.0f, 2.0f);
+    kiln_buffer *bx = test_buffer_from(context, x, sizeof x);
+    kiln_buffer *by = test_buffer(context, sizeof y);
+    LAUNCH(host_device, KILN_DIM1(2), KILN_DIM1(64), 0, KILN_ARG_BUFFER(bx),
+           KILN_ARG_BUFFER(by), KILN_ARG_INT(100));
+    read_back(by, y, sizeof y);
+    for (int i = 0; i < 100; ++i)
+        want[i] = ((2.0 * x[i] - 3.0) * x[i] + 0.5) * x[i] + 1.0;
+    expect_near("__host__ __device__", y, want, 100, 1e-5, 1e-5);
+    kiln_buffer *buffers[] = {bout, bv, bids, bx, by};
+    release_buffers(buffers, 5);
+    free(out);
+    free(v);
+    kiln_kernel_release(grid);
+    kiln_kernel_release(scalars);
+    kiln_kernel_release(hello);
+    kiln_kernel_release(host_device);
+    kiln_program_release(program);
+}
+
+/* ---- what Kiln reads of CUDA C --------------------------------------------------------------- */
+
+static void expect_param(kiln_kernel *kernel, size_t index, kiln_param_kind kind,
+                         size_t size, const char *name, const char *type)
+{
+    kiln_param_info info;
+    TEST_OK(kiln_kernel_param_info(kernel, index, &info));
+    if (info.kind != kind || info.size != size || strcmp(info.name, name) != 0 ||
+        strcmp(info.type_name, type) != 0)
+        fail_msg("parameter %zu: kind %d, %zu bytes, '%s' of '%s'; expected "
+                 "kind %d, %zu bytes, '%s' of '%s'",
+                 index, (int)info.kind, info.size, info.name, info.type_name,
+                 (int)kind, size, name, type);
+}
+
+static void test_signatures(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "tutorial");
+    kiln_kernel *saxpy = test_kernel(program, "saxpy");
+    size_t count = 0;
+    TEST_OK(kiln_kernel_param_count(saxpy, &count));
+    if (count != 4)
+        fail_msg("saxpy has %zu parameters, expected 4", count);
+    expect_param(saxpy, 0, KILN_PARAM_VALUE, 4, "a", "float");
+    expect_param(saxpy, 1, KILN_PARAM_BUFFER, 8, "x", "float*");
+    expect_param(saxpy, 2, KILN_PARAM_BUFFER, 8, "y", "float*");
+    expect_param(saxpy, 3, KILN_PARAM_VALUE, 8, "n", "size_t");
+    kiln_buffer *buffer = test_buffer(context, 64);
+    kiln_launch_config config = {.grid = KILN_DIM1(1), .block = KILN_DIM1(4)};
+    /* a buffer is no size_t, a double no float */
+    kiln_arg wrong_kind[] = {KILN_ARG_FLOAT(1.0f), KILN_ARG_BUFFER(buffer),
+                             KILN_ARG_BUFFER(buffer), KILN_ARG_BUFFER(buffer)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_KIND, kiln_launch(saxpy, &config, 4, wrong_kind));
+    kiln_arg wrong_size[] = {KILN_ARG_DOUBLE(1.0), KILN_ARG_BUFFER(buffer),
+                             KILN_ARG_BUFFER(buffer), KILN_ARG_ULONG(4)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_SIZE, kiln_launch(saxpy, &config, 4, wrong_size));
+    kiln_arg wrong_buffer[] = {KILN_ARG_FLOAT(1.0f), KILN_ARG_ULONG(0),
+                               KILN_ARG_BUFFER(buffer), KILN_ARG_ULONG(4)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_KIND, kiln_launch(saxpy, &config, 4, wrong_buffer));
+
+    /* every kernel listed, by its C name, extern "C" or not */
+    static const char *const expected[] = {"doublify", "multiply_them",
+                                           "doublify_shared", "sum_of_squares",
+                                           "saxpy", "vectorAdd", "add_matrices"};
+    size_t kernels = 0;
+    TEST_OK(kiln_program_kernel_count(program, &kernels));
+    if (kernels != sizeof expected / sizeof expected[0])
+        fail_msg("tutorial.cu lists %zu kernels, expected %zu", kernels,
+                 sizeof expected / sizeof expected[0]);
+    for (size_t e = 0; e < kernels; ++e) {
+        int found = 0;
+        for (size_t k = 0; k < kernels; ++k) {
+            const char *name = NULL;
+            TEST_OK(kiln_program_kernel_name(program, k, &name));
+            found |= strcmp(name, expected[e]) == 0;
+        }
+        if (!found)
+            fail_msg("kernel '%s' is not listed", expected[e]);
+    }
+    kiln_buffer_release(buffer);
+    kiln_kernel_release(saxpy);
+    kiln_program_release(program);
+
+    /* a program with variables lists only the user's kernels */
+    program = cuda_program(context, "types");
+    TEST_OK(kiln_program_kernel_count(program, &kernels));
+    for (size_t k = 0; k < kernels; ++k) {
+        const char *name = NULL;
+        TEST_OK(kiln_program_kernel_name(program, k, &name));
+        if (strncmp(name, "__kiln", 6) == 0)
+            fail_msg("an internal kernel is listed: %s", name);
+    }
+    if (kernels != 8)
+        fail_msg("types.cu lists %zu kernels, expected 8", kernels);
+    kiln_kernel *particles = test_kernel(program, "particles");
+    expect_param(particles, 0, KILN_PARAM_BUFFER, 8, "pos", "float3*");
+    expect_param(particles, 4, KILN_PARAM_VALUE, 4, "dt", "float");
+    kiln_kernel_release(particles);
+    kiln_program_release(program);
+}
+
+/* ---- what the OpenCL translation refuses ------------------------------------------------------ */
+
+static void test_refusals(void **state)
+{
+    kiln_context *context = test_context(state);
+    if (strcmp(test_backend(state), "opencl") != 0) {
+        printf("# the CUDA backend compiles these natively\n");
+        skip();
+    }
+    static const struct {
+        const char *source;
+        const char *mentions;
+    } cases[] = {
+        {"template <typename T>\n__global__ void k(T *a) { a[0] = 1; }\n",
+         "templates"},
+        {"class Box { public: float v; };\n__global__ void k(float *a) {}\n",
+         "classes"},
+        {"__device__ void set(float &r) { r = 1; }\n"
+         "__global__ void k(float *a) { set(a[0]); }\n",
+         "references"},
+        {"__global__ void k(float *a) {\n"
+         "  auto f = [=](float x) { return x; };\n  a[0] = f(1);\n}\n",
+         "type deduction"},
+        {"__global__ void k(float *a) {\n"
+         "  float v = a[threadIdx.x];\n"
+         "  v += __shfl_down_sync(0xffffffff, v, 1);\n  a[0] = v;\n}\n",
+         "warp shuffles"},
+        {"__global__ void k(int *a) {\n  a[0] = __ballot_sync(~0u, a[1]);\n}\n",
+         "warp votes"},
+        {"#include <cooperative_groups.h>\n__global__ void k(int *a) {}\n",
+         "CUDA library headers"},
+        {"__global__ void k(float *a, cudaTextureObject_t t) {\n"
+         "  a[0] = tex1Dfetch<float>(t, 0);\n}\n",
+         "textures"},
+        {"__global__ void child(float *a) { a[0] = 1; }\n"
+         "__global__ void parent(float *a) {\n  child<<<1, 1>>>(a);\n}\n",
+         "dynamic parallelism"},
+        {"__global__ void k(unsigned *a) {\n"
+         "  unsigned lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+         "  a[0] = lane;\n}\n",
+         "inline PTX"},
+        {"namespace kiln { __device__ int one() { return 1; } }\n"
+         "__global__ void k(int *a) { a[0] = kiln::one(); }\n",
+         "namespaces"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                      .source_name = "refused.cu"};
+        kiln_program *program = NULL;
+        kiln_status status = kiln_program_build_with(context, cases[c].source, 0,
+                                                     &options, &program);
+        if (status != KILN_ERR_TRANSLATION)
+            fail_msg("case %zu: %s, expected KILN_ERR_TRANSLATION (%s)", c,
+                     kiln_status_name(status), kiln_last_error());
+        if (strstr(kiln_last_error(), cases[c].mentions) == NULL ||
+            strstr(kiln_last_error(), "refused.cu:") == NULL)
+            fail_msg("case %zu: the error does not name '%s' and the line: %s",
+                     c, cases[c].mentions, kiln_last_error());
+    }
+    /* headers whose device side the translation provides are accepted */
+    static const char accepted[] =
+        "#include <cuda_runtime.h>\n#include <stdio.h>\n#include <math.h>\n"
+        "__global__ void k(float *a) { a[threadIdx.x] = sqrtf(2.0f); }\n";
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, accepted, 0, &options, &program));
+    kiln_program_release(program);
+}
+
+int main(void)
+{
+    static const kiln_test tests[] = {
+        KILN_TEST(test_doublify),
+        KILN_TEST(test_multiply_them),
+        KILN_TEST(test_sum_of_squares),
+        KILN_TEST(test_saxpy_vector_add_matrices),
+        KILN_TEST(test_transpose_sgemm),
+        KILN_TEST(test_reduce_scan),
+        KILN_TEST(test_dynamic_shared),
+        KILN_TEST(test_histogram_and_helpers),
+        KILN_TEST(test_atomic_returns),
+        KILN_TEST(test_atomic_family),
+        KILN_TEST(test_math),
+        KILN_TEST(test_double),
+        KILN_TEST(test_float3_and_structs),
+        KILN_TEST(test_vectors),
+        KILN_TEST(test_constant_table_and_structs),
+        KILN_TEST(test_globals),
+        KILN_TEST(test_grids_and_scalars),
+        KILN_TEST(test_signatures),
+        KILN_TEST(test_refusals),
+    };
+    return kiln_test_main("cuda_c", tests, sizeof tests / sizeof tests[0]);
+}
