@@ -1,6 +1,7 @@
 /*
- * kiln-compare: differential testing of an OpenCL C file on two backends
- * or devices.  Every kernel (or those named with -k) is launched on side a
+ * kiln-compare: differential testing of an OpenCL C file (or a CUDA C
+ * file: FILE.cu, natively on CUDA and translated to OpenCL C on OpenCL)
+ * on two backends or devices.  Every kernel (or those named with -k) is launched on side a
  * and on side b with identical, seeded random inputs; every buffer is read
  * back from both and compared element by element, by type.  The point is
  * to show that a kernel computes the same on CUDA (through Kiln's
@@ -100,7 +101,7 @@ static void usage(FILE *out)
             "                    [-g GLOBAL] [-l LOCAL] [-s SEED] "
             "[-t REL_TOLERANCE]\n"
             "                    [-D NAME[=VALUE]]... [-I DIR]... "
-            "[-A OPTION]... [-B OPTION]... [-v] FILE.cl\n"
+            "[-A OPTION]... [-B OPTION]... [-v] FILE.cl|FILE.cu\n"
             "Runs the kernels of FILE.cl on two backends (default a = cuda, "
             "b = opencl,\ndevice 0 each) with identical random inputs and "
             "compares every buffer.\n"
@@ -223,6 +224,11 @@ static const struct {
 
 static const element_type bytes_type = {ELEMENT_BYTES, 1, 1, 1};
 
+/* CUDA C (FILE.cu, FILE.cuh): its type names and CUDA's layout of
+ * 3-component vectors (12-byte float3), and each launch gets dynamic shared
+ * memory for extern __shared__. */
+static bool cuda_source;
+
 /* The type of an OpenCL type name ("const float*" pointing at floats with
  * `pointer`, "uint4", "unsigned int"); ELEMENT_BYTES when unknown. */
 static element_type parse_type(const char *type_name, bool pointer)
@@ -259,10 +265,19 @@ static element_type parse_type(const char *type_name, bool pointer)
             is_unsigned = true;
             continue;
         }
-        if (base != NULL) /* "struct foo", "long long": not ours */
+        if (base != NULL && strcmp(base, "long") == 0 &&
+            strcmp(word, "long") == 0)
+            continue; /* CUDA's long long is OpenCL's long */
+        if (base != NULL) /* "struct foo": not ours */
             return bytes_type;
         base = word;
     }
+    if (base != NULL && (strcmp(base, "size_t") == 0 ||
+                         strcmp(base, "uintptr_t") == 0))
+        base = "ulong";
+    else if (base != NULL && (strcmp(base, "ptrdiff_t") == 0 ||
+                              strcmp(base, "intptr_t") == 0))
+        base = "long";
     if (base == NULL)
         base = is_unsigned ? "int" : "";
     char name[32];
@@ -286,7 +301,7 @@ static element_type parse_type(const char *type_name, bool pointer)
         if (strcmp(name, scalar_types[i].name) != 0)
             continue;
         element_type type = {scalar_types[i].kind, scalar_types[i].size,
-                             lanes == 3 ? 4 : lanes, lanes};
+                             lanes == 3 && !cuda_source ? 4 : lanes, lanes};
         return type;
     }
     return bytes_type;
@@ -755,6 +770,8 @@ static bool compare_kernel(const char *name, side *sides,
         goto done;
     kiln_launch_config launch = {.grid = KILN_DIM1(global / local),
                                  .block = KILN_DIM1(local)};
+    if (cuda_source) /* extern __shared__: 16 bytes per thread */
+        launch.local_memory = local * 16;
     for (int s = 0; s < 2; ++s) {
         kiln_status status =
             kiln_launch(r.kernel[s], &launch, r.count, r.launch_args[s]);
@@ -828,6 +845,8 @@ static int open_side(side *on, const char *path)
     on->max_threads = known ? info.max_threads_per_block : 0;
     on->local_memory = known ? info.local_memory : 0;
     kiln_build_options options = {.options = on->options};
+    if (cuda_source)
+        options.language = KILN_LANGUAGE_CUDA_C;
     status = kiln_program_build_file(on->context, path, &options,
                                      &on->program);
     if (status == KILN_ERR_IO) {
@@ -993,6 +1012,9 @@ int main(int argc, char **argv)
     }
     if (exit_code == 0) {
         config.path = argv[optind];
+        const char *dot = strrchr(config.path, '.');
+        cuda_source = dot != NULL &&
+                      (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0);
         for (int s = 0; s < 2 && exit_code == 0; ++s) {
             if ((common && !options_add(&sides[s].options, "", common)) ||
                 (own[s] && !options_add(&sides[s].options, "", own[s]))) {
