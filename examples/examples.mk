@@ -10,7 +10,11 @@ KILN_EXAMPLES = \
 	examples/shared_memory \
 	examples/sum_of_squares \
 	examples/multi_device \
-	examples/array_basics
+	examples/array_basics \
+	examples/cuda_doublify \
+	examples/cuda_multiply_them \
+	examples/cuda_shared_memory \
+	examples/cuda_sum_of_squares
 noinst_PROGRAMS += $(KILN_EXAMPLES)
 noinst_HEADERS += examples/example.h
 
@@ -26,6 +30,16 @@ examples_shared_memory_SOURCES = examples/shared_memory.c
 examples_shared_memory_LDADD = libkiln.la -lm
 examples_sum_of_squares_SOURCES = examples/sum_of_squares.c
 examples_sum_of_squares_LDADD = libkiln-array.la libkiln.la -lm
+# The PyCUDA tutorial's kernels in CUDA C, as the tutorials write them:
+# native on CUDA, translated to OpenCL C on OpenCL.
+examples_cuda_doublify_SOURCES = examples/cuda_doublify.c
+examples_cuda_doublify_LDADD = libkiln.la -lm
+examples_cuda_multiply_them_SOURCES = examples/cuda_multiply_them.c
+examples_cuda_multiply_them_LDADD = libkiln.la -lm
+examples_cuda_shared_memory_SOURCES = examples/cuda_shared_memory.c
+examples_cuda_shared_memory_LDADD = libkiln.la -lm
+examples_cuda_sum_of_squares_SOURCES = examples/cuda_sum_of_squares.c
+examples_cuda_sum_of_squares_LDADD = libkiln.la -lm
 examples_multi_device_SOURCES = examples/multi_device.c
 examples_multi_device_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 examples_multi_device_LDADD = libkiln.la -lm
