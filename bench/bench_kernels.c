@@ -7,9 +7,11 @@
  * Work (bench_kernels_source.h): the sum of squares of 16 M floats (one
  * pass; the last work-group adds the partials), SAXPY over 16 M floats and SGEMM of 2048 x 2048 matrices.  Each
  * runs as (a) OpenCL C through Kiln, (b) the same algorithm in CUDA C
- * through Kiln (CUDA backend), (c) that CUDA C through the raw driver API
- * (NVRTC + cuModuleLoadData + cuLaunchKernel); on OpenCL, (c) is the same
- * OpenCL C through the raw OpenCL API.  Every result is checked against the
+ * through Kiln (natively on the CUDA backend; on OpenCL translated to
+ * OpenCL C by Kiln, budget: within 5% of the hand-written OpenCL C), (c)
+ * that CUDA C through the raw driver API (NVRTC + cuModuleLoadData +
+ * cuLaunchKernel); on OpenCL, (c) is the hand-written OpenCL C through the
+ * raw OpenCL API.  Every result is checked against the
  * CPU (double precision) before anything is timed.
  *
  * Timing: CUDA, device events around `iterations` back-to-back runs, the
@@ -772,11 +774,12 @@ int main(int argc, char **argv)
     sides[side_count++] = (side){.kind = SIDE_KILN_OPENCL_C,
                                  .name = "OpenCL C through Kiln"};
     size_t cuda_side = 0, raw_side = 0;
-    if (env.cuda) {
-        cuda_side = side_count;
-        sides[side_count++] =
-            (side){.kind = SIDE_KILN_CUDA_C, .name = "CUDA C through Kiln"};
-    }
+    /* CUDA C: natively on CUDA, translated to OpenCL C on OpenCL. */
+    cuda_side = side_count;
+    sides[side_count++] = (side){
+        .kind = SIDE_KILN_CUDA_C,
+        .name = env.cuda ? "CUDA C through Kiln"
+                         : "CUDA C translated to OpenCL C through Kiln"};
     if (env.raw) {
         raw_side = side_count;
         sides[side_count++] =
@@ -927,6 +930,13 @@ int main(int argc, char **argv)
             row_time(what, sizes[wi], &results[wi][cuda_side], raw_stats[wi],
                      1.03);
         } else {
+            /* The same CUDA C as the CUDA backend runs, translated: against
+             * the hand-written OpenCL C through the raw API. */
+            snprintf(what, sizeof what,
+                     "%s, CUDA C translated to OpenCL C through Kiln",
+                     names[wi]);
+            row_time(what, sizes[wi], &results[wi][cuda_side], raw_stats[wi],
+                     1.05);
             /* Say what this run could not measure rather than drop it. */
             snprintf(what, sizeof what,
                      "%s, CUDA C through Kiln and through the raw driver API",
@@ -956,8 +966,9 @@ int main(int argc, char **argv)
     bench_note("%s. Sum of squares moves %.0f MB per run (read once), SAXPY "
                "%.0f MB (x, y read, y written); their fractions compare with "
                "the device copy's read + write bandwidth, %.0f GB/s. Budgets: "
-               "OpenCL C ≤ 1.03× the raw native kernel; sum of squares ≥ 85%% "
-               "of the copy bandwidth.",
+               "OpenCL C ≤ 1.03× the raw native kernel; CUDA C translated to "
+               "OpenCL C ≤ 1.05× the hand-written OpenCL C; sum of squares "
+               "≥ 85%% of the copy bandwidth.",
                device_events(&p)
                    ? "Device time from events around back-to-back runs "
                      "(median per run)"

@@ -146,6 +146,7 @@ typedef struct cu_state {
 
     /* by identifier id */
     uint8_t *is_type;          /* a typedef name or a struct/enum tag   */
+    uint8_t *has_pointers;     /* ... of a struct with pointer members  */
     int32_t *function_of;      /* function index + 1                    */
     int32_t *hidden_of;        /* file-scope hidden item index + 1      */
     int32_t *constant_of;      /* integer constant index + 1            */
@@ -1203,6 +1204,16 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
         f->close = st->match[name + 1];
         cu_function_params(st, f);
     }
+    for (size_t k = 0; kernel && k < f->param_count; ++k)
+        for (size_t i = f->params[k].begin;
+             !f->params[k].pointer && i < f->params[k].end; ++i)
+            if (cu_ident(st, i) && st->has_pointers[st->tokens[i].ident])
+                cu_refuse(st, i, "cannot translate '%s' as a kernel parameter: "
+                                 "a struct with pointer members passed by "
+                                 "value (OpenCL cannot pass device addresses "
+                                 "inside structs: pass the pointers as "
+                                 "parameters of their own)",
+                          cu_name(st, i)->name);
     if (body) {
         f->defined = 1;
         f->body_open = end == st->match[end] ? end : st->match[end];
@@ -1390,8 +1401,16 @@ static void cu_top_level(cu_state *st)
                     if (cu_ident(st, k))
                         name = k;
             }
+            int pointers = 0;
+            for (size_t k = i; k < semi; ++k)
+                if (cu_punct(st, k, P_LBRACE))
+                    for (size_t q = k; q < st->match[k]; ++q)
+                        pointers |= cu_punct(st, q, P_STAR);
+                else if (cu_ident(st, k) && st->has_pointers[st->tokens[k].ident])
+                    pointers = 1;
             int builtin_alias = 0;
             if (cu_ident(st, name)) {
+                st->has_pointers[st->tokens[name].ident] = (uint8_t)pointers;
                 int32_t id = st->tokens[name].ident;
                 /* typedef unsigned int uint; OpenCL C has these already */
                 builtin_alias = id == W_uchar || id == W_ushort ||
@@ -1413,8 +1432,12 @@ static void cu_top_level(cu_state *st)
             cu_check_type_body(st, open);
             size_t semi = cu_statement_end(st, i);
             int32_t tag = open == i + 2 ? st->tokens[i + 1].ident : -1;
-            if (tag >= 0)
+            if (tag >= 0) {
                 st->is_type[tag] = 1;
+                for (size_t q = open; q < st->match[open]; ++q)
+                    if (cu_punct(st, q, P_STAR))
+                        st->has_pointers[tag] = 1;
+            }
             if (st->match[open] + 1 != semi)
                 cu_refuse(st, st->match[open] + 1,
                           "cannot translate a variable declared with its "
@@ -1490,6 +1513,9 @@ static int cu_statement_start(const cu_state *st, size_t i)
         return 1;
     if (cu_punct(st, i - 1, P_LBRACE) || cu_punct(st, i - 1, P_RBRACE) ||
         cu_punct(st, i - 1, P_SEMI) || st->tokens[i - 1].kind == CLC_TOK_PRAGMA)
+        return 1;
+    /* after a label: case 1: float *p = ... */
+    if (cu_punct(st, i - 1, P_COLON) && !(i >= 2 && cu_punct(st, i - 2, P_COLON)))
         return 1;
     return cu_punct(st, i - 1, P_LPAREN) && i >= 2 && cu_is(st, i - 2, W_for);
 }
@@ -1715,8 +1741,13 @@ static size_t cu_instance_get(cu_state *st, size_t fn, const uint8_t *spaces)
     in->fn = fn;
     memcpy(in->spaces, spaces, f->param_count);
     const char *name = clc_ident_get(st->interner, f->name)->name;
-    if (first == (size_t)-1) {
+    if (f->is_kernel) {
         in->name = name;
+    } else if (first == (size_t)-1) {
+        /* Helpers get names of their own: CUDA C lets a program define
+         * dot, clamp, length, rsqrtf..., which OpenCL C has as built-ins
+         * or the prelude as macros. */
+        in->name = cu_printf(st, "__kiln_fn_%s", name);
     } else {
         char letters[CU_MAX_PARAMS + 1];
         size_t n = 0;
@@ -1724,7 +1755,7 @@ static size_t cu_instance_get(cu_state *st, size_t fn, const uint8_t *spaces)
             if (f->params[k].pointer)
                 letters[n++] = cu_space_letter[spaces[k]];
         letters[n] = '\0';
-        in->name = cu_printf(st, "%s__kiln_%s", name, letters);
+        in->name = cu_printf(st, "__kiln_fn_%s_%s", name, letters);
     }
     return st->instance_count++;
 }
@@ -2243,6 +2274,11 @@ static const char *const cu_provided_headers[] = {
     "sm_60_atomic_functions.h", "stdio.h", "stdlib.h", "math.h", "stdint.h",
     "stddef.h", "stdbool.h", "float.h", "limits.h", "assert.h", "cstdio",
     "cstdlib", "cmath", "cstdint", "cstddef", "cfloat", "climits", "cassert",
+    /* host-only: a whole .cu file's host code is left out anyway */
+    "iostream", "vector", "string", "cstring", "string.h", "algorithm",
+    "chrono", "ctime", "time.h", "memory", "numeric", "iomanip", "fstream",
+    "sstream", "random", "functional", "utility", "helper_cuda.h",
+    "helper_functions.h", "helper_string.h", "helper_timer.h",
 };
 
 /* Headers of CUDA libraries or features the pass refuses. */
@@ -2520,6 +2556,7 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
     st->ident_count = interner.count;
     size_t n = st->ident_count + 1;
     st->is_type = clc_arena_alloc(&arena, n);
+    st->has_pointers = clc_arena_alloc(&arena, n);
     st->function_of = clc_arena_alloc(&arena, n * sizeof *st->function_of);
     st->hidden_of = clc_arena_alloc(&arena, n * sizeof *st->hidden_of);
     st->constant_of = clc_arena_alloc(&arena, n * sizeof *st->constant_of);

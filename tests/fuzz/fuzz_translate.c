@@ -1,7 +1,9 @@
 /*
- * Fuzz target: the OpenCL C -> CUDA translation pass.  Any input: it may
- * reject, it must never crash, hang or leak, and a rejection must say why.
+ * Fuzz target: both translation passes (OpenCL C -> CUDA, CUDA C ->
+ * OpenCL C).  Any input: it may reject, it must never crash, hang or leak,
+ * and a rejection must say why.
  */
+#include "cuda_to_opencl.h"
 #include "translate.h"
 
 #include <stdint.h>
@@ -19,5 +21,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (result == -1 && (translation.error == NULL || translation.error[0] == 0))
         abort();
     clc_translation_free(&translation);
+    /* the other direction, CUDA C -> OpenCL C, on the same bytes */
+    cuda_translation cuda;
+    result = cuda_translate((const char *)data, size, "fuzz.cu",
+                            "-DN=4 -DTYPE=float", &cuda);
+    if (result == 0 && cuda.source == NULL)
+        abort();
+    if (result == -1 && (cuda.error == NULL || cuda.error[0] == 0))
+        abort();
+    cuda_translation_free(&cuda);
     return 0;
 }
