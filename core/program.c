@@ -413,7 +413,8 @@ kiln_status kiln_program_release(kiln_program *program)
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     bool last = false;
     kiln_status status = kiln_refcount_release(
-        &program->references, __func__, "program", "its kernels", &last);
+        &program->references, __func__, "program",
+        "its kernels and variables' buffers", &last);
     if (last)
         program_destroy(program);
     return status;
@@ -590,13 +591,13 @@ kiln_status kiln_program_get_global(kiln_program *program, const char *name,
         free(result);
         return kiln_error_prefix(status, "%s", __func__);
     }
-    atomic_fetch_add_explicit(&program->references, 1, memory_order_relaxed);
-    kiln_context_retain(context);
+    kiln_refcount_hold(&program->references);
+    kiln_refcount_hold(&context->references);
     result->owner = program;
     result->context = context;
     result->size = size;
     result->capacity = size;
-    atomic_init(&result->references, 1);
+    kiln_refcount_init(&result->references);
     atomic_init(&result->last_stream, NULL);
     atomic_init(&result->used_async, false);
     atomic_init(&result->used_on_several_streams, false);

@@ -128,7 +128,7 @@ static int translate_cuda(const char *source, size_t length, const char *path,
 
 int main(int argc, char **argv)
 {
-    int signatures = 0, used_prelude = 0, prelude = 0;
+    int signatures = 0, used_prelude = 0, whole_prelude = 0;
     int language = 0; /* 1 CUDA C, 2 OpenCL C */
     const char *path = NULL;
     size_t options_size = 1;
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "-P") == 0) {
             used_prelude = 1;
         } else if (strcmp(argv[i], "-p") == 0) {
-            prelude = 1;
+            whole_prelude = 1;
         } else if (strcmp(argv[i], "--cuda") == 0) {
             language = 1;
         } else if (strcmp(argv[i], "--opencl") == 0) {
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     }
     if (language == 0 && path != NULL)
         language = cuda_file(path) ? 1 : 2;
-    if (prelude) {
+    if (whole_prelude) {
         fputs(language == 1 ? cuda_prelude_source() : clc_prelude_source(),
               stdout);
         free(options);

@@ -37,12 +37,6 @@ kiln_status opencl_cuda_translate(const kiln_backend_source *source,
     return KILN_OK;
 }
 
-int opencl_cuda_internal_kernel(const char *name)
-{
-    return strcmp(name, CUDA_KERNEL_VARIABLE_SIZES) == 0 ||
-           strcmp(name, CUDA_KERNEL_VARIABLE_INIT) == 0;
-}
-
 static char *text_copy(const char *text)
 {
     size_t length = strlen(text);

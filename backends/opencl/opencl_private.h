@@ -299,6 +299,9 @@ OPENCL_INTERNAL char *opencl_kernel_names(cl_program program,
 OPENCL_INTERNAL kiln_status opencl_signature_copy(
     const opencl_signature *source, opencl_signature *copy);
 OPENCL_INTERNAL void opencl_signature_free(opencl_signature *signature);
+/* Whether `name` is one of the kernels a CUDA C translation adds for
+ * itself (never listed, never created for the user). */
+OPENCL_INTERNAL int opencl_cuda_internal_kernel(const char *name);
 /* Bytes of an OpenCL C type passed by value ("float4": 16, "int3": 16);
  * 0 for a type it does not know (a struct or a typedef). */
 OPENCL_INTERNAL size_t opencl_type_size(const char *type,
@@ -324,8 +327,6 @@ OPENCL_INTERNAL void opencl_cuda_variables_free(kiln_backend_program *program);
 /* Points the kernel's hidden variable parameters at their buffers. */
 OPENCL_INTERNAL kiln_status opencl_cuda_kernel_bind(
     kiln_backend_program *program, kiln_backend_kernel *kernel);
-/* Whether `name` is one of the pass's own kernels. */
-OPENCL_INTERNAL int opencl_cuda_internal_kernel(const char *name);
 /* A variable's memory, for kiln_program_global. */
 OPENCL_INTERNAL kiln_status opencl_program_global(
     kiln_backend_context *context, kiln_backend_program *program,

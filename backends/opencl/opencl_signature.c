@@ -192,6 +192,12 @@ char *opencl_kernel_name(cl_kernel kernel)
     return kernel_text(kernel, -1, CL_KERNEL_FUNCTION_NAME, &error);
 }
 
+int opencl_cuda_internal_kernel(const char *name)
+{
+    return strcmp(name, CUDA_KERNEL_VARIABLE_SIZES) == 0 ||
+           strcmp(name, CUDA_KERNEL_VARIABLE_INIT) == 0;
+}
+
 char *opencl_kernel_names(cl_program program, const char *separator,
                           cl_int *error)
 {
