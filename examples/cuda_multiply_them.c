@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     /* The kernel indexes by threadIdx.x alone: one block of 400 threads,
      * as in the tutorial (every current GPU and PoCL allow it). */
     size_t limit = 0;
-    EXAMPLE_CHECK(kiln_kernel_max_block_size(multiply_them, &limit));
+    EXAMPLE_CHECK(kiln_kernel_get_max_block_size(multiply_them, &limit));
     if (limit != 0 && limit < COUNT) {
         printf("this device runs at most %zu threads per block; the "
                "tutorial's kernel needs %d\n", limit, COUNT);

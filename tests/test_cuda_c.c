@@ -703,7 +703,7 @@ static void test_double(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_device_info info;
-    TEST_OK(kiln_context_device_info(context, &info));
+    TEST_OK(kiln_context_get_device_info(context, &info));
     if (!info.supports_double) {
         printf("# %s has no double precision\n", info.name);
         skip();
@@ -918,7 +918,7 @@ static void test_globals(void **state)
     kiln_buffer *table = NULL, *bias = NULL, *launches = NULL, *weights = NULL;
     TEST_OK(kiln_program_get_global(program, "lookup", &table));
     size_t size = 0;
-    TEST_OK(kiln_buffer_size(table, &size));
+    TEST_OK(kiln_buffer_get_size(table, &size));
     if (size != sizeof lookup)
         fail_msg("lookup has %zu bytes, expected %zu", size, sizeof lookup);
     TEST_OK(kiln_buffer_write(table, 0, lookup, sizeof lookup));
@@ -1058,7 +1058,7 @@ static void expect_param(kiln_kernel *kernel, size_t index, kiln_param_kind kind
                          size_t size, const char *name, const char *type)
 {
     kiln_param_info info;
-    TEST_OK(kiln_kernel_param_info(kernel, index, &info));
+    TEST_OK(kiln_kernel_get_param_info(kernel, index, &info));
     if (info.kind != kind || info.size != size || strcmp(info.name, name) != 0 ||
         strcmp(info.type_name, type) != 0)
         fail_msg("parameter %zu: kind %d, %zu bytes, '%s' of '%s'; expected "
@@ -1073,7 +1073,7 @@ static void test_signatures(void **state)
     kiln_program *program = cuda_program(context, "tutorial");
     kiln_kernel *saxpy = test_kernel(program, "saxpy");
     size_t count = 0;
-    TEST_OK(kiln_kernel_param_count(saxpy, &count));
+    TEST_OK(kiln_kernel_get_param_count(saxpy, &count));
     if (count != 4)
         fail_msg("saxpy has %zu parameters, expected 4", count);
     expect_param(saxpy, 0, KILN_PARAM_VALUE, 4, "a", "float");
@@ -1086,8 +1086,13 @@ static void test_signatures(void **state)
     kiln_arg wrong_kind[] = {KILN_ARG_FLOAT(1.0f), KILN_ARG_BUFFER(buffer),
                              KILN_ARG_BUFFER(buffer), KILN_ARG_BUFFER(buffer)};
     TEST_FAILS(KILN_ERR_ARGUMENT_KIND, kiln_launch(saxpy, &config, 4, wrong_kind));
-    kiln_arg wrong_size[] = {KILN_ARG_DOUBLE(1.0), KILN_ARG_BUFFER(buffer),
+    kiln_arg wrong_type[] = {KILN_ARG_DOUBLE(1.0), KILN_ARG_BUFFER(buffer),
                              KILN_ARG_BUFFER(buffer), KILN_ARG_ULONG(4)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE, kiln_launch(saxpy, &config, 4, wrong_type));
+    double eight_bytes = 1.0;
+    kiln_arg wrong_size[] = {KILN_ARG_VALUE(&eight_bytes, sizeof eight_bytes),
+                             KILN_ARG_BUFFER(buffer), KILN_ARG_BUFFER(buffer),
+                             KILN_ARG_ULONG(4)};
     TEST_FAILS(KILN_ERR_ARGUMENT_SIZE, kiln_launch(saxpy, &config, 4, wrong_size));
     kiln_arg wrong_buffer[] = {KILN_ARG_FLOAT(1.0f), KILN_ARG_ULONG(0),
                                KILN_ARG_BUFFER(buffer), KILN_ARG_ULONG(4)};
@@ -1098,7 +1103,7 @@ static void test_signatures(void **state)
                                            "doublify_shared", "sum_of_squares",
                                            "saxpy", "vectorAdd", "add_matrices"};
     size_t kernels = 0;
-    TEST_OK(kiln_program_kernel_count(program, &kernels));
+    TEST_OK(kiln_program_get_kernel_count(program, &kernels));
     if (kernels != sizeof expected / sizeof expected[0])
         fail_msg("tutorial.cu lists %zu kernels, expected %zu", kernels,
                  sizeof expected / sizeof expected[0]);
@@ -1106,7 +1111,7 @@ static void test_signatures(void **state)
         int found = 0;
         for (size_t k = 0; k < kernels; ++k) {
             const char *name = NULL;
-            TEST_OK(kiln_program_kernel_name(program, k, &name));
+            TEST_OK(kiln_program_get_kernel_name(program, k, &name));
             found |= strcmp(name, expected[e]) == 0;
         }
         if (!found)
@@ -1118,10 +1123,10 @@ static void test_signatures(void **state)
 
     /* a program with variables lists only the user's kernels */
     program = cuda_program(context, "types");
-    TEST_OK(kiln_program_kernel_count(program, &kernels));
+    TEST_OK(kiln_program_get_kernel_count(program, &kernels));
     for (size_t k = 0; k < kernels; ++k) {
         const char *name = NULL;
-        TEST_OK(kiln_program_kernel_name(program, k, &name));
+        TEST_OK(kiln_program_get_kernel_name(program, k, &name));
         if (strncmp(name, "__kiln", 6) == 0)
             fail_msg("an internal kernel is listed: %s", name);
     }
