@@ -466,7 +466,7 @@ static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
     if (result == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
                            function);
-    reduce_types types;
+    reduce_types types = {0}; /* GCC 13 cannot see reduce_types_of set it */
     kiln_status status = reduce_types_of(op, a->dtype, function, &types);
     if (status != KILN_OK)
         return status;
