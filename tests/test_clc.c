@@ -502,6 +502,9 @@ static void prelude_selection(void **state)
     check_sections("y = kl_sqrt(x);", "110101000");
     check_sections("y = kl_native_cos(x);", "110101000"); /* pasted name */
     check_sections("kl_atomic_add(p, 1);", "110000100");
+    /* vloadN makes vectors of types the program may never name */
+    check_sections("kl_vstore<4>(kl_vload<4>(i, in) * 2.0f, i, out);",
+                   "110110000");
     check_sections("v = kl_tern(c, a, b);", "110101011");
     /* names the translator makes for the user's own identifiers */
     check_sections("int kl_kw_new = kl_local_offset_tile;", "110000000");
@@ -678,6 +681,22 @@ static void nvrtc_prelude_sections(void **state)
             fail_msg("the prelude for %s does not compile:\n%.3000s", names[i],
                      log);
     }
+    /* vectors that no type name in the program brings in */
+    static const char unnamed[] =
+        "__kernel void k(__global const float *in, __global float *out,\n"
+        "                __global int *flags) {\n"
+        "    int i = get_global_id(0);\n"
+        "    vstore4(vload4(i, in) * 2.0f, i, out);\n"
+        "    flags[i] = any(isnan(vload2(i, in)));\n"
+        "    out[i] = dot(vload3(i, in), vload3(i + 1, in)) +\n"
+        "             vload_half(i, (__global const half *)in);\n"
+        "}\n";
+    clc_translation out;
+    translate_ok(unnamed, NULL, &out);
+    char *log = nvrtc_compile(out.source, "unnamed.cl");
+    if (log != NULL)
+        fail_msg("unnamed vectors do not compile:\n%.3000s", log);
+    clc_translation_free(&out);
 }
 
 static void nvrtc_lines(void **state)

@@ -158,7 +158,8 @@ template <int N> using kl_iseq_for = typename kl_iseq_for_<N>::type;
 
 /* The templates here cost NVRTC little; the vector types themselves, their
  * operators and swizzles (section vectors) are included only for programs
- * that use vectors. */
+ * that use vectors.  Nothing here makes a vector of a type the program does
+ * not name (vloadN does: it is in section vectors). */
 struct kl_mk_tag {}; /* selects the member-wise constructor */
 /* builds V from the flattened components of a... */
 template <class V, int... I, class... A>
@@ -474,117 +475,6 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
         return kl_convert<V, 0, 0>(c.v);
     else
         return V(c.v);
-}
-
-/* ---- vector loads and stores ------------------------------------------------ */
-
-template <int N, class T, int... I>
-KL_FN auto kl_vload_(size_t off, const T *p, kl_iseq<I...>) {
-    typedef typename kl_vec<kl_decay_t<T>, N>::type R;
-    p += off * N;
-    return R(kl_mk_tag{}, p[I]...);
-}
-template <int N, class T> KL_FN auto kl_vload(size_t off, const T *p) {
-    return kl_vload_<N>(off, p, kl_iseq_for<N>{});
-}
-template <int N, class T, class V, int... I>
-KL_FN void kl_vstore_(const V &v, size_t off, T *p, kl_iseq<I...>) {
-    p += off * N;
-    ((p[I] = kl_get<I>(v)), ...);
-}
-template <int N, class V, class T> KL_FN void kl_vstore(const V &v, size_t off, T *p) {
-    static_assert(kl_width<kl_val_t<V>>::value == N, "vstoreN: the vector is not N wide");
-    kl_vstore_<N>(kl_val(v), off, p, kl_iseq_for<N>{});
-}
-
-/* half <-> float/double */
-KL_FN float kl_half_to_float(unsigned short h) {
-#if KL_DEV
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
-#else
-    unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
-    float r = e == 31 ? (m ? __builtin_nanf("") : __builtin_inff())
-            : e == 0 ? (float)m * (1.0f / 16777216.0f)
-                     : ldexpf((float)(m | 1024), (int)e - 25);
-    return s ? -r : r;
-#endif
-}
-/* double (every float is one) -> half bits, one rounding, MODE 0 = rte */
-KL_FN unsigned short kl_double_to_half(double d, int mode) {
-    unsigned long long b = __builtin_bit_cast(unsigned long long, d);
-    unsigned s = (unsigned)(b >> 63) << 15;
-    int E = (int)((b >> 52) & 0x7ff);
-    unsigned long long M = b & 0xfffffffffffffull;
-    if (E == 0x7ff)
-        return (unsigned short)(s | 0x7c00 | (M ? 0x200 | (unsigned)(M >> 42) : 0));
-    bool up = (mode == 3 && !s) || (mode == 4 && s); /* away from zero */
-    unsigned short ovf = (unsigned short)(s | ((mode == 0 || mode == 1 || up) ? 0x7c00 : 0x7bff));
-    int e = E - 1023;
-    if (e > 15)
-        return ovf;
-    unsigned long long mant = E ? (M | (1ull << 52)) : M;
-    int shift = e >= -14 ? 42 : 42 + (-14 - e);
-    if (E == 0)
-        shift = 63;
-    if (shift > 63)
-        shift = 63;
-    unsigned long long q = mant >> shift, rem = mant & ((1ull << shift) - 1),
-                       half = 1ull << (shift - 1);
-    bool inc = (mode == 0 || mode == 1) ? (rem > half || (rem == half && (q & 1)))
-             : up ? rem != 0 : false;
-    q += inc;
-    unsigned long long r = e >= -14 ? ((unsigned long long)(e + 14) << 10) + q : q;
-    if (r >= 0x7c00)
-        return ovf;
-    return (unsigned short)(s | r);
-}
-template <int MODE, class S> KL_FN unsigned short kl_to_half(S x) {
-#if KL_DEV
-    unsigned short h;
-    if constexpr (kl_is_same<S, float>::value) {
-        if constexpr (MODE <= 1) asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
-        else if constexpr (MODE == 2) asm("cvt.rz.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
-        else if constexpr (MODE == 3) asm("cvt.rp.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
-        else asm("cvt.rm.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
-    } else {
-        if constexpr (MODE <= 1) asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
-        else if constexpr (MODE == 2) asm("cvt.rz.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
-        else if constexpr (MODE == 3) asm("cvt.rp.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
-        else asm("cvt.rm.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
-    }
-    return h;
-#else
-    return kl_double_to_half((double)x, MODE);
-#endif
-}
-template <int N, class H, int... I>
-KL_FN auto kl_vload_half_(const H *p, kl_iseq<I...>) {
-    if constexpr (N == 1)
-        return kl_half_to_float(p[0].bits);
-    else
-        return typename kl_vec<float, N>::type(kl_mk_tag{}, kl_half_to_float(p[I].bits)...);
-}
-template <int N, class H> KL_FN auto kl_vload_half(size_t off, const H *p) {
-    return kl_vload_half_<N>(p + off * N, kl_iseq_for<N>{});
-}
-template <int N, class H> KL_FN auto kl_vloada_half(size_t off, const H *p) {
-    return kl_vload_half_<N>(p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
-}
-template <int N, int MODE, class V, class H, int... I>
-KL_FN void kl_vstore_half_(const V &v, H *p, kl_iseq<I...>) {
-    ((p[I].bits = kl_to_half<MODE>(kl_comp<I>(v))), ...);
-}
-template <int N, int MODE, class V, class H>
-KL_FN void kl_vstore_half(const V &v, size_t off, H *p) {
-    static_assert(kl_width<kl_val_t<V>>::value == N, "vstore_halfN: the value is not N wide");
-    kl_vstore_half_<N, MODE>(kl_val(v), p + off * N, kl_iseq_for<N>{});
-}
-template <int N, int MODE, class V, class H>
-KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
-    static_assert(kl_width<kl_val_t<V>>::value == N, "vstorea_halfN: the value is not N wide");
-    kl_vstore_half_<N, MODE>(kl_val(v), p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
 }
 
 /* @section vectors */
@@ -953,6 +843,117 @@ template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v) {
         return kl_elem_t<V>(kl_get<S::L().v[0]>(v));
     else
         return kl_swz_value<S>(v, kl_iseq_for<S::L().n>{});
+}
+
+/* ---- vector loads and stores ------------------------------------------------ */
+
+template <int N, class T, int... I>
+KL_FN auto kl_vload_(size_t off, const T *p, kl_iseq<I...>) {
+    typedef typename kl_vec<kl_decay_t<T>, N>::type R;
+    p += off * N;
+    return R(kl_mk_tag{}, p[I]...);
+}
+template <int N, class T> KL_FN auto kl_vload(size_t off, const T *p) {
+    return kl_vload_<N>(off, p, kl_iseq_for<N>{});
+}
+template <int N, class T, class V, int... I>
+KL_FN void kl_vstore_(const V &v, size_t off, T *p, kl_iseq<I...>) {
+    p += off * N;
+    ((p[I] = kl_get<I>(v)), ...);
+}
+template <int N, class V, class T> KL_FN void kl_vstore(const V &v, size_t off, T *p) {
+    static_assert(kl_width<kl_val_t<V>>::value == N, "vstoreN: the vector is not N wide");
+    kl_vstore_<N>(kl_val(v), off, p, kl_iseq_for<N>{});
+}
+
+/* half <-> float/double */
+KL_FN float kl_half_to_float(unsigned short h) {
+#if KL_DEV
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#else
+    unsigned s = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
+    float r = e == 31 ? (m ? __builtin_nanf("") : __builtin_inff())
+            : e == 0 ? (float)m * (1.0f / 16777216.0f)
+                     : ldexpf((float)(m | 1024), (int)e - 25);
+    return s ? -r : r;
+#endif
+}
+/* double (every float is one) -> half bits, one rounding, MODE 0 = rte */
+KL_FN unsigned short kl_double_to_half(double d, int mode) {
+    unsigned long long b = __builtin_bit_cast(unsigned long long, d);
+    unsigned s = (unsigned)(b >> 63) << 15;
+    int E = (int)((b >> 52) & 0x7ff);
+    unsigned long long M = b & 0xfffffffffffffull;
+    if (E == 0x7ff)
+        return (unsigned short)(s | 0x7c00 | (M ? 0x200 | (unsigned)(M >> 42) : 0));
+    bool up = (mode == 3 && !s) || (mode == 4 && s); /* away from zero */
+    unsigned short ovf = (unsigned short)(s | ((mode == 0 || mode == 1 || up) ? 0x7c00 : 0x7bff));
+    int e = E - 1023;
+    if (e > 15)
+        return ovf;
+    unsigned long long mant = E ? (M | (1ull << 52)) : M;
+    int shift = e >= -14 ? 42 : 42 + (-14 - e);
+    if (E == 0)
+        shift = 63;
+    if (shift > 63)
+        shift = 63;
+    unsigned long long q = mant >> shift, rem = mant & ((1ull << shift) - 1),
+                       half = 1ull << (shift - 1);
+    bool inc = (mode == 0 || mode == 1) ? (rem > half || (rem == half && (q & 1)))
+             : up ? rem != 0 : false;
+    q += inc;
+    unsigned long long r = e >= -14 ? ((unsigned long long)(e + 14) << 10) + q : q;
+    if (r >= 0x7c00)
+        return ovf;
+    return (unsigned short)(s | r);
+}
+template <int MODE, class S> KL_FN unsigned short kl_to_half(S x) {
+#if KL_DEV
+    unsigned short h;
+    if constexpr (kl_is_same<S, float>::value) {
+        if constexpr (MODE <= 1) asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+        else if constexpr (MODE == 2) asm("cvt.rz.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+        else if constexpr (MODE == 3) asm("cvt.rp.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+        else asm("cvt.rm.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+    } else {
+        if constexpr (MODE <= 1) asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
+        else if constexpr (MODE == 2) asm("cvt.rz.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
+        else if constexpr (MODE == 3) asm("cvt.rp.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
+        else asm("cvt.rm.f16.f64 %0, %1;" : "=h"(h) : "d"(x));
+    }
+    return h;
+#else
+    return kl_double_to_half((double)x, MODE);
+#endif
+}
+template <int N, class H, int... I>
+KL_FN auto kl_vload_half_(const H *p, kl_iseq<I...>) {
+    if constexpr (N == 1)
+        return kl_half_to_float(p[0].bits);
+    else
+        return typename kl_vec<float, N>::type(kl_mk_tag{}, kl_half_to_float(p[I].bits)...);
+}
+template <int N, class H> KL_FN auto kl_vload_half(size_t off, const H *p) {
+    return kl_vload_half_<N>(p + off * N, kl_iseq_for<N>{});
+}
+template <int N, class H> KL_FN auto kl_vloada_half(size_t off, const H *p) {
+    return kl_vload_half_<N>(p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
+}
+template <int N, int MODE, class V, class H, int... I>
+KL_FN void kl_vstore_half_(const V &v, H *p, kl_iseq<I...>) {
+    ((p[I].bits = kl_to_half<MODE>(kl_comp<I>(v))), ...);
+}
+template <int N, int MODE, class V, class H>
+KL_FN void kl_vstore_half(const V &v, size_t off, H *p) {
+    static_assert(kl_width<kl_val_t<V>>::value == N, "vstore_halfN: the value is not N wide");
+    kl_vstore_half_<N, MODE>(kl_val(v), p + off * N, kl_iseq_for<N>{});
+}
+template <int N, int MODE, class V, class H>
+KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
+    static_assert(kl_width<kl_val_t<V>>::value == N, "vstorea_halfN: the value is not N wide");
+    kl_vstore_half_<N, MODE>(kl_val(v), p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
 }
 
 /* @section math */
