@@ -519,10 +519,27 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     char target_name[32];
     cuda_target_name(target, target_name, sizeof target_name);
     double compile_start = cuda_seconds();
-    if (status == KILN_OK) {
-        nvrtcResult result =
-            nvrtcCreateProgram(&program, text, source->name, header_count,
-                               headers, header_names);
+    /* With the parts of the prelude the program uses; when that does not
+     * compile, again with the whole prelude, so that a program the
+     * selection misjudges costs a second compile, never a failed build
+     * (and a wrong program is reported as the whole prelude reports it). */
+    nvrtcResult result = NVRTC_SUCCESS;
+    for (int attempt = 0; status == KILN_OK && attempt < 2; ++attempt) {
+        if (attempt == 1) {
+            if (header_count == 0 || result != NVRTC_ERROR_COMPILATION ||
+                strcmp(headers[0], clc_prelude_source()) == 0)
+                break;
+            if (host->trace != NULL)
+                host->trace("cuda: %s does not compile with the parts of the "
+                            "prelude it uses; again with all of it",
+                            source->name);
+            nvrtcDestroyProgram(&program);
+            free(nvrtc_log);
+            nvrtc_log = NULL;
+            headers[0] = clc_prelude_source();
+        }
+        result = nvrtcCreateProgram(&program, text, source->name,
+                                    header_count, headers, header_names);
         if (result != NVRTC_SUCCESS) {
             program = NULL;
             status = host->error(result == NVRTC_ERROR_OUT_OF_MEMORY
@@ -530,12 +547,13 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                                      : KILN_ERR_BACKEND,
                                  "nvrtcCreateProgram: %s",
                                  nvrtcGetErrorString(result));
+            break;
         }
+        result = nvrtcCompileProgram(program, (int)option_count,
+                                     (const char *const *)options);
+        nvrtc_log = cuda_nvrtc_log(program);
     }
     if (status == KILN_OK) {
-        nvrtcResult result = nvrtcCompileProgram(
-            program, (int)option_count, (const char *const *)options);
-        nvrtc_log = cuda_nvrtc_log(program);
         if (result == NVRTC_ERROR_COMPILATION ||
             result == NVRTC_ERROR_INVALID_OPTION) {
             status = host->error(
