@@ -141,23 +141,24 @@ kiln_status array_params_check(const char *what, const array_params *params,
 {
     if (arg_count != params->count)
         return array_error(KILN_ERR_ARGUMENT_COUNT,
-                           "%s: %zu arguments given, the argument list has "
-                           "%zu",
+                           "%s: %zu argument(s) given, the argument list "
+                           "has %zu",
                            what, arg_count, params->count);
     if (arg_count > 0 && args == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: args is NULL",
                            what);
     for (size_t k = 0; k < arg_count; ++k) {
         bool is_buffer = args[k].kind == KILN_ARG_KIND_BUFFER;
-        if (params->items[k].pointer != is_buffer)
-            return array_error(
-                KILN_ERR_ARGUMENT_KIND,
-                "%s: argument %zu (%s) is a pointer parameter and needs a "
-                "buffer (KILN_ARG_BUFFER)%s",
-                what, k, params->items[k].name,
-                params->items[k].pointer ? ""
-                                         : " — no: it is a value parameter "
-                                           "and needs a value");
+        if (params->items[k].pointer && !is_buffer)
+            return array_error(KILN_ERR_ARGUMENT_KIND,
+                               "%s: argument %zu (%s) is a pointer "
+                               "parameter: pass a buffer (KILN_ARG_BUFFER)",
+                               what, k, params->items[k].name);
+        if (!params->items[k].pointer && is_buffer)
+            return array_error(KILN_ERR_ARGUMENT_KIND,
+                               "%s: argument %zu (%s) is a value parameter: "
+                               "pass a value, not a buffer",
+                               what, k, params->items[k].name);
     }
     return KILN_OK;
 }
