@@ -67,9 +67,17 @@ static const char random_kernel_source[] =
     "#endif\n"
     "        }\n"
     "        const long first = block * PER_BLOCK;\n"
-    "        for (int k = 0; k < PER_BLOCK; ++k)\n"
-    "            if (first + k < n)\n"
+    "        if (first + PER_BLOCK <= n) {\n"
+    "            /* one 16-byte store: the array is new, so aligned */\n"
+    "#if PER_BLOCK == 4\n"
+    "            vstore4((REAL4)(v[0], v[1], v[2], v[3]), block, out + offset);\n"
+    "#else\n"
+    "            vstore2((REAL2)(v[0], v[1]), block, out + offset);\n"
+    "#endif\n"
+    "        } else {\n"
+    "            for (int k = 0; first + k < n; ++k)\n"
     "                out[offset + first + k] = v[k];\n"
+    "        }\n"
     "    }\n"
     "}\n";
 
@@ -98,8 +106,9 @@ static kiln_status random_array(const char *function, kiln_random *random,
         array_text source = {0};
         array_text_add(&source,
                        ARRAY_SOURCE_HEADER
-                       "#define REAL %s\n#define PER_BLOCK %d\n"
-                       "#define NORMAL %d\n%s%s",
+                       "#define REAL %1$s\n#define REAL2 %1$s2\n"
+                       "#define REAL4 %1$s4\n#define PER_BLOCK %2$d\n"
+                       "#define NORMAL %3$d\n%4$s%5$s",
                        array_dtype_ctype(dtype), per_block, normal ? 1 : 0,
                        philox_source, random_kernel_source);
         kiln_kernel *kernel = NULL;
