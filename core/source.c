@@ -11,10 +11,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_INCLUDE_DEPTH 32
 #define MAX_INCLUDE_FILE_BYTES (64u << 20)
@@ -33,10 +35,23 @@ typedef struct expand_state {
 
 kiln_status kiln_file_read(const char *path, char **text, size_t *length)
 {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
+    /* O_NONBLOCK: a FIFO must not wait for a writer before fstat shows it
+     * is no regular file; a device (/dev/zero) would be read forever. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return kiln_error(KILN_ERR_IO, "cannot open '%s': %s", path,
                           strerror(errno));
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        close(fd);
+        return kiln_error(KILN_ERR_IO, "'%s' is not a regular file", path);
+    }
+    FILE *file = fdopen(fd, "rb");
+    if (file == NULL) {
+        close(fd);
+        return kiln_error(KILN_ERR_IO, "cannot open '%s': %s", path,
+                          strerror(errno));
+    }
     kiln_string content = {0};
     char chunk[65536];
     size_t got;
@@ -68,10 +83,12 @@ kiln_status kiln_file_read(const char *path, char **text, size_t *length)
     return KILN_OK;
 }
 
+/* A directory is passed over, as cpp does; anything else that exists is
+ * the file named, and kiln_file_read refuses what is not a regular one. */
 static bool file_exists(const char *path)
 {
     struct stat info;
-    return stat(path, &info) == 0 && S_ISREG(info.st_mode);
+    return stat(path, &info) == 0 && !S_ISDIR(info.st_mode);
 }
 
 /* Parses an include directive on one line: true with the name's bounds
@@ -272,6 +289,12 @@ static bool append_line_marker(kiln_string *output, unsigned line,
 {
     bool ok = kiln_string_appendf(output, "#line %u \"", line);
     for (const char *p = name; ok && *p != '\0'; ++p) {
+        unsigned char byte = (unsigned char)*p;
+        /* A raw newline would end the directive mid-name. */
+        if (byte < 0x20 || byte == 0x7f) {
+            ok = kiln_string_appendf(output, "\\%03o", byte);
+            continue;
+        }
         if (*p == '"' || *p == '\\')
             ok = kiln_string_append(output, "\\", 1);
         ok = ok && kiln_string_append(output, p, 1);

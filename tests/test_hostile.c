@@ -455,6 +455,102 @@ static void second_release_of_a_held_program_is_refused(void **state)
     TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_program_release(program));
 }
 
+/* ---- program files -------------------------------------------------------------- */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    if (file == NULL)
+        fail_msg("cannot create %s: %s", path, strerror(errno));
+    fputs(text, file);
+    if (fclose(file) != 0)
+        fail_msg("cannot write %s: %s", path, strerror(errno));
+}
+
+/* Builds `program`, runs its kernel 'k' on one int and returns it. */
+static int32_t run_single_int(kiln_context *context, kiln_program *program)
+{
+    kiln_kernel *kernel = test_kernel(program, "k");
+    kiln_buffer *out = test_buffer(context, sizeof(int32_t));
+    kiln_launch_config config = test_config_1d(1, 1);
+    TEST_OK(kiln_launch(kernel, &config, 1,
+                        (kiln_arg[]){KILN_ARG_BUFFER(out)}));
+    int32_t value = 0;
+    TEST_OK(kiln_buffer_read(out, 0, &value, sizeof value));
+    TEST_OK(kiln_buffer_release(out));
+    TEST_OK(kiln_kernel_release(kernel));
+    return value;
+}
+
+/* A file name with a newline (and a quote, a backslash, a tab) goes into
+ * the #line markers escaped: the program builds and its header counts. */
+static void file_name_with_a_newline_builds(void **state)
+{
+    kiln_context *context = test_context(state);
+    char dir[4096], path[4400], header[4400], text[256];
+    fresh_dir(dir, sizeof dir, "newline");
+    snprintf(path, sizeof path, "%s/two\nlines \"q\" \\ \t.cl", dir);
+    snprintf(header, sizeof header, "%s/value.h", dir);
+    int32_t expected = (int32_t)(test_random_u64() % 100000) + 1;
+    snprintf(text, sizeof text, "#define VALUE %d\n", (int)expected);
+    write_text(header, text);
+    write_text(path, "#include \"value.h\"\n"
+                     "__kernel void k(__global int *o) { o[0] = VALUE; }\n");
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_file(context, path, NULL, &program));
+    assert_int_equal(run_single_int(context, program), expected);
+    TEST_OK(kiln_program_release(program));
+    /* The same name given as source_name, the header from include_dirs. */
+    const char *dirs[] = {dir};
+    kiln_build_options options = {.include_dirs = dirs,
+                                  .include_dir_count = 1,
+                                  .source_name = "in\nmemory.cl"};
+    static const char source[] =
+        "#include \"value.h\"\n"
+        "__kernel void k(__global int *o) { o[0] = VALUE + 1; }\n";
+    TEST_OK(kiln_program_build_with(context, source, 0, &options, &program));
+    assert_int_equal(run_single_int(context, program), expected + 1);
+    TEST_OK(kiln_program_release(program));
+}
+
+/* Only regular files are read: a device (#include "/dev/zero", read
+ * forever until the size limit) or a FIFO (open waits for a writer) is
+ * refused at once, naming it. */
+static void only_regular_files_are_read(void **state)
+{
+    kiln_context *context = test_context(state);
+    char dir[4096], fifo[4400];
+    fresh_dir(dir, sizeof dir, "special");
+    snprintf(fifo, sizeof fifo, "%s/pipe.cl", dir);
+    if (mkfifo(fifo, 0600) != 0)
+        fail_msg("mkfifo %s: %s", fifo, strerror(errno));
+    kiln_program *program = NULL;
+    hang_guard_start();
+    TEST_FAILS(KILN_ERR_IO,
+               kiln_program_build_file(context, fifo, NULL, &program));
+    TEST_ERROR_MENTIONS("not a regular file");
+    TEST_ERROR_MENTIONS("pipe.cl");
+    TEST_FAILS(KILN_ERR_IO, kiln_program_build_file(context, "/dev/zero",
+                                                    NULL, &program));
+    TEST_ERROR_MENTIONS("not a regular file");
+    static const char *const sources[] = {
+        "#include \"/dev/zero\"\n__kernel void k(__global int *o) {}\n",
+        "#include \"pipe.cl\"\n__kernel void k(__global int *o) {}\n",
+    };
+    const char *dirs[] = {dir};
+    kiln_build_options options = {.include_dirs = dirs,
+                                  .include_dir_count = 1};
+    for (size_t i = 0; i < 2; ++i) {
+        kiln_status status = kiln_program_build_with(context, sources[i], 0,
+                                                     &options, &program);
+        if (status != KILN_ERR_IO && status != KILN_ERR_BUILD)
+            fail_msg("%s-> %s (%s); expected the include refused", sources[i],
+                     kiln_status_name(status), kiln_last_error());
+        TEST_ERROR_MENTIONS("not a regular file");
+    }
+    hang_guard_stop();
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -469,6 +565,8 @@ int main(void)
         KILN_TEST(second_release_of_a_held_context_is_refused),
         KILN_TEST(second_release_of_a_stream_the_pool_holds_is_refused),
         KILN_TEST(second_release_of_a_held_program_is_refused),
+        KILN_TEST(file_name_with_a_newline_builds),
+        KILN_TEST(only_regular_files_are_read),
     };
     return kiln_test_main("hostile", tests, sizeof tests / sizeof tests[0]);
 }

@@ -258,9 +258,15 @@ static void opencl_line_marker(const char *name, char *out, size_t size)
     memcpy(out, prefix, sizeof prefix - 1);
     n = sizeof prefix - 1;
     for (const char *p = name; *p != '\0'; ++p) {
-        if (n + 4 >= size) {
+        if (n + 7 >= size) {
             out[0] = '\0';
             return;
+        }
+        unsigned char byte = (unsigned char)*p;
+        if (byte < 0x20 || byte == 0x7f) {
+            /* A raw newline would end the directive mid-name. */
+            n += (size_t)snprintf(out + n, size - n, "\\%03o", byte);
+            continue;
         }
         if (*p == '"' || *p == '\\')
             out[n++] = '\\';
