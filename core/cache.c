@@ -597,8 +597,8 @@ void kiln_disk_cache_store(const kiln_cache_key *key, const void *blob,
     char temp[sizeof TEMP_PREFIX + sizeof key->hex + 16];
     int fd = temp_file_create(&dir, key->hex, temp, sizeof temp);
     if (fd < 0) {
-        kiln_trace("disk cache: cannot write in %s: %s", dir.path,
-                   strerror(errno));
+        kiln_log(KILN_LOG_WARN, "disk cache: cannot write in %s: %s",
+                 dir.path, strerror(errno));
         cache_dir_close(&dir);
         return;
     }
@@ -616,8 +616,8 @@ void kiln_disk_cache_store(const kiln_cache_key *key, const void *blob,
               write_exactly(fd, blob, size);
     ok = (close(fd) == 0) && ok;
     if (!ok || renameat(dir.fd, temp, dir.fd, name.text) != 0) {
-        kiln_trace("disk cache: cannot store %s/%s: %s", dir.path, name.text,
-                   strerror(errno));
+        kiln_log(KILN_LOG_WARN, "disk cache: cannot store %s/%s: %s",
+                 dir.path, name.text, strerror(errno));
         (void)unlinkat(dir.fd, temp, 0);
         cache_dir_close(&dir);
         return;

@@ -39,6 +39,14 @@ KILN_INTERNAL kiln_status kiln_error_prefix(kiln_status status,
 
 /* ---- trace.c ------------------------------------------------------------ */
 
+/* A line at `level` to stderr or the program's callback, when KILN_LOG or
+ * kiln_log_set_level lets that level through. */
+KILN_INTERNAL void kiln_log(kiln_log_level level, const char *format, ...)
+    KILN_PRINTF_LIKE(2, 3);
+KILN_INTERNAL void kiln_log_v(kiln_log_level level, const char *format,
+                              va_list args) KILN_PRINTF_LIKE(2, 0);
+KILN_INTERNAL bool kiln_log_enabled(kiln_log_level level);
+/* kiln_log at KILN_LOG_DEBUG. */
 KILN_INTERNAL void kiln_trace(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
 KILN_INTERNAL bool kiln_trace_enabled(void);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char default_source_name[] = "<kiln program>";
 
@@ -181,10 +182,36 @@ static bool program_from_blob(kiln_context *context, const void *blob,
     return true;
 }
 
+static double seconds_now(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* KILN_LOG=info: one line per build, with where the binary came from. */
+static void log_build(const kiln_context *context,
+                      const kiln_backend_source *source,
+                      kiln_program_origin origin, double started)
+{
+    if (!kiln_log_enabled(KILN_LOG_INFO))
+        return;
+    static const char *const origins[] = {
+        [KILN_PROGRAM_COMPILED] = "compiled",
+        [KILN_PROGRAM_FROM_MEMORY_CACHE] = "memory cache",
+        [KILN_PROGRAM_FROM_DISK_CACHE] = "disk cache",
+    };
+    kiln_log(KILN_LOG_INFO, "built %s on %s:%d (%s) in %.2f ms: %s",
+             source->name, context->ops->name, context->device.index,
+             context->device.name, (seconds_now() - started) * 1e3,
+             origins[origin]);
+}
+
 static kiln_status program_build_source(kiln_context *context,
                                         const kiln_backend_source *source,
                                         kiln_program **program)
 {
+    double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
     kiln_cache_key key;
     kiln_status status = kiln_cache_key_make(context, source, &key);
     if (status != KILN_OK)
@@ -195,8 +222,12 @@ static kiln_status program_build_source(kiln_context *context,
     kiln_built_program *built = kiln_memory_cache_find(context, &key);
     if (built != NULL) {
         kiln_cache_key_free(&key);
-        return program_wrap(context, built, source->language,
-                            KILN_PROGRAM_FROM_MEMORY_CACHE, NULL, program);
+        status = program_wrap(context, built, source->language,
+                              KILN_PROGRAM_FROM_MEMORY_CACHE, NULL, program);
+        if (status == KILN_OK)
+            log_build(context, source, KILN_PROGRAM_FROM_MEMORY_CACHE,
+                      started);
+        return status;
     }
 
     kiln_backend_program *backend = NULL;
@@ -242,8 +273,11 @@ static kiln_status program_build_source(kiln_context *context,
         kiln_memory_cache_store(context, &key, built);
     kiln_cache_key_free(&key);
     kiln_error_clear();
-    return program_wrap(context, built, source->language, origin, log,
-                        program);
+    status = program_wrap(context, built, source->language, origin, log,
+                          program);
+    if (status == KILN_OK)
+        log_build(context, source, origin, started);
+    return status;
 }
 
 /* The caller's options (NULL: none) as this library's struct. */

@@ -141,6 +141,38 @@ kiln_status kiln_error_set(kiln_status status, const char *format, ...)
 const char *kiln_version(void);
 
 /* ------------------------------------------------------------------------ */
+/* Logging                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Kiln is silent unless asked.  KILN_LOG=error|warn|info|debug (read once,
+ * at the first line Kiln could log; an unknown value is reported once, as a
+ * warning) or kiln_log_set_level picks the most detailed level written:
+ *   warn   what Kiln worked around (a kernel cache that cannot be written)
+ *   info   each program build: its name, backend, time and origin
+ *          (compiled, memory cache, disk cache)
+ *   debug  the plugin search, backend choice, compiles and cache entries */
+typedef enum kiln_log_level {
+    KILN_LOG_OFF = 0,
+    KILN_LOG_ERROR,
+    KILN_LOG_WARN,
+    KILN_LOG_INFO,
+    KILN_LOG_DEBUG
+} kiln_log_level;
+
+/* Receives each line (without a newline; valid during the call) instead of
+ * stderr.  It may be called from any thread, also at once from several,
+ * and must not call Kiln. */
+typedef void (*kiln_log_callback)(kiln_log_level level, const char *message,
+                                  void *user_data);
+
+/* Replaces KILN_LOG's level for the rest of the process. */
+kiln_status kiln_log_set_level(kiln_log_level level);
+kiln_status kiln_log_get_level(kiln_log_level *level);
+/* Installs `callback` (NULL: back to stderr, "kiln: " before each line). */
+kiln_status kiln_log_set_callback(kiln_log_callback callback,
+                                  void *user_data);
+
+/* ------------------------------------------------------------------------ */
 /* Backends and devices                                                     */
 /* ------------------------------------------------------------------------ */
 

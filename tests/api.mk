@@ -10,7 +10,8 @@ KILN_TESTS += \
 	tests/test_errors \
 	tests/test_multi_device \
 	tests/test_api \
-	tests/test_api_0_1
+	tests/test_api_0_1 \
+	tests/test_log
 
 # Kiln 0.1's names, kept as deprecated aliases for one release: this
 # program uses them on purpose.
