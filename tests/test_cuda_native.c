@@ -433,6 +433,8 @@ static void test_param_reflection(void **state)
         "__global__ void nothing(void) {}\n",
         NULL);
     kiln_kernel *kernel = test_kernel(program, "reflect");
+    /* Kiln reads CUDA C signatures itself: the pointer is a buffer, the
+     * rest values of their C sizes. */
     static const size_t sizes[] = {8, 4, 8, 1, 16, 12, 2};
     size_t count = 0;
     TEST_OK(kiln_kernel_get_param_count(kernel, &count));
@@ -440,7 +442,8 @@ static void test_param_reflection(void **state)
     for (size_t i = 0; i < count; ++i) {
         kiln_param_info info;
         TEST_OK(kiln_kernel_get_param_info(kernel, i, &info));
-        assert_int_equal(info.kind, KILN_PARAM_POINTER_OR_VALUE);
+        assert_int_equal(info.kind,
+                         i == 0 ? KILN_PARAM_BUFFER : KILN_PARAM_VALUE);
         if (info.size != sizes[i])
             fail_msg("parameter %zu: %zu bytes, expected %zu", i, info.size,
                      sizes[i]);
@@ -548,16 +551,17 @@ static void test_illegal_address(void **state)
     kiln_context *context = cuda_context();
     kiln_program *program = test_build_cuda(
         context,
-        "__global__ void write_anywhere(float *where)\n"
-        "{ *where = 1.0f; }\n",
+        "__global__ void write_anywhere(float *where, long long offset)\n"
+        "{ where[offset] = 1.0f; }\n",
         NULL);
     kiln_kernel *kernel = test_kernel(program, "write_anywhere");
     kiln_buffer *buffer = test_buffer(context, 64);
     kiln_launch_config config = {.grid = KILN_DIM1(1), .block = KILN_DIM1(1)};
-    /* A pointer-sized value is accepted where the driver only knows sizes:
-     * an address nothing is mapped at. */
-    kiln_arg args[] = {KILN_ARG_ULONG(0x10)};
-    kiln_status status = kiln_launch(kernel, &config, 1, args);
+    /* Pointer parameters take buffers only: fault with an index far past
+     * the 64-byte buffer, where nothing is mapped. */
+    kiln_arg args[] = {KILN_ARG_BUFFER(buffer),
+                       KILN_ARG_LONG((int64_t)1 << 42)};
+    kiln_status status = kiln_launch(kernel, &config, 2, args);
     if (status == KILN_OK)
         TEST_FAILS(KILN_ERR_KERNEL_FAULT, kiln_context_synchronize(context));
     else
