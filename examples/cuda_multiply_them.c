@@ -36,14 +36,9 @@ int main(int argc, char **argv)
     EXAMPLE_CHECK(kiln_kernel_create(mod, "multiply_them", &multiply_them));
 
     /* The kernel indexes by threadIdx.x alone: one block of 400 threads,
-     * as in the tutorial (every current GPU and PoCL allow it). */
-    size_t limit = 0;
-    EXAMPLE_CHECK(kiln_kernel_get_max_block_size(multiply_them, &limit));
-    if (limit != 0 && limit < COUNT) {
-        printf("this device runs at most %zu threads per block; the "
-               "tutorial's kernel needs %d\n", limit, COUNT);
-        return EXIT_FAILURE;
-    }
+     * as in the tutorial.  The launch itself says if a device cannot run
+     * that (kiln_kernel_get_max_block_size is only the driver's advice:
+     * NVIDIA's OpenCL reports 256 and runs 400). */
 
     /* multiply_them(drv.Out(dest), drv.In(a), drv.In(b), block=(400,1,1)) */
     const kiln_launch_config config = {.grid = KILN_DIM1(1),
