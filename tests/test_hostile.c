@@ -291,14 +291,24 @@ static void grid_whose_size_overflows_is_refused(void **state)
             else
                 config.grid.z = limit;
         }
+    if ((double)config.grid.x * (double)config.grid.y *
+            (double)config.grid.z <=
+        (double)SIZE_MAX) {
+        /* CUDA's limits (2^31-1 x 65535 x 65535) cannot overflow: such a
+         * launch is legal there, only endless, so it is not made. */
+        printf("# grid limits %zux%zux%zu cannot overflow size_t here\n",
+               config.grid.x, config.grid.y, config.grid.z);
+        TEST_OK(kiln_buffer_release(y));
+        TEST_OK(kiln_kernel_release(kernel));
+        TEST_OK(kiln_program_release(program));
+        return;
+    }
     hang_guard_start();
     kiln_status status = kiln_launch(
         kernel, &config, 3,
         (kiln_arg[]){KILN_ARG_BUFFER(y), KILN_ARG_BUFFER(y),
                      KILN_ARG_FLOAT(1.0f)});
-    if ((double)config.grid.x * (double)config.grid.y *
-            (double)config.grid.z >
-        (double)SIZE_MAX) {
+    {
         if (status != KILN_ERR_INVALID_LAUNCH)
             fail_msg("a grid of %zux%zux%zu blocks -> %s (%s); expected "
                      "KILN_ERR_INVALID_LAUNCH",
@@ -306,9 +316,6 @@ static void grid_whose_size_overflows_is_refused(void **state)
                      kiln_status_name(status), kiln_last_error());
         TEST_ERROR_MENTIONS("axpy");
         TEST_ERROR_MENTIONS("overflows");
-    } else if (status == KILN_OK) {
-        fail_msg("a grid of %zux%zux%zu blocks was queued",
-                 config.grid.x, config.grid.y, config.grid.z);
     }
     TEST_OK(kiln_context_synchronize(context));
     hang_guard_stop();
