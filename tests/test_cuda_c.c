@@ -631,7 +631,7 @@ static void test_math(void **state)
         w[3] = a * b + 1.5;
         w[4] = exp(a * 0.25);
         w[5] = a / (b + 8.0);
-        w[6] = pow(fabs(a) + 0.5, 1.5);
+        w[6] = pow(fabs(a) + 0.5, 1.5) + a * a;
         w[7] = a + b;
         w[8] = floor(a) + ceil(b) + trunc((double)(float)(x[i] * 3.0f)) +
                round((double)(float)(y[i] * 3.0f));

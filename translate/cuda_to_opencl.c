@@ -859,6 +859,9 @@ static void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
         } else if (id == st->w_align_ && cu_punct(st, i + 1, P_LPAREN)) {
             cu_replace(e, i, "__attribute__((aligned");
             cu_after(st, e, st->match[i + 1], ")) ");
+        } else if (cu_name_is(st, i, "pow") && cu_punct(st, i + 1, P_LPAREN)) {
+            /* C++'s pow(float, int) and friends: OpenCL's pow is ambiguous */
+            cu_replace(e, i, "__kiln_pow");
         } else if (id == st->w_nullptr) {
             cu_replace(e, i, "0");
         } else if (id == st->w_constexpr) {
@@ -1424,14 +1427,18 @@ static void cu_top_level(cu_state *st)
             i = semi + 1;
             continue;
         }
+        /* struct __align__(16) name { ... } */
+        size_t tag_at = i + 1;
+        while (tag_at < st->count && cu_skip_attribute(st, tag_at) != tag_at)
+            tag_at = cu_skip_attribute(st, tag_at);
         if ((cu_is(st, i, W_struct) || cu_is(st, i, W_union) ||
              cu_is(st, i, W_enum)) &&
-            (cu_punct(st, i + 1, P_LBRACE) ||
-             (cu_ident(st, i + 1) && cu_punct(st, i + 2, P_LBRACE)))) {
-            size_t open = cu_punct(st, i + 1, P_LBRACE) ? i + 1 : i + 2;
+            (cu_punct(st, tag_at, P_LBRACE) ||
+             (cu_ident(st, tag_at) && cu_punct(st, tag_at + 1, P_LBRACE)))) {
+            size_t open = cu_punct(st, tag_at, P_LBRACE) ? tag_at : tag_at + 1;
             cu_check_type_body(st, open);
             size_t semi = cu_statement_end(st, i);
-            int32_t tag = open == i + 2 ? st->tokens[i + 1].ident : -1;
+            int32_t tag = open == tag_at + 1 ? st->tokens[tag_at].ident : -1;
             if (tag >= 0) {
                 st->is_type[tag] = 1;
                 for (size_t q = open; q < st->match[open]; ++q)

@@ -176,6 +176,15 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define __fadd_rz(x, y) ((float)(x) + (float)(y))
 #define __fmul_rz(x, y) ((float)(x) * (float)(y))
 
+/* C++'s pow overloads (CUDA C is C++): pow(x, 2) with an int exponent
+ * is ambiguous among OpenCL's. */
+__KILN_OV __KILN_FN float __kiln_pow(float x, float y) { return pow(x, y); }
+__KILN_OV __KILN_FN float __kiln_pow(float x, int y) { return pown(x, y); }
+#ifdef cl_khr_fp64
+__KILN_OV __KILN_FN double __kiln_pow(double x, double y) { return pow(x, y); }
+__KILN_OV __KILN_FN double __kiln_pow(double x, int y) { return pown(x, y); }
+#endif
+
 /* CUDA's abs returns the argument's type (OpenCL's an unsigned one). */
 __KILN_OV __KILN_FN int __kiln_abs(int x) { return x < 0 ? -x : x; }
 __KILN_OV __KILN_FN long __kiln_abs(long x) { return x < 0 ? -x : x; }

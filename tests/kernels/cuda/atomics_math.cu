@@ -82,7 +82,7 @@ __global__ void math_float(const float *x, const float *y, float *out, int n)
     o[3] = fmaf(a, b, 1.5f);
     o[4] = __expf(a * 0.25f);
     o[5] = __fdividef(a, b + 8.0f);
-    o[6] = powf(fabsf(a) + 0.5f, 1.5f);
+    o[6] = powf(fabsf(a) + 0.5f, 1.5f) + pow(a, 2);
     o[7] = fminf(a, b) + fmaxf(a, b);
     o[8] = floorf(a) + ceilf(b) + truncf(a * 3.0f) + roundf(b * 3.0f);
     o[9] = atan2f(a, b) + tanhf(a * 0.1f);

@@ -4,7 +4,7 @@
 
 typedef unsigned char uchar;
 
-struct Particle {
+struct __align__(4) Particle {
     float3 position;       // 12 bytes, as in CUDA
     float mass;
     int id;
