@@ -5,9 +5,10 @@
  *
  * Key: Kiln's version, the backend, the backend's cache identity (compiler
  * and driver versions, device architecture, the translator's source
- * digest; never a device index), the language, the options and the full source after
- * includes were inlined.  The file name is a digest of the key; the entry
- * stores the whole key too and a hit requires an exact match.
+ * digest; never a device index), the language, the options, and the length
+ * and 128-bit digest of the source after includes were inlined.  The file
+ * name is a digest of the key; the entry stores the whole key too and a
+ * hit requires an exact match.
  *
  * Disk entries are written to a temporary file and renamed into place, so
  * readers see a whole entry or none, and processes building the same
@@ -54,15 +55,19 @@ kiln_status kiln_cache_key_make(kiln_context *context,
                                 const kiln_backend_source *source,
                                 kiln_cache_key *key)
 {
+    /* The source by its 128-bit digest, not a copy: an entry stays the
+     * size of its binary however large the program (the key is compared
+     * whole on every hit, so a copy would also be read back each time). */
+    char source_digest[33];
+    kiln_digest_hex(source->text, source->length, source_digest);
     kiln_string text = {0};
     bool ok = kiln_string_appendf(&text,
                                   "kiln %s\nbackend %s\nidentity %s\n"
-                                  "language %d\noptions %s\nsource %zu\n",
+                                  "language %d\noptions %s\nsource %zu %s\n",
                                   PACKAGE_VERSION, context->ops->name,
                                   context->cache_identity,
                                   (int)source->language, source->options,
-                                  source->length) &&
-              kiln_string_append(&text, source->text, source->length);
+                                  source->length, source_digest);
     if (!ok) {
         kiln_string_free(&text);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,

@@ -26,8 +26,9 @@ libkiln_la_SOURCES = \
 	core/stream.c \
 	core/strings.c \
 	core/trace.c
-libkiln_la_CPPFLAGS = $(AM_CPPFLAGS) $(XXHASH_CFLAGS) \
+libkiln_la_CPPFLAGS = $(AM_CPPFLAGS) $(XXHASH_CFLAGS) -I$(top_srcdir)/translate \
 	-DKILN_PLUGIN_DIR='"$(plugindir)"'
 libkiln_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(KILN_LT_VERSION) \
 	-no-undefined -export-symbols-regex '^kiln_'
-libkiln_la_LIBADD = $(DL_LIBS) $(XXHASH_LIBS)
+# The front end's preprocessor inlines #include files (core/source.c).
+libkiln_la_LIBADD = translate/libkiln_translate.la $(DL_LIBS) $(XXHASH_LIBS)

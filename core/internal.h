@@ -477,11 +477,15 @@ KILN_INTERNAL uint64_t kiln_checksum64_pair(const void *first,
 
 /* ---- source.c ----------------------------------------------------------- */
 
-/* Inlines #include "..." (and <...> found in the include dirs) with #line
- * markers, so that backends see one text and the cache key covers every
- * included file.  Result is malloc'ed. */
+/* Inlines the files #include names (clc_expand_includes: the front end's
+ * preprocessor, with the -D/-U of `options`) with #line markers, so that
+ * backends see one text and the cache key covers every included file.
+ * *expanded is malloc'ed, or NULL when the program includes nothing (the
+ * source is used as it is). */
 KILN_INTERNAL kiln_status kiln_source_expand(const char *source, size_t length,
                                              const char *source_name,
+                                             const char *options,
+                                             bool target_cuda,
                                              const char *const *include_dirs,
                                              size_t include_dir_count,
                                              char **expanded,

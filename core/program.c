@@ -342,13 +342,14 @@ static kiln_status program_build_common(kiln_context *context,
         options->source_name ? options->source_name : default_source_name;
     char *expanded = NULL;
     size_t expanded_length = 0;
-    status = kiln_source_expand(text, length, name, dirs, dir_count, &expanded,
-                                &expanded_length);
+    status = kiln_source_expand(text, length, name, composed,
+                                strcmp(context->ops->name, "cuda") == 0, dirs,
+                                dir_count, &expanded, &expanded_length);
     if (status == KILN_OK) {
         kiln_backend_source source = {
             .language = options->language,
-            .text = expanded,
-            .length = expanded_length,
+            .text = expanded ? expanded : text,
+            .length = expanded ? expanded_length : length,
             .options = composed,
             .name = name,
         };

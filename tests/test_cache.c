@@ -94,26 +94,34 @@ static char **child_environment(size_t extra, size_t *count)
  * in the source so that each (scale, offset) pair is another source. */
 static char *affine_source(int scale, int offset, size_t padding)
 {
-    size_t size = padding + 512;
+    size_t size = padding + 1024;
     char *source = test_alloc(size);
     size_t length = 0;
+    char use[128] = "";
     if (padding > 0) {
-        /* A long comment: an entry of a chosen size without a slow compile. */
-        memcpy(source, "/* ", 3);
-        length = 3;
+        /* A table the kernel can reach (n is never negative, but the
+         * compiler cannot know): an entry of a chosen size.  (The cache
+         * keeps a digest of the source, not a copy: a long comment would
+         * not do.) */
+        length = (size_t)snprintf(source, size,
+                                  "constant char padding[%zu] = \"", padding + 1);
         for (size_t i = 0; i < padding; ++i)
             source[length++] = (char)('a' + (i * 7 + (size_t)scale) % 26);
-        memcpy(source + length, " */\n", 4);
-        length += 4;
+        memcpy(source + length, "\";\n", 3);
+        length += 3;
+        snprintf(use, sizeof use,
+                 "    if (n < 0)\n        x[0] = padding[(uint)(-n) %% %zuu];\n",
+                 padding);
     }
     snprintf(source + length, size - length,
              "kernel void affine(global float *x, int n)\n"
              "{\n"
              "    int i = get_global_id(0);\n"
+             "%s"
              "    if (i < n)\n"
              "        x[i] = x[i] * %d.0f + %d.0f;\n"
              "}\n",
-             scale, offset);
+             use, scale, offset);
     return source;
 }
 
@@ -712,6 +720,36 @@ static void test_corrupt_entries_are_rebuilt(void **state)
     free(source);
 }
 
+/* An entry holds the binary and a digest of the source, not a copy of it
+ * (issue 18.4: a 200 MB source made a 210 MB entry). */
+static void test_entry_does_not_copy_the_source(void **state)
+{
+    kiln_context *context = test_context(state);
+    char dir[4096], entry[4400];
+    fresh_cache(dir, sizeof dir, "copy");
+    enum { COMMENT = 4 << 20 };
+    char *kernel = affine_source(5, 3, 0);
+    size_t kernel_length = strlen(kernel);
+    char *source = test_alloc(COMMENT + kernel_length + 8);
+    memcpy(source, "/*", 2);
+    for (size_t i = 2; i < COMMENT; ++i)
+        source[i] = (char)('a' + i % 26);
+    memcpy(source + COMMENT, "*/\n", 3);
+    memcpy(source + COMMENT + 3, kernel, kernel_length + 1);
+    kiln_program *program = build(context, source, NULL);
+    check_affine(context, program, 5.0f, 3.0f);
+    TEST_OK(kiln_program_release(program));
+    only_entry(dir, entry, sizeof entry);
+    off_t size = file_size(entry);
+    if (size > COMMENT / 4)
+        fail_msg("a %d-byte source made a %lld-byte entry", COMMENT,
+                 (long long)size);
+    build_fresh_and_check(state, source, NULL, 5.0f, 3.0f,
+                          KILN_PROGRAM_FROM_DISK_CACHE);
+    free(source);
+    free(kernel);
+}
+
 /* A program the CUDA backend translated is keyed by the translator that
  * translated it: the entry's key holds the build's digest of the front end
  * (test_clc checks that the digest follows every edit of translate/), so
@@ -1056,7 +1094,7 @@ static void test_cache_disabled(void **state)
 /* ---- (8) the size limit and least-recently-used eviction --------------------------------------------------- */
 
 /* Padding that makes an entry about 300 KiB (the key holds the source). */
-#define EVICTION_PADDING (300u << 10)
+#define EVICTION_PADDING (150u << 10)
 #define EVICTION_MAX_ENTRIES 12
 
 /* File times advance in ticks of the kernel's clock (4 ms here); the
@@ -1205,6 +1243,7 @@ int main(int argc, char **argv)
         KILN_TEST(test_key_covers_options_source_and_headers),
         KILN_TEST(test_corrupt_entries_are_rebuilt),
         KILN_TEST(test_key_names_the_translator),
+        KILN_TEST(test_entry_does_not_copy_the_source),
         KILN_TEST(test_read_only_directory_still_builds),
         KILN_TEST(test_cache_dir_that_is_a_file),
         KILN_TEST(test_cache_dir_writable_by_others),

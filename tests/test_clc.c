@@ -7,6 +7,8 @@
  * running the code needs a GPU, which the corpus tests do on the CUDA
  * backend).
  */
+#include "config.h" /* _GNU_SOURCE: strdup, popen under -std=c11 */
+
 #include "harness.h"
 
 #include "translate.h"
@@ -387,6 +389,92 @@ static void garbage(void **state)
     }
 }
 
+/* ---- #include ------------------------------------------------------------------ */
+
+/* Files in memory, for clc_expand_includes without a file system. */
+static const char *const memory_files[][2] = {
+    {"a.h", "#ifndef A_H\n#define A_H\n#include \"b.h\"\nint a_value;\n#endif\n"},
+    {"b.h", "/* b */ int b_value; // #include \"missing.h\"\n"},
+    {"once.h", "#pragma once\nint once_value;\n"},
+    {"self.h", "#include \"self.h\"\n"},
+};
+
+static int memory_reads;
+
+static int read_memory(void *context, const char *name, int quoted,
+                       const char *includer, char **path, char **text,
+                       size_t *length, char **error)
+{
+    (void)context, (void)quoted, (void)includer, (void)error;
+    ++memory_reads;
+    for (size_t i = 0; i < sizeof memory_files / sizeof memory_files[0]; ++i) {
+        if (strcmp(memory_files[i][0], name) != 0)
+            continue;
+        *path = strdup(name);
+        *text = strdup(memory_files[i][1]);
+        *length = strlen(*text);
+        return 1;
+    }
+    return 0;
+}
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t count = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        ++count;
+    return count;
+}
+
+/* The preprocessor the core inlines includes with: real C lexing (the
+ * comment in b.h hides its #include), #include MACRO, %:include, guards and
+ * #pragma once (each file's text once), files left in groups not taken,
+ * and #line markers back to the includer's lines. */
+static void expand_includes(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "#define HEADER \"a.h\"\n"
+        "#include HEADER\n"
+        "%:include \"a.h\"\n"
+        "#include \"once.h\"\n"
+        "#include \"once.h\"\n"
+        "#if 0\n#include \"missing.h\"\n#endif\n"
+        "kernel void k(global int *x) { x[0] = 1; }\n";
+    clc_include_reader reader = {read_memory, NULL};
+    clc_expansion out;
+    memory_reads = 0;
+    assert_int_equal(clc_expand_includes(source, strlen(source), "main.cl",
+                                         NULL, 0, &reader, &out),
+                     0);
+    assert_non_null(out.text);
+    assert_int_equal(out.file_count, 3);
+    assert_int_equal(count_of(out.text, "int a_value;"), 1);
+    assert_int_equal(count_of(out.text, "int b_value;"), 1);
+    assert_int_equal(count_of(out.text, "int once_value;"), 1);
+    assert_int_equal(count_of(out.text, "missing.h"), 1); /* left in #if 0 */
+    assert_int_equal(count_of(out.text, "#pragma once"), 0);
+    assert_true(contains(out.text, "#line 1 \"a.h\""));
+    assert_true(contains(out.text, "#line 3 \"main.cl\""));
+    assert_true(contains(out.text, "kernel void k"));
+    clc_expansion_free(&out);
+
+    /* Nothing included: nothing to change. */
+    assert_int_equal(clc_expand_includes("int x;\n", 7, "plain.cl", "-DX=1", 0,
+                                         &reader, &out),
+                     0);
+    assert_null(out.text);
+    clc_expansion_free(&out);
+
+    /* A file that includes itself without a guard. */
+    assert_int_equal(clc_expand_includes("#include \"self.h\"\n", 18, "c.cl",
+                                         NULL, 0, &reader, &out),
+                     -1);
+    assert_non_null(out.error);
+    assert_true(contains(out.error, "nested"));
+    clc_expansion_free(&out);
+}
+
 /* ---- the translator's identity ------------------------------------------------- */
 
 /* The translator's digest in the cache key is the build's digest of the
@@ -734,6 +822,7 @@ int main(void)
         KILN_TEST(large_sources_translate_in_linear_time),
         KILN_TEST(translator_digest),
         KILN_TEST(prelude_selection),
+        KILN_TEST(expand_includes),
 #ifdef KILN_TEST_NVRTC
         KILN_TEST(nvrtc_prelude_sections),
         KILN_TEST(nvrtc_corpus),

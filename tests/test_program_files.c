@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ELEMENTS 512
 
@@ -494,6 +495,140 @@ static void test_cache_key_covers_included_files(void **state)
     TEST_OK(kiln_program_release(program));
 }
 
+/* Builds `kernel` (values from val.h), then changes val.h: the next build
+ * must compile again and compute with the new values (issue 18.4: each of
+ * these sources fooled the old include scanner, so the key missed val.h and
+ * a stale binary came back). */
+static void check_follows_header(kiln_context *context, workspace *w,
+                                 const char *kernel, const char *label)
+{
+    put(w, "val.h", "#define SCALE 2.0f\n#define OFFSET 1.0f\n");
+    kiln_program *program = NULL;
+    kiln_status status = kiln_program_build_file(context, kernel, NULL,
+                                                 &program);
+    if (status != KILN_OK)
+        fail_msg("%s: %s: %s", label, kiln_status_name(status),
+                 kiln_last_error());
+    check_apply(context, program, 2.0f, 1.0f);
+    TEST_OK(kiln_program_release(program));
+    put(w, "val.h", "#define SCALE 3.0f\n#define OFFSET -5.0f\n");
+    TEST_OK(kiln_program_build_file(context, kernel, NULL, &program));
+    kiln_program_origin origin;
+    TEST_OK(kiln_program_origin_get(program, &origin));
+    if (origin != KILN_PROGRAM_COMPILED)
+        fail_msg("%s: val.h changed and the program came from the cache "
+                 "(origin %d)", label, (int)origin);
+    check_apply(context, program, 3.0f, -5.0f);
+    TEST_OK(kiln_program_release(program));
+}
+
+static void test_includes_the_compiler_would_see(void **state)
+{
+    kiln_context *context = test_context(state);
+    workspace w;
+    workspace_init(&w, "tricks");
+    setenv("KILN_CACHE_DIR", path_in(&w, "cache"), 1);
+    static const struct {
+        const char *label;
+        const char *source;
+    } sources[] = {
+        {"#include MACRO", "#define HEADER \"val.h\"\n#include HEADER\n"},
+        {"a string holding /*",
+         "#define TEXT \"/*\"\n#include \"val.h\"\n#define END \"*/\"\n"},
+        {"a comment before #", "/**/#include \"val.h\"\n"},
+        {"a line splice in #include", "#inc\\\nlude \"val.h\"\n"},
+        {"the digraph %:", "%:include \"val.h\"\n"},
+        {"a guard around it",
+         "#ifndef NO_VALUES\n#include \"val.h\"\n#endif\n"},
+    };
+    char text[2048], name[64];
+    for (size_t i = 0; i < sizeof sources / sizeof sources[0]; ++i) {
+        snprintf(name, sizeof name, "kernel%zu.cl", i);
+        put(&w, name, including(sources[i].source, text, sizeof text));
+        check_follows_header(context, &w, path_in(&w, name),
+                             sources[i].label);
+    }
+}
+
+/* A relative file name finds the header beside it in the current
+ * directory, and the cache key covers it (18.4: "main.cl" did not). */
+static void test_relative_file_name(void **state)
+{
+    kiln_context *context = test_context(state);
+    workspace w;
+    workspace_init(&w, "relative");
+    setenv("KILN_CACHE_DIR", path_in(&w, "cache"), 1);
+    char text[2048], previous[4096];
+    put(&w, "main.cl", including("#include \"val.h\"\n", text, sizeof text));
+    if (getcwd(previous, sizeof previous) == NULL || chdir(w.dir) != 0)
+        fail_msg("cannot change to %s: %s", w.dir, strerror(errno));
+    check_follows_header(context, &w, "main.cl", "main.cl");
+    if (chdir(previous) != 0)
+        fail_msg("cannot change back to %s: %s", previous, strerror(errno));
+}
+
+/* 18.5: headers that each include the next one twice behind include
+ * guards are read once each (a guarded file whose guard is defined adds
+ * nothing), so 40 levels build at once; without the guards the doubling
+ * is refused with a message instead of growing for minutes. */
+static void test_include_guards_do_not_double(void **state)
+{
+    kiln_context *context = test_context(state);
+    workspace w;
+    workspace_init(&w, "doubling");
+    enum { LEVELS = 40 };
+    char name[64], text[2048];
+    /* One kilobyte of definitions per header: what doubles is real text. */
+    char filler[1100];
+    size_t used = 0;
+    for (int i = 0; used + 40 < sizeof filler - 1; ++i)
+        used += (size_t)snprintf(filler + used, sizeof filler - used,
+                                 "#define FILLER_%d %d\n", i, i);
+    for (int guarded = 1; guarded >= 0; --guarded) {
+        for (int level = 0; level < LEVELS; ++level) {
+            char c = guarded ? 'g' : 'u';
+            snprintf(name, sizeof name, "%c%d.h", c, level);
+            if (level + 1 == LEVELS)
+                snprintf(text, sizeof text,
+                         "#define SCALE 4.0f\n#define OFFSET 2.0f\n");
+            else if (guarded)
+                snprintf(text, sizeof text,
+                         "#ifndef G%d_H\n#define G%d_H\n%s"
+                         "#include \"%c%d.h\"\n#include \"%c%d.h\"\n#endif\n",
+                         level, level, filler, c, level + 1, c, level + 1);
+            else
+                snprintf(text, sizeof text,
+                         "%s#include \"%c%d.h\"\n#include \"%c%d.h\"\n",
+                         filler, c, level + 1, c, level + 1);
+            put(&w, name, text);
+        }
+        snprintf(text, sizeof text, "#include \"%c0.h\"\n%s",
+                 guarded ? 'g' : 'u', apply_kernel);
+        snprintf(name, sizeof name, "%s.cl", guarded ? "guarded" : "unguarded");
+        put(&w, name, text);
+        time_t start = time(NULL);
+        kiln_program *program = NULL;
+        kiln_status status =
+            kiln_program_build_file(context, path_in(&w, name), NULL, &program);
+        if (guarded) {
+            if (status != KILN_OK)
+                fail_msg("guarded headers: %s: %s", kiln_status_name(status),
+                         kiln_last_error());
+            check_apply(context, program, 4.0f, 2.0f);
+            TEST_OK(kiln_program_release(program));
+        } else {
+            if (status != KILN_ERR_BUILD)
+                fail_msg("headers doubling 40 times: %s (%s), expected "
+                         "KILN_ERR_BUILD", kiln_status_name(status),
+                         kiln_last_error());
+            TEST_ERROR_MENTIONS("MiB");
+        }
+        if (time(NULL) - start > 20)
+            fail_msg("%s headers took %lld s", guarded ? "guarded" : "doubling",
+                     (long long)(time(NULL) - start));
+    }
+}
+
 static void test_missing_and_unreadable_files(void **state)
 {
     kiln_context *context = test_context(state);
@@ -603,6 +738,9 @@ int main(void)
         KILN_TEST(test_missing_include),
         KILN_TEST(test_defines),
         KILN_TEST(test_cache_key_covers_included_files),
+        KILN_TEST(test_includes_the_compiler_would_see),
+        KILN_TEST(test_relative_file_name),
+        KILN_TEST(test_include_guards_do_not_double),
         KILN_TEST(test_missing_and_unreadable_files),
         KILN_TEST(test_errors_point_into_headers),
         KILN_TEST(test_errors_name_the_file),

@@ -20,6 +20,10 @@
 #define PP_MAX_EVAL_DEPTH 256   /* nesting inside one #if expression    */
 /* Tokens read or made by expansion in one translation. */
 #define PP_MAX_PRODUCED (4u * 1024u * 1024u)
+/* #include nesting, and the bytes all the included files add up to (a
+ * header included over and over without a guard grows exponentially). */
+#define PP_MAX_INCLUDE_DEPTH 64
+#define PP_MAX_INCLUDED_BYTES ((size_t)64 << 20)
 
 typedef struct pp_hideset {
     int32_t ident;
@@ -89,7 +93,62 @@ typedef struct pp_state {
 
     int fp_contract_off;
     pp_tok eof; /* what pp_read returns at the end */
+
+    /* #include: the reader, the files being read (the innermost is the
+     * one in file_tokens; frames hold the ones that include it), what is
+     * known of each file read so far, and the flattened text when only
+     * the includes are being expanded (clc_expand_includes). */
+    const clc_include_reader *reader;
+    struct pp_frame *frames;
+    size_t frame_count;
+    size_t frame_capacity;
+    size_t cond_base;       /* the #if groups open when this file began   */
+    const char *path;       /* the file being read; NULL: the program     */
+    size_t raw_cursor;      /* flattening: file tokens copied out so far  */
+    struct pp_known_file *known;
+    size_t known_count;
+    size_t known_capacity;
+    size_t included_bytes;  /* against PP_MAX_INCLUDED_BYTES              */
+    struct pp_resolved *resolved;
+    size_t resolved_count;
+    size_t resolved_capacity;
+    size_t directive_begin; /* the directive being carried out: its '#'   */
+    int expand_only;        /* only directives matter; #error is the
+                               compiler's business                        */
+    clc_buffer *flat;       /* flattened text, or NULL                    */
+    unsigned flat_line;     /* physical line the flattened text is at     */
 } pp_state;
+
+/* A file an #include has read: its tokens (lexed once), and whether a
+ * later #include of it can be skipped (#pragma once, or an include guard
+ * whose macro is defined: the whole file is one #ifndef group). */
+typedef struct pp_known_file {
+    const char *path;
+    uint16_t file;
+    const clc_token *tokens;
+    size_t bytes;  /* its tokens' text: what one inclusion adds */
+    int once;
+    int32_t guard; /* the guard macro's identifier, -1 when none */
+} pp_known_file;
+
+/* An #include already resolved: the same name from the same file names
+ * the same file again, without asking the reader. */
+typedef struct pp_resolved {
+    const char *includer;
+    const char *name;
+    int quoted;
+    size_t known;
+} pp_resolved;
+
+typedef struct pp_frame {
+    const clc_token *file_tokens;
+    size_t file_pos;
+    long line_delta;
+    uint16_t file;
+    size_t cond_base;
+    const char *path;
+    size_t raw_cursor;
+} pp_frame;
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -216,6 +275,7 @@ static clc_token pp_file_token(pp_state *st, size_t pos)
 }
 
 static void pp_directive(pp_state *st, const clc_token *hash);
+static int pp_leave_file(pp_state *st);
 
 /* The next token, unexpanded; directives in the file are carried out on
  * the way. */
@@ -232,12 +292,8 @@ static pp_tok *pp_read(pp_state *st)
             return &st->eof;
         const clc_token *raw = &st->file_tokens[st->file_pos];
         if (raw->kind == CLC_TOK_EOF) {
-            if (st->cond_count > 0) {
-                const pp_cond *open = &st->conds[st->cond_count - 1];
-                clc_fail(st->failure, open->file, open->line,
-                         "unterminated conditional directive (#if without "
-                         "#endif)");
-            }
+            if (pp_leave_file(st))
+                continue;
             return &st->eof;
         }
         if ((raw->flags & CLC_TF_BOL) && pp_is_punct(raw, P_HASH)) {
@@ -1241,6 +1297,8 @@ static void pp_push_cond(pp_state *st, const clc_token *at, int taken)
 
 static void pp_emit(pp_state *st, const clc_token *t)
 {
+    if (st->expand_only)
+        return;
     if (st->out.count == st->out.capacity) {
         if (st->out.capacity >= CLC_MAX_TOKENS)
             clc_fail(st->failure, t->file, t->line,
@@ -1336,12 +1394,379 @@ static void pp_line_directive(pp_state *st, const clc_token *at, size_t begin,
     st->line_delta = (long)value.bits - (long)(directive_raw_line + 1);
 }
 
+/* ---- #include ------------------------------------------------------------------ */
+
+/* Flattening (clc_expand_includes): each file's tokens are spelt out again
+ * on their physical lines (comments and line splices gone, so nothing in
+ * them can fool a later reader), every #include carried out is replaced by
+ * the file's own flattened text between #line markers, and every one
+ * skipped (include guard, #pragma once) by nothing. */
+static void pp_flat_newline(pp_state *st)
+{
+    clc_buffer_append(st->flat, "\n", 1);
+    st->flat_line++;
+}
+
+/* Copies the current file's tokens up to (not including) `until`. */
+static void pp_flat_copy(pp_state *st, size_t until)
+{
+    if (st->flat == NULL)
+        return;
+    for (size_t i = st->raw_cursor; i < until; ++i) {
+        const clc_token *t = &st->file_tokens[i];
+        if (t->kind == CLC_TOK_EOF)
+            break;
+        if (t->flags & CLC_TF_BOL) {
+            size_t length = st->flat->length;
+            if (length > 0 && st->flat->data[length - 1] != '\n')
+                pp_flat_newline(st);
+            while (st->flat_line < t->line)
+                pp_flat_newline(st);
+        } else if (t->flags & CLC_TF_SPACE) {
+            clc_buffer_append(st->flat, " ", 1);
+        }
+        clc_buffer_append(st->flat, t->text, t->length);
+        if (st->flat->length > PP_MAX_INCLUDED_BYTES * 2)
+            clc_fail(st->failure, t->file, t->line,
+                     "the program is more than %zu MiB with its #include "
+                     "files",
+                     (PP_MAX_INCLUDED_BYTES * 2) >> 20);
+    }
+    if (until > st->raw_cursor)
+        st->raw_cursor = until;
+}
+
+/* `#line N "name"`, after which the flattened text is at `physical`. */
+static void pp_flat_marker(pp_state *st, unsigned line, uint16_t file,
+                           unsigned physical)
+{
+    if (st->flat == NULL)
+        return;
+    size_t length = st->flat->length;
+    if (length > 0 && st->flat->data[length - 1] != '\n')
+        clc_buffer_append(st->flat, "\n", 1);
+    clc_buffer_printf(st->flat, "#line %u \"", line);
+    for (const unsigned char *p = (const unsigned char *)st->file_names[file];
+         *p != '\0'; ++p) {
+        if (*p == '"' || *p == '\\')
+            clc_buffer_printf(st->flat, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            clc_buffer_printf(st->flat, "\\%03o", *p);
+        else
+            clc_buffer_append(st->flat, (const char *)p, 1);
+    }
+    clc_buffer_puts(st->flat, "\"\n");
+    st->flat_line = physical;
+}
+
+/* Drops the directive being carried out from the flattened text. */
+static void pp_flat_drop_directive(pp_state *st)
+{
+    pp_flat_copy(st, st->directive_begin);
+    if (st->flat != NULL)
+        st->raw_cursor = st->file_pos;
+}
+
+static pp_known_file *pp_known_find(pp_state *st, const char *path)
+{
+    for (size_t i = 0; i < st->known_count; ++i)
+        if (strcmp(st->known[i].path, path) == 0)
+            return &st->known[i];
+    return NULL;
+}
+
+/* The guard macro when the whole file is one `#ifndef X` (or `#if
+ * !defined X`) group, so that with X defined it is empty; -1 otherwise. */
+static int32_t pp_guard_of(const clc_token *t)
+{
+    int is_hash = t[0].kind == CLC_TOK_PUNCT && t[0].punct == P_HASH &&
+                  (t[0].flags & CLC_TF_BOL);
+    if (!is_hash || t[1].kind != CLC_TOK_IDENT || (t[1].flags & CLC_TF_BOL))
+        return -1;
+    size_t p = 2;
+    int32_t guard = -1;
+    if (t[1].ident == W_ifndef) {
+        if (t[2].kind != CLC_TOK_IDENT || (t[2].flags & CLC_TF_BOL))
+            return -1;
+        guard = t[2].ident;
+        p = 3;
+    } else if (t[1].ident == W_if && pp_is_punct(&t[2], P_NOT) &&
+               !(t[2].flags & CLC_TF_BOL) && t[3].kind == CLC_TOK_IDENT &&
+               t[3].ident == W_defined && !(t[3].flags & CLC_TF_BOL)) {
+        int paren = pp_is_punct(&t[4], P_LPAREN) && !(t[4].flags & CLC_TF_BOL);
+        size_t at = paren ? 5 : 4;
+        if (t[at].kind != CLC_TOK_IDENT || (t[at].flags & CLC_TF_BOL))
+            return -1;
+        guard = t[at].ident;
+        p = at + 1;
+        if (paren) {
+            if (!pp_is_punct(&t[p], P_RPAREN) || (t[p].flags & CLC_TF_BOL))
+                return -1;
+            ++p;
+        }
+    } else {
+        return -1;
+    }
+    if (t[p].kind != CLC_TOK_EOF && !(t[p].flags & CLC_TF_BOL))
+        return -1;
+    int depth = 0;
+    for (; t[p].kind != CLC_TOK_EOF; ++p) {
+        if (!(t[p].flags & CLC_TF_BOL) || !pp_is_punct(&t[p], P_HASH) ||
+            t[p + 1].kind != CLC_TOK_IDENT || (t[p + 1].flags & CLC_TF_BOL))
+            continue;
+        int32_t id = t[p + 1].ident;
+        if (id == W_if || id == W_ifdef || id == W_ifndef) {
+            ++depth;
+        } else if (id == W_endif) {
+            if (depth-- > 0)
+                continue;
+            size_t q = p + 2;
+            while (t[q].kind != CLC_TOK_EOF && !(t[q].flags & CLC_TF_BOL))
+                ++q;
+            return t[q].kind == CLC_TOK_EOF ? guard : -1;
+        } else if ((id == W_elif || id == W_else) && depth == 0) {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* The header name of an #include: "name" (quoted) or <name>; NULL when the
+ * tokens are neither. */
+static const char *pp_header_name(pp_state *st, const clc_token *t,
+                                  size_t count, int *quoted)
+{
+    if (count >= 1 && t[0].kind == CLC_TOK_STRING && t[0].length >= 2 &&
+        t[0].text[0] == '"') {
+        *quoted = 1;
+        return clc_arena_strndup(st->arena, t[0].text + 1, t[0].length - 2);
+    }
+    if (count >= 2 && pp_is_punct(&t[0], P_LT)) {
+        clc_buffer name;
+        clc_buffer_init(&name, st->arena);
+        for (size_t i = 1; i < count; ++i) {
+            if (pp_is_punct(&t[i], P_GT)) {
+                *quoted = 0;
+                return name.length ? clc_buffer_text(&name) : NULL;
+            }
+            if (i > 1 && (t[i].flags & CLC_TF_SPACE))
+                clc_buffer_append(&name, " ", 1);
+            clc_buffer_append(&name, t[i].text, t[i].length);
+        }
+    }
+    return NULL;
+}
+
+static pp_known_file *pp_include_read(pp_state *st, const clc_token *hash,
+                                      const char *name, int quoted);
+static void pp_include_enter(pp_state *st, const clc_token *hash,
+                             const pp_known_file *known);
+
+static void pp_include(pp_state *st, const clc_token *hash, size_t begin,
+                       size_t end)
+{
+    int quoted = 0;
+    const char *name =
+        pp_header_name(st, st->file_tokens + begin, end - begin, &quoted);
+    if (name == NULL) {
+        /* #include MACRO: the line is macro-expanded first (C99 6.10.2). */
+        size_t count;
+        pp_tok *list = pp_expand_isolated(st, pp_line_list(st, begin, end));
+        clc_token *tokens = pp_list_to_array(st, list, &count);
+        name = pp_header_name(st, tokens, count, &quoted);
+    }
+    if (name == NULL) {
+        if (st->expand_only)
+            return; /* the compiler reports it */
+        pp_fail_at(st, hash, "#include expects \"FILENAME\" or <FILENAME>");
+    }
+    pp_known_file *known = NULL;
+    for (size_t i = 0; i < st->resolved_count; ++i) {
+        const pp_resolved *r = &st->resolved[i];
+        if (r->includer == st->path && r->quoted == quoted &&
+            strcmp(r->name, name) == 0) {
+            known = &st->known[r->known];
+            break;
+        }
+    }
+    if (known == NULL)
+        known = pp_include_read(st, hash, name, quoted);
+    if (known == NULL)
+        return; /* not found: left in place */
+    if (known->once ||
+        (known->guard >= 0 && pp_macro_get(st, known->guard) != NULL)) {
+        /* Included already, and it would add nothing. */
+        pp_flat_drop_directive(st);
+        return;
+    }
+    pp_include_enter(st, hash, known);
+}
+
+/* Asks the reader for the file; NULL when it is not found (and may be left
+ * to the compiler). */
+static pp_known_file *pp_include_read(pp_state *st, const clc_token *hash,
+                                      const char *name, int quoted)
+{
+    char *path = NULL, *text = NULL, *error = NULL;
+    size_t length = 0;
+    int found = st->reader->read(st->reader->context, name, quoted, st->path,
+                                 &path, &text, &length, &error);
+    if (found < 0) {
+        const char *why = clc_arena_strndup(st->arena, error ? error : "?",
+                                            error ? strlen(error) : 1);
+        free(error);
+        free(path);
+        free(text);
+        clc_fail(st->failure, hash->file, hash->line, "cannot include %s%s%s: %s",
+                 quoted ? "\"" : "<", name, quoted ? "\"" : ">", why);
+    }
+    if (found == 0) {
+        free(error);
+        if (st->expand_only)
+            return NULL; /* left in place: the compiler may know it */
+        clc_fail(st->failure, hash->file, hash->line,
+                 "cannot include %s: the file was not found in the "
+                 "program's include directories",
+                 name);
+    }
+    const char *file_path = clc_arena_strndup(st->arena, path, strlen(path));
+    free(path);
+    pp_known_file *known = pp_known_find(st, file_path);
+    if (known != NULL) {
+        free(text);
+    } else {
+        if (st->known_count == st->known_capacity) {
+            size_t capacity = st->known_capacity ? st->known_capacity * 2 : 16;
+            pp_known_file *grown =
+                clc_arena_alloc(st->arena, capacity * sizeof *grown);
+            if (st->known_count > 0)
+                memcpy(grown, st->known, st->known_count * sizeof *grown);
+            st->known = grown;
+            st->known_capacity = capacity;
+        }
+        known = &st->known[st->known_count];
+        memset(known, 0, sizeof *known);
+        known->path = file_path;
+        known->file = pp_file_id(st, file_path, strlen(file_path));
+        clc_token_array tokens = {NULL, 0, 0};
+        /* Lexed from an arena copy: the reader's text is freed at once. */
+        char *copy = clc_arena_alloc(st->arena, length + 1);
+        memcpy(copy, text, length);
+        free(text);
+        clc_lex(copy, length, known->file, 1, st->arena, st->interner,
+                &tokens);
+        known->tokens = tokens.tokens;
+        known->guard = pp_guard_of(tokens.tokens);
+        for (const clc_token *t = known->tokens; t->kind != CLC_TOK_EOF; ++t)
+            known->bytes += t->length + 1;
+        st->known_count++;
+    }
+    if (st->resolved_count == st->resolved_capacity) {
+        size_t capacity = st->resolved_capacity ? st->resolved_capacity * 2 : 16;
+        pp_resolved *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
+        if (st->resolved_count > 0)
+            memcpy(grown, st->resolved, st->resolved_count * sizeof *grown);
+        st->resolved = grown;
+        st->resolved_capacity = capacity;
+    }
+    pp_resolved *r = &st->resolved[st->resolved_count++];
+    r->includer = st->path;
+    r->name = name;
+    r->quoted = quoted;
+    r->known = (size_t)(known - st->known);
+    return known;
+}
+
+/* Reads the file's tokens next, and the rest of the including file after
+ * them. */
+static void pp_include_enter(pp_state *st, const clc_token *hash,
+                             const pp_known_file *known)
+{
+    /* Every inclusion counts: headers that include the next one twice
+     * without a guard double at each level. */
+    st->included_bytes += known->bytes;
+    if (st->included_bytes > PP_MAX_INCLUDED_BYTES)
+        clc_fail(st->failure, hash->file, hash->line,
+                 "the #include files add up to more than %zu MiB (a header "
+                 "included over and over without an include guard?)",
+                 PP_MAX_INCLUDED_BYTES >> 20);
+    if (st->frame_count >= PP_MAX_INCLUDE_DEPTH)
+        clc_fail(st->failure, hash->file, hash->line,
+                 "#include nested more than %d deep: %s includes itself "
+                 "without an include guard (a cycle?)",
+                 PP_MAX_INCLUDE_DEPTH, known->path);
+
+    pp_flat_copy(st, st->directive_begin);
+    if (st->frame_count == st->frame_capacity) {
+        size_t capacity = st->frame_capacity ? st->frame_capacity * 2 : 8;
+        pp_frame *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
+        if (st->frame_count > 0)
+            memcpy(grown, st->frames, st->frame_count * sizeof *grown);
+        st->frames = grown;
+        st->frame_capacity = capacity;
+    }
+    pp_frame *frame = &st->frames[st->frame_count++];
+    frame->file_tokens = st->file_tokens;
+    frame->file_pos = st->file_pos;
+    frame->line_delta = st->line_delta;
+    frame->file = st->file;
+    frame->cond_base = st->cond_base;
+    frame->path = st->path;
+    frame->raw_cursor = st->file_pos;
+    st->file_tokens = known->tokens;
+    st->file_pos = 0;
+    st->line_delta = 0;
+    st->file = known->file;
+    st->cond_base = st->cond_count;
+    st->path = known->path;
+    st->raw_cursor = 0;
+    pp_flat_marker(st, 1, known->file, 1);
+}
+
+/* At the end of a file: an #if it opened must be closed in it; back to
+ * the file that included it (1), or the end of the program (0). */
+static int pp_leave_file(pp_state *st)
+{
+    if (st->cond_count > st->cond_base) {
+        const pp_cond *open = &st->conds[st->cond_count - 1];
+        clc_fail(st->failure, open->file, open->line,
+                 "unterminated conditional directive (#if without "
+                 "#endif)");
+    }
+    if (st->frame_count == 0)
+        return 0;
+    pp_flat_copy(st, st->file_pos);
+    const pp_frame *frame = &st->frames[--st->frame_count];
+    st->file_tokens = frame->file_tokens;
+    st->file_pos = frame->file_pos;
+    st->line_delta = frame->line_delta;
+    st->file = frame->file;
+    st->cond_base = frame->cond_base;
+    st->path = frame->path;
+    st->raw_cursor = frame->raw_cursor;
+    clc_token next = pp_file_token(st, st->file_pos);
+    pp_flat_marker(st, next.line, st->file,
+                   st->file_tokens[st->file_pos].line);
+    return 1;
+}
+
+/* #pragma once: a later #include of this file adds nothing; the line
+ * itself goes (a compiler would warn about it in the flattened text). */
+static void pp_pragma_once(pp_state *st)
+{
+    pp_known_file *known = st->path ? pp_known_find(st, st->path) : NULL;
+    if (known != NULL)
+        known->once = 1;
+    pp_flat_drop_directive(st);
+}
+
 static void pp_directive(pp_state *st, const clc_token *hash)
 {
     const clc_token *raw_name = &st->file_tokens[st->file_pos];
     if (raw_name->kind == CLC_TOK_EOF || (raw_name->flags & CLC_TF_BOL))
         return; /* the null directive */
     unsigned directive_raw_line = st->file_tokens[st->file_pos - 1].line;
+    st->directive_begin = st->file_pos - 1;
     clc_token name = pp_file_token(st, st->file_pos);
     st->file_pos++;
     size_t begin, end;
@@ -1413,6 +1838,12 @@ static void pp_directive(pp_state *st, const clc_token *hash)
     case W_include:
     case W_include_next:
     case W_import: {
+        if (name.ident == W_include && st->reader != NULL) {
+            pp_include(st, hash, begin, end);
+            return;
+        }
+        if (st->expand_only)
+            return; /* left to the compiler */
         clc_buffer what;
         clc_buffer_init(&what, st->arena);
         for (size_t i = begin; i < end; ++i)
@@ -1423,6 +1854,8 @@ static void pp_directive(pp_state *st, const clc_token *hash)
                  what.length ? clc_buffer_text(&what) : "(nothing)");
     }
     case W_error: {
+        if (st->expand_only)
+            return; /* the compiler, with its own macros, decides */
         clc_buffer text;
         clc_buffer_init(&text, st->arena);
         for (size_t i = begin; i < end; ++i) {
@@ -1441,9 +1874,17 @@ static void pp_directive(pp_state *st, const clc_token *hash)
         pp_line_directive(st, hash, begin, end, directive_raw_line);
         return;
     case W_pragma:
+        if (begin < end && st->file_tokens[begin].kind == CLC_TOK_IDENT &&
+            st->file_tokens[begin].length == 4 &&
+            memcmp(st->file_tokens[begin].text, "once", 4) == 0) {
+            pp_pragma_once(st);
+            return;
+        }
         pp_pragma(st, hash, pp_line_list(st, begin, end));
         return;
     default:
+        if (st->expand_only)
+            return;
         clc_fail(st->failure, hash->file, hash->line, "unknown preprocessing directive '#%s'",
                    pp_spell(st, &name));
     }
@@ -1543,7 +1984,6 @@ static const char pp_predefined[] =
     "#define cl_khr_local_int32_base_atomics 1\n"
     "#define cl_khr_local_int32_extended_atomics 1\n"
     "#define cl_khr_byte_addressable_store 1\n"
-    "#define __KILN_CUDA__ 1\n"
     "#define __STDC__ 1\n"
     "#define __STDC_VERSION__ 199901L\n"
     "#define __DATE__ \"Jan  1 1970\"\n"
@@ -1726,9 +2166,11 @@ static void pp_options(pp_state *st, const char *options, clc_buffer *script,
     }
 }
 
-void clc_preprocess(const char *source, size_t length, const char *name,
-                    const char *options, clc_arena *arena,
-                    clc_interner *interner, clc_pp_output *out)
+/* A preprocessor with the predefined macros and the build options'
+ * defines in place, ready for the program (file 0, `name`). */
+static pp_state *pp_start(const char *name, const char *options,
+                          int target_cuda, clc_arena *arena,
+                          clc_interner *interner, int *fast_math)
 {
     pp_state *st = clc_arena_alloc(arena, sizeof *st);
     st->arena = arena;
@@ -1755,18 +2197,29 @@ void clc_preprocess(const char *source, size_t length, const char *name,
     clc_buffer script;
     clc_buffer_init(&script, arena);
     clc_buffer_puts(&script, pp_predefined);
-    int c_version, fast_math;
+    if (target_cuda)
+        clc_buffer_puts(&script, "#define __KILN_CUDA__ 1\n");
+    int c_version;
     clc_buffer command;
     clc_buffer_init(&command, arena);
-    pp_options(st, options, &command, &c_version, &fast_math);
+    pp_options(st, options, &command, &c_version, fast_math);
     clc_buffer_printf(&script, "#define __OPENCL_C_VERSION__ %d\n", c_version);
-    if (fast_math)
+    if (*fast_math)
         clc_buffer_puts(&script, "#define __FAST_RELAXED_MATH__ 1\n");
     pp_run_file(st, clc_buffer_text(&script), script.length, builtin_file);
     if (command.length > 0)
         pp_run_file(st, clc_buffer_text(&command), command.length, command_line);
     /* Neither may leave tokens behind; the program starts from here. */
     st->out.count = 0;
+    return st;
+}
+
+void clc_preprocess(const char *source, size_t length, const char *name,
+                    const char *options, clc_arena *arena,
+                    clc_interner *interner, clc_pp_output *out)
+{
+    int fast_math;
+    pp_state *st = pp_start(name, options, 1, arena, interner, &fast_math);
     pp_run_file(st, source, length, 0);
 
     clc_token eof;
@@ -1784,4 +2237,109 @@ void clc_preprocess(const char *source, size_t length, const char *name,
     out->file_count = st->file_count;
     out->fp_contract_off = st->fp_contract_off;
     out->fast_relaxed_math = fast_math;
+}
+
+void clc_expansion_free(clc_expansion *expansion)
+{
+    free(expansion->text);
+    for (size_t i = 0; i < expansion->file_count; ++i)
+        free(expansion->files[i]);
+    free(expansion->files);
+    free(expansion->error);
+    memset(expansion, 0, sizeof *expansion);
+}
+
+static char *pp_strdup(const char *text, size_t length)
+{
+    char *copy = malloc(length + 1);
+    if (copy != NULL) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+int clc_expand_includes(const char *source, size_t length, const char *name,
+                        const char *options, int target_cuda,
+                        const clc_include_reader *reader, clc_expansion *out)
+{
+    memset(out, 0, sizeof *out);
+    clc_failure failure;
+    memset(&failure, 0, sizeof failure);
+    clc_arena arena;
+    clc_arena_init(&arena, &failure, CLC_MAX_ARENA_BYTES);
+    clc_interner interner;
+    memset(&interner, 0, sizeof interner);
+    if (setjmp(failure.unwind) != 0) {
+        clc_expansion_free(out);
+        int result = -2;
+        if (!failure.out_of_memory && failure.message != NULL) {
+            out->error = failure.message;
+            result = -1;
+        } else {
+            free(failure.message);
+        }
+        clc_interner_free(&interner);
+        clc_arena_free(&arena);
+        return result;
+    }
+    clc_interner_init(&interner, &arena);
+    int fast_math;
+    pp_state *st = pp_start(name, options, target_cuda, &arena, &interner,
+                            &fast_math);
+    clc_buffer flat;
+    clc_buffer_init(&flat, &arena);
+    st->reader = reader;
+    st->expand_only = 1;
+    st->flat = &flat;
+    st->flat_line = 1;
+
+    clc_token_array tokens = {NULL, 0, 0};
+    clc_lex(source ? source : "", length, 0, 1, &arena, &interner, &tokens);
+    st->file_tokens = tokens.tokens;
+    st->file_pos = 0;
+    st->line_delta = 0;
+    st->file = 0;
+    st->path = NULL;
+    st->raw_cursor = 0;
+    /* Only directives matter: the rest is read past without expansion. */
+    for (;;) {
+        const clc_token *raw = &st->file_tokens[st->file_pos];
+        if (raw->kind == CLC_TOK_EOF) {
+            if (pp_leave_file(st))
+                continue;
+            break;
+        }
+        if ((raw->flags & CLC_TF_BOL) && pp_is_punct(raw, P_HASH)) {
+            clc_token hash = pp_file_token(st, st->file_pos);
+            st->file_pos++;
+            pp_directive(st, &hash);
+            continue;
+        }
+        st->file_pos++;
+    }
+    pp_flat_copy(st, st->file_pos);
+    if (flat.length > 0 && flat.data[flat.length - 1] != '\n')
+        clc_buffer_append(&flat, "\n", 1);
+
+    int failed = 0;
+    if (st->known_count > 0) {
+        out->text = pp_strdup(flat.data, flat.length);
+        out->length = flat.length;
+        out->files = calloc(st->known_count, sizeof *out->files);
+        failed = out->text == NULL || out->files == NULL;
+        for (size_t i = 0; !failed && i < st->known_count; ++i) {
+            out->files[i] = pp_strdup(st->known[i].path,
+                                      strlen(st->known[i].path));
+            failed = out->files[i] == NULL;
+            out->file_count = i + 1;
+        }
+    }
+    clc_interner_free(&interner);
+    clc_arena_free(&arena);
+    if (failed) {
+        clc_expansion_free(out);
+        return -2;
+    }
+    return 0;
 }

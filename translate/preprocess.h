@@ -10,10 +10,10 @@
  * _Pragma) with OpenCL C 1.2's predefined macros, the build options' -D
  * and -U, and __KILN_CUDA__.
  *
- * #include: Kiln's core inlines the files it finds (with #line markers)
- * before the source gets here, so an #include that is still in an active
- * group names a file that was not found, and fails the translation with
- * its name.
+ * #include: Kiln's core inlines the files first, with this preprocessor
+ * (clc_expand_includes, translate.h), so an #include that is still in an
+ * active group here names a file that was not found, and fails the
+ * translation with its name.
  *
  * Pragmas: `OPENCL EXTENSION` and `OPENCL FP_CONTRACT` are consumed here;
  * `unroll [N]` and `nounroll` become CLC_TOK_PRAGMA tokens ("unroll N",
@@ -24,6 +24,7 @@
 #define KILN_CLC_PREPROCESS_H
 
 #include "lexer.h"
+#include "translate.h" /* clc_include_reader */
 
 typedef struct clc_pp_output {
     clc_token *tokens;        /* ends with CLC_TOK_EOF             */

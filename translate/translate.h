@@ -94,6 +94,48 @@ int clc_translate(const char *source, size_t length, const char *source_name,
 
 void clc_translation_free(clc_translation *translation);
 
+/* ---- #include, for the core ------------------------------------------------- */
+
+/* Finds and reads the file an #include names.  `name` is written as
+ * between the quotes (`quoted` 1) or angle brackets (0); `includer` is the
+ * path this reader gave the including file, NULL for the program itself.
+ * Returns 1 with *path (the file's name in #line markers, messages and
+ * include guards), *text and *length; 0 when there is no such file; -1
+ * with *error when it exists but cannot be read.  Everything returned is
+ * malloc'ed and freed by the caller. */
+typedef struct clc_include_reader {
+    int (*read)(void *context, const char *name, int quoted,
+                const char *includer, char **path, char **text,
+                size_t *length, char **error);
+    void *context;
+} clc_include_reader;
+
+typedef struct clc_expansion {
+    char *text;        /* the program with its includes inlined; NULL when
+                          it includes nothing (use the source as it is)  */
+    size_t length;
+    char **files;      /* every file read, as the reader named it         */
+    size_t file_count;
+    char *error;       /* on failure: "file:line: message"                */
+} clc_expansion;
+
+/* Inlines the files the program's #include directives name, the way the
+ * compiler will see them: this preprocessor runs over the program with the
+ * build options' -D and -U (and __KILN_CUDA__ when `target_cuda`), so
+ * comments, strings, line splices, digraphs and conditional groups are
+ * what C says they are, and `#include MACRO` is expanded.  An #include in
+ * a group that is not taken, or of a file the reader does not find, stays
+ * for the compiler; a file whose include guard is defined, or that said
+ * #pragma once, is not read again.  The text is the tokens of each file
+ * on their own lines, between #line markers.  Returns 0, -1 with
+ * out->error (a cycle, more than 256 MiB of includes, an unreadable file,
+ * a malformed directive), or -2 when memory runs out.  Always call
+ * clc_expansion_free(out) after. */
+int clc_expand_includes(const char *source, size_t length, const char *name,
+                        const char *options, int target_cuda,
+                        const clc_include_reader *reader, clc_expansion *out);
+void clc_expansion_free(clc_expansion *expansion);
+
 /* A digest (32 hex digits) of every file that decides what a translation
  * produces: the front end's sources, the prelude and their build rules,
  * computed by the build.  A backend that translates puts it in its cache

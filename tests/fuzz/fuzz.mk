@@ -22,9 +22,14 @@ FUZZ_PREPROCESS_FLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
 FUZZ_LINK_FLAGS = -fsanitize=fuzzer,address,undefined
 FUZZ_BINARIES = $(FUZZ_TARGETS:%=tests/fuzz/fuzz_%)
 
-# The core's own parsers, compiled once into a library the targets share.
+# The core's own parsers, compiled once into a library the targets share,
+# with the front end (the core inlines #include files with its
+# preprocessor).
 EXTRA_LIBRARIES = tests/fuzz/libfuzzcore.a
-tests_fuzz_libfuzzcore_a_SOURCES = $(libkiln_la_SOURCES)
+tests_fuzz_libfuzzcore_a_SOURCES = $(libkiln_la_SOURCES) \
+	$(translate_libkiln_translate_la_SOURCES)
+nodist_tests_fuzz_libfuzzcore_a_SOURCES = \
+	$(nodist_translate_libkiln_translate_la_SOURCES)
 tests_fuzz_libfuzzcore_a_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
 tests_fuzz_libfuzzcore_a_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 FUZZ_CORE_LIBS = tests/fuzz/libfuzzcore.a $(DL_LIBS) $(XXHASH_LIBS) -lm

@@ -1,5 +1,6 @@
 /*
- * Fuzz target: the #include expansion of program sources.  A scratch
+ * Fuzz target: the #include expansion of program sources (the front
+ * end's preprocessor, reading files through core/source.c).  A scratch
  * include directory holds a few headers (one including itself, one with
  * #pragma once); the input is a program text that may include them.  It
  * must never crash, hang or recurse without bound.
@@ -42,10 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *expanded = NULL;
     size_t length = 0;
     kiln_status status =
-        kiln_source_expand((const char *)data, size, "fuzz.cl", dirs, 1,
-                           &expanded, &length);
+        kiln_source_expand((const char *)data, size, "fuzz.cl", "-DFUZZ=1",
+                           size % 2 == 0, dirs, 1, &expanded, &length);
     if (status == KILN_OK) {
-        if (expanded == NULL || expanded[length] != '\0')
+        /* NULL: the program includes nothing and stays as it is. */
+        if (expanded != NULL && expanded[length] != '\0')
             abort();
     } else if (kiln_last_error()[0] == '\0') {
         abort();
