@@ -3,6 +3,8 @@
  */
 #include "internal.h"
 
+#include "translate.h" /* clc_option_next_word */
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +58,10 @@ static kiln_status compose_options(const kiln_build_options *options,
 }
 
 /* -I DIR / -IDIR in the option string also feed the include expansion, so
- * the cache key covers those headers.  Returns a malloc'ed array of
- * pointers into the malloc'ed `storage`. */
+ * the cache key covers those headers.  The words are split as every other
+ * reader of options splits them (clc_option_next_word: "-I 'a dir'" is one
+ * directory).  Returns a malloc'ed array of pointers into the malloc'ed
+ * `storage`. */
 static kiln_status option_include_dirs(const char *options, char **storage,
                                        const char ***dirs, size_t *count)
 {
@@ -66,15 +70,29 @@ static kiln_status option_include_dirs(const char *options, char **storage,
     *count = 0;
     if (options == NULL)
         return KILN_OK;
-    char *copy = kiln_strdup(options);
-    if (copy == NULL)
+    /* Each word unquoted is no longer than its text: one buffer of the
+     * string's size holds them all, one after another. */
+    size_t size = strlen(options) + 1;
+    char *words = malloc(size * 2);
+    const char **list = calloc(size / 2 + 1, sizeof *list);
+    if (words == NULL || list == NULL) {
+        free(words);
+        free(list);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    size_t capacity = 0;
-    const char **list = NULL;
-    char *save = NULL;
+    }
+    const char *cursor = options;
+    char *word = words;
     bool take_next = false;
-    for (char *word = strtok_r(copy, " \t\n", &save); word != NULL;
-         word = strtok_r(NULL, " \t\n", &save)) {
+    size_t length;
+    int got;
+    while ((got = clc_option_next_word(&cursor, word, &length)) != 0) {
+        if (got < 0) {
+            free(words);
+            free(list);
+            return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                              "build options: unterminated quote in '%s'",
+                              options);
+        }
         const char *dir = NULL;
         if (take_next) {
             dir = word;
@@ -84,22 +102,11 @@ static kiln_status option_include_dirs(const char *options, char **storage,
         } else if (strncmp(word, "-I", 2) == 0) {
             dir = word + 2;
         }
-        if (dir == NULL)
-            continue;
-        if (*count == capacity) {
-            capacity = capacity ? capacity * 2 : 4;
-            const char **grown = realloc(list, capacity * sizeof *grown);
-            if (grown == NULL) {
-                free(list);
-                free(copy);
-                return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                  "out of host memory");
-            }
-            list = grown;
-        }
-        list[(*count)++] = dir;
+        if (dir != NULL)
+            list[(*count)++] = dir;
+        word += length + 1;
     }
-    *storage = copy;
+    *storage = words;
     *dirs = list;
     return KILN_OK;
 }

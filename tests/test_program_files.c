@@ -550,6 +550,35 @@ static void test_includes_the_compiler_would_see(void **state)
     }
 }
 
+/* -I "dir" is the directory, quotes removed: the options are split the
+ * same way by the core, the preprocessor and the CUDA backend, so the
+ * header is found, inlined and in the key (the core used to look for a
+ * directory named with its quotes). */
+static void test_quoted_include_dir(void **state)
+{
+    kiln_context *context = test_context(state);
+    workspace w;
+    workspace_init(&w, "quoted");
+    setenv("KILN_CACHE_DIR", path_in(&w, "cache"), 1);
+    char text[2048], option_text[4600];
+    make_dir(&w, "headers");
+    put(&w, "elsewhere.cl", including("#include <val.h>\n", text, sizeof text));
+    snprintf(option_text, sizeof option_text, "-I \"%s\"",
+             path_in(&w, "headers"));
+    kiln_build_options options = {.options = option_text};
+    const char *kernel = path_in(&w, "elsewhere.cl");
+    for (int round = 0; round < 2; ++round) {
+        put(&w, "headers/val.h", round ? "#define SCALE 5.0f\n#define OFFSET 0.5f\n"
+                                       : "#define SCALE 2.0f\n#define OFFSET 1.5f\n");
+        kiln_program *program = build_file(context, kernel, &options);
+        kiln_program_origin origin;
+        TEST_OK(kiln_program_origin_get(program, &origin));
+        assert_int_equal(origin, KILN_PROGRAM_COMPILED);
+        check_apply(context, program, round ? 5.0f : 2.0f, round ? 0.5f : 1.5f);
+        TEST_OK(kiln_program_release(program));
+    }
+}
+
 /* A relative file name finds the header beside it in the current
  * directory, and the cache key covers it (18.4: "main.cl" did not). */
 static void test_relative_file_name(void **state)
@@ -740,6 +769,7 @@ int main(void)
         KILN_TEST(test_cache_key_covers_included_files),
         KILN_TEST(test_includes_the_compiler_would_see),
         KILN_TEST(test_relative_file_name),
+        KILN_TEST(test_quoted_include_dir),
         KILN_TEST(test_include_guards_do_not_double),
         KILN_TEST(test_missing_and_unreadable_files),
         KILN_TEST(test_errors_point_into_headers),

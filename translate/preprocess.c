@@ -2059,40 +2059,6 @@ static const char pp_predefined[] =
     "#define CLK_LOCAL_MEM_FENCE 1\n"
     "#define CLK_GLOBAL_MEM_FENCE 2\n";
 
-/* Splits the next word off the option string like a shell without
- * expansions (the CUDA backend splits options the same way). */
-static int pp_option_word(const char **cursor, clc_buffer *word)
-{
-    const char *p = *cursor;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        ++p;
-    if (*p == '\0') {
-        *cursor = p;
-        return 0;
-    }
-    word->length = 0;
-    char quote = '\0';
-    for (; *p != '\0'; ++p) {
-        char c = *p;
-        if (quote == '\0' && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
-            break;
-        if (quote == '\0' && (c == '\'' || c == '"')) {
-            quote = c;
-        } else if (quote != '\0' && c == quote) {
-            quote = '\0';
-        } else if (c == '\\' && quote != '\'' && p[1] != '\0' &&
-                   (quote == '\0' || p[1] == '"' || p[1] == '\\')) {
-            ++p;
-            clc_buffer_append(word, p, 1);
-        } else {
-            clc_buffer_append(word, &c, 1);
-        }
-    }
-    clc_buffer_append(word, "", 0);
-    *cursor = p;
-    return 1;
-}
-
 /* -D NAME[=VALUE] -> "#define NAME VALUE" (the value up to a newline). */
 static void pp_option_define(clc_buffer *script, const char *value)
 {
@@ -2114,23 +2080,27 @@ static void pp_option_define(clc_buffer *script, const char *value)
 static void pp_options(pp_state *st, const char *options, clc_buffer *script,
                        int *c_version, int *fast_math)
 {
-    clc_buffer word;
-    clc_buffer_init(&word, st->arena);
     const char *cursor = options ? options : "";
+    size_t size = strlen(cursor) + 1, length;
+    char *w = clc_arena_alloc(st->arena, size);
+    char *next = clc_arena_alloc(st->arena, size);
     *c_version = 120;
     *fast_math = 0;
-    while (pp_option_word(&cursor, &word)) {
-        const char *w = clc_buffer_text(&word);
+    for (;;) {
+        int got = clc_option_next_word(&cursor, w, &length);
+        if (got == 0)
+            break;
+        if (got < 0)
+            clc_fail(st->failure, -1, 0,
+                     "build options: unterminated quote in '%s'", options);
         if ((w[0] == '-' && (w[1] == 'D' || w[1] == 'U' || w[1] == 'I'))) {
             char flag = w[1];
             const char *value = w + 2;
-            clc_buffer next;
             if (*value == '\0') {
-                clc_buffer_init(&next, st->arena);
-                if (!pp_option_word(&cursor, &next))
+                if (clc_option_next_word(&cursor, next, &length) <= 0)
                     clc_fail(st->failure, -1, 0, "build options: -%c needs a value",
                              flag);
-                value = clc_buffer_text(&next);
+                value = next;
             }
             if (flag == 'D') {
                 if (*value == '=' || *value == '\0')

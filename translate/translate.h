@@ -94,6 +94,16 @@ int clc_translate(const char *source, size_t length, const char *source_name,
 
 void clc_translation_free(clc_translation *translation);
 
+/* ---- build options ------------------------------------------------------------ */
+
+/* Splits the next word off `*cursor` the way a POSIX shell would without
+ * expansions: white space separates words, '...' and "..." group, and a
+ * backslash escapes the next character (in "..." only \" and \\).  The
+ * word is written unquoted into `word`, which must hold strlen(*cursor) + 1
+ * bytes.  Returns 1 with a word, 0 at the end, -1 on an unterminated
+ * quote.  Every reader of build options splits them with this. */
+int clc_option_next_word(const char **cursor, char *word, size_t *length);
+
 /* ---- #include, for the core ------------------------------------------------- */
 
 /* Finds and reads the file an #include names.  `name` is written as

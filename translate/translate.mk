@@ -9,6 +9,7 @@ noinst_LTLIBRARIES += translate/libkiln_translate.la
 translate_libkiln_translate_la_SOURCES = \
 	translate/translate.h \
 	translate/lexer.c translate/lexer.h \
+	translate/options.c \
 	translate/preprocess.c translate/preprocess.h \
 	translate/opencl_to_cuda.c translate/prelude_select.c \
 	translate/cuda_to_opencl.c translate/cuda_to_opencl.h

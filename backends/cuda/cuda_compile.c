@@ -201,45 +201,6 @@ static int cuda_options_append(char ***options, size_t *count,
     return 0;
 }
 
-/* Splits the next word off `*cursor` the way a POSIX shell would without
- * expansions: white space separates words, '...' and "..." group, and a
- * backslash escapes the next character (in "..." only \" and \\).  The
- * word is written unquoted into `word` (at least as long as the input).
- * Returns 1 with a word, 0 at the end, -1 on an unterminated quote. */
-static int cuda_option_next_word(const char **cursor, char *word,
-                                 size_t *length)
-{
-    const char *p = *cursor;
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        ++p;
-    if (*p == '\0') {
-        *cursor = p;
-        return 0;
-    }
-    size_t n = 0;
-    char quote = '\0';
-    for (; *p != '\0'; ++p) {
-        char c = *p;
-        if (quote == '\0' &&
-            (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
-            break;
-        if (quote == '\0' && (c == '\'' || c == '"')) {
-            quote = c;
-        } else if (quote != '\0' && c == quote) {
-            quote = '\0';
-        } else if (c == '\\' && quote != '\'' && p[1] != '\0' &&
-                   (quote == '\0' || p[1] == '"' || p[1] == '\\')) {
-            word[n++] = *++p;
-        } else {
-            word[n++] = c;
-        }
-    }
-    *cursor = p;
-    word[n] = '\0';
-    *length = n;
-    return quote == '\0' ? 1 : -1;
-}
-
 static const cuda_option_rule *cuda_option_rule_find(const char *word)
 {
     size_t count = sizeof cuda_option_rules / sizeof cuda_option_rules[0];
@@ -284,7 +245,7 @@ kiln_status cuda_options_map(const kiln_host_api *host,
         failed = 1;
     while (!failed && status == KILN_OK) {
         size_t length = 0;
-        int got = cuda_option_next_word(&cursor, word, &length);
+        int got = clc_option_next_word(&cursor, word, &length);
         if (got == 0)
             break;
         if (got < 0) {
@@ -300,7 +261,7 @@ kiln_status cuda_options_map(const kiln_host_api *host,
             const char *value = word + 2;
             size_t value_length = length - 2;
             if (value_length == 0) {
-                got = cuda_option_next_word(&cursor, word, &value_length);
+                got = clc_option_next_word(&cursor, word, &value_length);
                 if (got <= 0) {
                     status = host->error(KILN_ERR_INVALID_ARGUMENT,
                                          "build options: %s needs a value",
