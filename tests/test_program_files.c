@@ -514,7 +514,7 @@ static void check_follows_header(kiln_context *context, workspace *w,
     put(w, "val.h", "#define SCALE 3.0f\n#define OFFSET -5.0f\n");
     TEST_OK(kiln_program_build_file(context, kernel, NULL, &program));
     kiln_program_origin origin;
-    TEST_OK(kiln_program_origin_get(program, &origin));
+    TEST_OK(kiln_program_get_origin(program, &origin));
     if (origin != KILN_PROGRAM_COMPILED)
         fail_msg("%s: val.h changed and the program came from the cache "
                  "(origin %d)", label, (int)origin);
@@ -572,7 +572,7 @@ static void test_quoted_include_dir(void **state)
                                        : "#define SCALE 2.0f\n#define OFFSET 1.5f\n");
         kiln_program *program = build_file(context, kernel, &options);
         kiln_program_origin origin;
-        TEST_OK(kiln_program_origin_get(program, &origin));
+        TEST_OK(kiln_program_get_origin(program, &origin));
         assert_int_equal(origin, KILN_PROGRAM_COMPILED);
         check_apply(context, program, round ? 5.0f : 2.0f, round ? 0.5f : 1.5f);
         TEST_OK(kiln_program_release(program));
