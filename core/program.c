@@ -287,6 +287,48 @@ static kiln_status program_build_source(kiln_context *context,
     return status;
 }
 
+/* Where a CUDA C token that OpenCL C never has starts: `__global__` (the
+ * kernel qualifier every CUDA kernel carries).  -1 when there is none, or
+ * when OpenCL C's kernel qualifier is there too.  Comments and literals
+ * are skipped; sets *line to the token's line. */
+static long cuda_c_marker(const char *text, size_t length, unsigned *line)
+{
+    long found = -1;
+    unsigned current = 1;
+    for (size_t i = 0; i < length; ++i) {
+        char c = text[i];
+        if (c == '\n') {
+            ++current;
+        } else if (c == '/' && i + 1 < length && text[i + 1] == '/') {
+            while (i + 1 < length && text[i + 1] != '\n')
+                ++i;
+        } else if (c == '/' && i + 1 < length && text[i + 1] == '*') {
+            for (i += 2; i + 1 < length && !(text[i] == '*' && text[i + 1] == '/');
+                 ++i)
+                current += text[i] == '\n';
+            ++i;
+        } else if (c == '"' || c == '\'') {
+            for (++i; i < length && text[i] != c && text[i] != '\n'; ++i)
+                i += text[i] == '\\';
+        } else if (isalpha((unsigned char)c) || c == '_') {
+            size_t start = i;
+            while (i + 1 < length &&
+                   (isalnum((unsigned char)text[i + 1]) || text[i + 1] == '_'))
+                ++i;
+            size_t n = i - start + 1;
+            if (n == 10 && memcmp(text + start, "__global__", 10) == 0 &&
+                found < 0) {
+                found = (long)start;
+                *line = current;
+            } else if ((n == 8 && memcmp(text + start, "__kernel", 8) == 0) ||
+                       (n == 6 && memcmp(text + start, "kernel", 6) == 0)) {
+                return -1;
+            }
+        }
+    }
+    return found;
+}
+
 /* The caller's options (NULL: none) as this library's struct. */
 static kiln_status build_options_read(const kiln_build_options *user,
                                       kiln_build_options *options)
@@ -299,12 +341,25 @@ static kiln_status build_options_read(const kiln_build_options *user,
                           sizeof(kiln_build_options), "kiln_build_options");
 }
 
-/* `options` has been read by build_options_read. */
+/* `options` has been read by build_options_read; `language_given` is
+ * false when the caller gave no options struct, and the language is then
+ * the source's (cuda_c_marker). */
 static kiln_status program_build_common(kiln_context *context,
                                         const char *text, size_t length,
-                                        const kiln_build_options *options,
+                                        const kiln_build_options *given,
+                                        bool language_given,
                                         kiln_program **program)
 {
+    kiln_build_options chosen = *given;
+    const kiln_build_options *options = &chosen;
+    unsigned marker_line = 0;
+    long marker = cuda_c_marker(text, length, &marker_line);
+    if (!language_given && marker >= 0) {
+        chosen.language = KILN_LANGUAGE_CUDA_C;
+        kiln_trace("%s: __global__ at line %u: built as CUDA C",
+                   chosen.source_name ? chosen.source_name : "<kiln program>",
+                   marker_line);
+    }
     if (options->language != KILN_LANGUAGE_OPENCL_C &&
         options->language != KILN_LANGUAGE_CUDA_C)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
@@ -361,6 +416,14 @@ static kiln_status program_build_common(kiln_context *context,
             .name = name,
         };
         status = program_build_source(context, &source, program);
+        if (status == KILN_ERR_BUILD && marker >= 0 &&
+            options->language == KILN_LANGUAGE_OPENCL_C)
+            kiln_error_prefix(status,
+                              "%s was built as OpenCL C, the language its "
+                              "kiln_build_options give, but looks like CUDA C "
+                              "(__global__ at line %u): build it with "
+                              ".language = KILN_LANGUAGE_CUDA_C",
+                              name, marker_line);
     }
     free(expanded);
     free(dirs);
@@ -380,7 +443,7 @@ kiln_status kiln_program_build(kiln_context *context, const char *source,
     kiln_build_options build_options = {.struct_size = sizeof build_options,
                                         .options = options};
     return program_build_common(context, source, strlen(source),
-                                &build_options, program);
+                                &build_options, false, program);
 }
 
 kiln_status kiln_program_build_with(kiln_context *context, const char *source,
@@ -398,7 +461,8 @@ kiln_status kiln_program_build_with(kiln_context *context, const char *source,
     kiln_status status = build_options_read(options, &read);
     if (status != KILN_OK)
         return status;
-    return program_build_common(context, source, length, &read, program);
+    return program_build_common(context, source, length, &read,
+                                options != NULL, program);
 }
 
 kiln_status kiln_program_build_file(kiln_context *context, const char *path,
@@ -420,7 +484,8 @@ kiln_status kiln_program_build_file(kiln_context *context, const char *path,
         return kiln_error_prefix(status, "kiln_program_build_file");
     if (with_name.source_name == NULL)
         with_name.source_name = path;
-    status = program_build_common(context, text, length, &with_name, program);
+    status = program_build_common(context, text, length, &with_name,
+                                  options != NULL, program);
     free(text);
     return status;
 }

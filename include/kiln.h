@@ -525,10 +525,16 @@ typedef struct kiln_build_options {
                                           built from a file                */
 } kiln_build_options;
 
-/* Compiles OpenCL C `source` (NUL-terminated) with `options` (may be NULL).
- * Compiled binaries are cached in memory and on disk (see README: the
- * kernel cache).  A compile error is KILN_ERR_BUILD with the compiler's log
- * in kiln_last_error(). */
+/* Compiles `source` (NUL-terminated) with `options` (may be NULL).  The
+ * language is the source's: CUDA C when it has the token __global__ (every
+ * CUDA kernel's qualifier, never OpenCL C) and neither __kernel nor kernel,
+ * as a PyCUDA SourceModule string; else OpenCL C.  The same holds for
+ * kiln_program_build_with and _file given NULL options; an options struct's
+ * language always wins (and a CUDA-looking source that then fails as OpenCL
+ * C says so).  Messages name a string source "<kiln program>" (or
+ * options->source_name).  Compiled binaries are cached in memory and on
+ * disk (see README: the kernel cache).  A compile error is KILN_ERR_BUILD
+ * with the compiler's log in kiln_last_error(). */
 kiln_status kiln_program_build(kiln_context *context, const char *source,
                                const char *options, kiln_program **program);
 /* The same with every option; `length` 0 means NUL-terminated. */

@@ -358,6 +358,56 @@ static void structs_are_passed_by_size(void **state)
     teardown(f);
 }
 
+/* A PyCUDA SourceModule string passed to kiln_program_build is CUDA C;
+ * given explicitly as OpenCL C it is, and the failure says what it looks
+ * like.  Build errors of a string name "<kiln program>", not a driver's
+ * temporary file. */
+static void cuda_c_is_recognised(void **state)
+{
+    fixture *f = setup(state);
+    static const char doublify[] =
+        "// PyCUDA's tutorial kernel\n"
+        "__global__ void doublify(float *a)\n"
+        "{\n"
+        "    int idx = threadIdx.x + threadIdx.y * 4;\n"
+        "    a[idx] *= 2;\n"
+        "}\n";
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build(f->context, doublify, NULL, &program));
+    kiln_kernel *kernel = test_kernel(program, "doublify");
+    float a[16], expected[16];
+    test_random_floats(a, 16, -10, 10);
+    for (int i = 0; i < 16; ++i)
+        expected[i] = 2 * a[i];
+    kiln_launch_config config = {.grid = KILN_DIM1(1),
+                                 .block = KILN_DIM2(4, 4)};
+    kiln_arg args[] = {KILN_ARG_INOUT(a, sizeof a)};
+    TEST_OK(kiln_launch(kernel, &config, 1, args));
+    test_assert_floats_near(a, expected, 16, 0);
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+
+    kiln_build_options opencl = {.language = KILN_LANGUAGE_OPENCL_C};
+    program = NULL;
+    TEST_FAILS(KILN_ERR_BUILD, kiln_program_build_with(f->context, doublify, 0,
+                                                        &opencl, &program));
+    TEST_ERROR_MENTIONS("looks like CUDA C (__global__ at line 2)");
+    TEST_ERROR_MENTIONS("KILN_LANGUAGE_CUDA_C");
+    assert_null(program);
+
+    TEST_FAILS(KILN_ERR_BUILD,
+               kiln_program_build(f->context,
+                                  "kernel void k(global int *x)\n"
+                                  "{ x[0] = not_declared; }\n",
+                                  NULL, &program));
+    TEST_ERROR_MENTIONS("<kiln program>");
+    TEST_ERROR_MENTIONS("not_declared");
+    if (strstr(kiln_last_error(), "tempfile") != NULL)
+        fail_msg("the message names the driver's file: %s",
+                 kiln_last_error());
+    teardown(f);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -366,6 +416,7 @@ int main(void)
         KILN_TEST(prepare_parses_once),
         KILN_TEST(default_stream_is_a_handle),
         KILN_TEST(structs_are_passed_by_size),
+        KILN_TEST(cuda_c_is_recognised),
     };
     return kiln_test_main("api", tests, sizeof tests / sizeof tests[0]);
 }

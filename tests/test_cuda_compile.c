@@ -95,10 +95,47 @@ static void fp_contract_off(void **state)
     free(on);
 }
 
+/* NVRTC's errors name what the user wrote: an OpenCL C variable called
+ * threadIdx (a CUDA name, which the translator renames) and a __local
+ * pointer parameter (passed as an offset) appear under their own names. */
+static void errors_use_the_users_names(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "kernel void k(global int *x, local int *scratch)\n"
+        "{\n"
+        "    int threadIdx = 1;\n"
+        "    x[0] = threadIdx.y + scratch.z;\n"
+        "}\n";
+    cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
+    kiln_backend_source program = {
+        .language = KILN_LANGUAGE_OPENCL_C,
+        .text = source,
+        .length = strlen(source),
+        .options = "",
+        .name = "names.cl",
+    };
+    cuda_binary binary;
+    char *log = NULL;
+    kiln_status status =
+        cuda_binary_compile(&fuzz_host, &target, &program, &binary, &log, NULL);
+    if (status == KILN_OK)
+        cuda_binary_free(&binary);
+    assert_int_equal(status, KILN_ERR_BUILD);
+    assert_non_null(log);
+    if (strstr(log, "kl_kw_") != NULL || strstr(log, "kl_local_offset_"))
+        fail_msg("NVRTC's log shows the translator's names:\n%s", log);
+    if (strstr(log, "threadIdx") == NULL || strstr(log, "names.cl") == NULL)
+        fail_msg("NVRTC's log does not name the variable and file:\n%s", log);
+    print_message("# %s\n", log);
+    free(log);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(fp_contract_off),
+        KILN_TEST(errors_use_the_users_names),
     };
     return kiln_test_main_plain("cuda compile", tests,
                                 sizeof tests / sizeof tests[0]);

@@ -313,7 +313,20 @@ kiln_status cuda_options_map(const kiln_host_api *host,
 
 /* ---- compiling -------------------------------------------------------------------- */
 
-/* NVRTC's log without trailing white space; NULL when empty. */
+/* Removes every `prefix` from `text` in place. */
+static void cuda_text_strip(char *text, const char *prefix)
+{
+    size_t length = strlen(prefix);
+    char *found;
+    while ((found = strstr(text, prefix)) != NULL)
+        memmove(found, found + length, strlen(found + length) + 1);
+}
+
+/* NVRTC's log without trailing white space, in the user's names: the
+ * translator renames an OpenCL C identifier that is a CUDA keyword
+ * (threadIdx -> kl_kw_threadIdx) and a __local pointer parameter p to the
+ * offset kl_local_offset_p, and the log says what the user wrote.  NULL
+ * when empty. */
 static char *cuda_nvrtc_log(nvrtcProgram program)
 {
     size_t size = 0;
@@ -327,6 +340,8 @@ static char *cuda_nvrtc_log(nvrtcProgram program)
         return NULL;
     }
     log[size - 1] = '\0';
+    cuda_text_strip(log, "kl_kw_");
+    cuda_text_strip(log, "kl_local_offset_");
     size_t length = strlen(log);
     while (length > 0 && (log[length - 1] == '\n' || log[length - 1] == ' ' ||
                           log[length - 1] == '\r' || log[length - 1] == '\t'))

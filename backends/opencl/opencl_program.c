@@ -317,9 +317,10 @@ kiln_status opencl_program_build(kiln_backend_context *context,
     memcpy(options + options_length, arg_info, sizeof arg_info);
 
     /* A #line in front makes the compiler's messages name the user's file
-     * instead of the driver's temporary one. */
+     * (or "<kiln program>" for a string) instead of the driver's temporary
+     * one (PoCL: ~/.cache/pocl/kcache/tempfile_7Uf8ki.cl). */
     char line_marker[600] = "";
-    if (source->name[0] != '<' && !from_cuda)
+    if (!from_cuda)
         opencl_line_marker(source->name, line_marker, sizeof line_marker);
     cl_int error = CL_SUCCESS;
     const char *texts[2] = {line_marker, text};
