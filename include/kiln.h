@@ -93,9 +93,10 @@ typedef enum kiln_status {
     KILN_ERR_CONTEXT_MISMATCH,    /* objects from two different contexts    */
     KILN_ERR_BUILD,               /* the compiler rejected the source; the
                                      log is in kiln_last_error()            */
-    KILN_ERR_TRANSLATION,         /* OpenCL C the CUDA backend cannot
-                                     translate; the construct and line are
-                                     named in kiln_last_error()             */
+    KILN_ERR_TRANSLATION,         /* OpenCL C the CUDA backend, or CUDA C
+                                     the OpenCL backend, cannot translate;
+                                     the construct and line are named in
+                                     kiln_last_error()                      */
     KILN_ERR_KERNEL_NOT_FOUND,
     KILN_ERR_ARGUMENT_COUNT,      /* launch with the wrong number of args   */
     KILN_ERR_ARGUMENT_KIND,       /* e.g. a value where a buffer is needed  */
@@ -804,9 +805,10 @@ typedef struct kiln_launch_config {
                                 conventions at the top                    */
     kiln_dim3 grid;          /* blocks; OpenCL global size = grid * block  */
     kiln_dim3 block;         /* threads per block (work-group size)       */
-    size_t local_memory;     /* dynamic shared memory for native CUDA C
-                                kernels (extern __shared__); OpenCL C
-                                kernels take KILN_ARG_LOCAL arguments     */
+    size_t local_memory;     /* dynamic shared memory of CUDA C kernels
+                                (extern __shared__), on every backend;
+                                OpenCL C kernels take KILN_ARG_LOCAL
+                                arguments                                 */
     kiln_stream *stream;     /* NULL: the context's default stream        */
     float *time_ms;          /* non-NULL: time the kernel with events,
                                 wait for it, and store its device time    */
