@@ -430,6 +430,47 @@ static void test_histogram_and_helpers(void **state)
     kiln_program_release(program);
 }
 
+static void test_dot_by_example(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "shared");
+    kiln_kernel *kernel = test_kernel(program, "dot");
+    enum { N = 33 * 1024, B = 256, G = 32 };
+    float *a = ARRAY(float, N), *b = ARRAY(float, N), partial[G];
+    test_random_floats(a, N, -1.0f, 1.0f);
+    test_random_floats(b, N, -1.0f, 1.0f);
+    double want = 0, got = 0;
+    for (int i = 0; i < N; ++i)
+        want += (double)a[i] * b[i];
+    kiln_buffer *ba = test_buffer_from(context, a, N * sizeof(float));
+    kiln_buffer *bb = test_buffer_from(context, b, N * sizeof(float));
+    kiln_buffer *bc = test_buffer(context, sizeof partial);
+    LAUNCH(kernel, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(ba),
+           KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bc));
+    read_back(bc, partial, sizeof partial);
+    for (int g = 0; g < G; ++g)
+        got += partial[g];
+    float total = (float)got;
+    expect_near("dot (CUDA by Example)", &total, &want, 1, 1e-3, 1e-4);
+    /* listed by its CUDA name, though OpenCL C has a built-in dot */
+    size_t count = 0;
+    int listed = 0;
+    TEST_OK(kiln_program_get_kernel_count(program, &count));
+    for (size_t k = 0; k < count; ++k) {
+        const char *name = NULL;
+        TEST_OK(kiln_program_get_kernel_name(program, k, &name));
+        listed |= strcmp(name, "dot") == 0;
+    }
+    if (!listed)
+        fail_msg("kernel 'dot' is not listed by its name");
+    kiln_buffer *buffers[] = {ba, bb, bc};
+    release_buffers(buffers, 3);
+    free(a);
+    free(b);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
 /* ---- atomics -------------------------------------------------------------------------- */
 
 static int compare_doubles(const void *x, const void *y)
@@ -1219,6 +1260,7 @@ int main(void)
         KILN_TEST(test_reduce_scan),
         KILN_TEST(test_dynamic_shared),
         KILN_TEST(test_histogram_and_helpers),
+        KILN_TEST(test_dot_by_example),
         KILN_TEST(test_atomic_returns),
         KILN_TEST(test_atomic_family),
         KILN_TEST(test_math),

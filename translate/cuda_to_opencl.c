@@ -1728,6 +1728,32 @@ static cu_space cu_expr_space(const cu_state *st, size_t begin, size_t end)
     return fallback;
 }
 
+/* OpenCL C built-in functions a CUDA kernel may be named after (CUDA by
+ * Example's `dot`): an OpenCL kernel of that name does not compile. */
+static int cu_reserved_name(const char *name)
+{
+    static const char *const reserved[] = {
+        "dot", "cross", "length", "distance", "normalize", "fast_length",
+        "fast_distance", "fast_normalize", "clamp", "mix", "step",
+        "smoothstep", "sign", "degrees", "radians", "min", "max", "mad",
+        "select", "bitselect", "rotate", "shuffle", "shuffle2", "any", "all",
+        "popcount", "clz", "abs", "abs_diff", "add_sat", "sub_sat", "hadd",
+        "rhadd", "upsample", "mul24", "mad24", "mul_hi", "mad_hi", "exp",
+        "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow",
+        "pown", "powr", "rootn", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+        "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "sincos",
+        "fma", "fabs", "floor", "ceil", "round", "trunc", "rint", "fmin",
+        "fmax", "fmod", "fract", "hypot", "ldexp", "frexp", "modf", "nan",
+        "erf", "erfc", "lgamma", "tgamma", "copysign", "isnan", "isinf",
+        "isfinite", "signbit", "prefetch", "barrier", "mem_fence", "printf",
+        "vload2", "vload4", "vstore2", "vstore4", "nextafter", "remainder",
+    };
+    for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; ++k)
+        if (strcmp(name, reserved[k]) == 0)
+            return 1;
+    return 0;
+}
+
 static size_t cu_instance_get(cu_state *st, size_t fn, const uint8_t *spaces)
 {
     const cu_function *f = &st->functions[fn];
@@ -1749,7 +1775,9 @@ static size_t cu_instance_get(cu_state *st, size_t fn, const uint8_t *spaces)
     memcpy(in->spaces, spaces, f->param_count);
     const char *name = clc_ident_get(st->interner, f->name)->name;
     if (f->is_kernel) {
-        in->name = name;
+        in->name = cu_reserved_name(name)
+                       ? cu_printf(st, CUDA_KERNEL_RENAMED_PREFIX "%s", name)
+                       : name;
     } else if (first == (size_t)-1) {
         /* Helpers get names of their own: CUDA C lets a program define
          * dot, clamp, length, rsqrtf..., which OpenCL C has as built-ins
@@ -1918,6 +1946,19 @@ static void cu_instance_build(cu_state *st, size_t index)
             }
         }
     }
+    /* a parameter or local of the same name hides a file-scope const */
+    uint8_t *hidden_const = clc_arena_alloc(st->arena, st->ident_count + 1);
+    for (size_t k = 0; k < f->param_count; ++k)
+        if (f->params[k].name != 0)
+            hidden_const[st->tokens[f->params[k].name].ident] = 1;
+    for (cu_body_decl *bd = decls; bd; bd = bd->next)
+        for (size_t k = 0; k < bd->d.count; ++k)
+            hidden_const[st->tokens[bd->d.d[k].name].ident] = 1;
+    for (size_t i = f->open; i < f->body_close; ++i)
+        if (cu_ident(st, i) && st->constant_of[st->tokens[i].ident] &&
+            hidden_const[st->tokens[i].ident] && !cu_is_member(st, i))
+            cu_replace(&e, i, NULL);
+
     /* pointers take the space of what they are initialised or assigned
      * from; chains resolve over rounds */
     for (int round = 0; round < 4; ++round) {
@@ -2439,7 +2480,7 @@ static int cu_export(cu_state *st, cuda_translation *out)
             continue;
         cuda_kernel *kernel = &out->kernels[out->kernel_count++];
         cu_copy_name(kernel->signature.name, sizeof kernel->signature.name,
-                     st->instances[k].name);
+                     cu_ident_text(st, f->name));
         kernel->signature.params = calloc(f->param_count ? f->param_count : 1,
                                           sizeof *kernel->signature.params);
         kernel->hidden = calloc(st->hidden_count + 1, sizeof *kernel->hidden);

@@ -42,6 +42,11 @@ extern "C" {
  * kernel cache key (with the prelude's text). */
 #define CUDA_TRANSLATE_VERSION 1
 
+/* A kernel whose name OpenCL C reserves (dot, normalize, clamp...: its
+ * built-ins) is this prefix and its name in the OpenCL program; the
+ * backend finds and lists it by its CUDA name. */
+#define CUDA_KERNEL_RENAMED_PREFIX "__kiln_kernel_"
+
 #define CUDA_KERNEL_VARIABLE_SIZES "__kiln_variable_sizes"
 #define CUDA_KERNEL_VARIABLE_INIT "__kiln_variable_init"
 

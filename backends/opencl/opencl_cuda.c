@@ -105,6 +105,15 @@ kiln_status opencl_cuda_adopt(kiln_backend_program *program,
             opencl_signature_free(signature);
             continue;
         }
+        /* a kernel renamed for OpenCL goes by its CUDA name */
+        const char *prefix = CUDA_KERNEL_RENAMED_PREFIX;
+        if (strncmp(signature->name, prefix, strlen(prefix)) == 0) {
+            char *name = text_copy(signature->name + strlen(prefix));
+            if (name == NULL)
+                return out_of_memory();
+            free(signature->name);
+            signature->name = name;
+        }
         const cuda_kernel *kernel = NULL;
         for (size_t c = 0; c < translation->kernel_count && kernel == NULL; ++c)
             if (strcmp(translation->kernels[c].signature.name,

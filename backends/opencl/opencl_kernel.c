@@ -72,6 +72,15 @@ kiln_status opencl_kernel_create(kiln_backend_context *context,
     if (opencl_cuda_internal_kernel(name))
         return kernel_not_found(program, name);
     cl_kernel handle = clCreateKernel(program->program, name, &error);
+    if (error == CL_INVALID_KERNEL_NAME && strlen(name) < 200) {
+        /* a CUDA C kernel named like an OpenCL built-in (dot) */
+        char renamed[256];
+        snprintf(renamed, sizeof renamed, "%s%s", CUDA_KERNEL_RENAMED_PREFIX,
+                 name);
+        handle = clCreateKernel(program->program, renamed, &error);
+        if (error == CL_INVALID_KERNEL_NAME)
+            handle = NULL;
+    }
     if (handle == NULL || error != CL_SUCCESS) {
         if (error == CL_INVALID_KERNEL_NAME)
             return kernel_not_found(program, name);

@@ -222,6 +222,10 @@ char *opencl_kernel_names(cl_program program, const char *separator,
         /* a kernel the driver has no name for is left out, and so are
          * those a CUDA C translation adds for itself */
         char *name = text != NULL ? opencl_kernel_name(kernels[i]) : NULL;
+        const char *prefix = CUDA_KERNEL_RENAMED_PREFIX;
+        const char *shown = name;
+        if (name != NULL && strncmp(name, prefix, strlen(prefix)) == 0)
+            shown = name + strlen(prefix); /* listed by its CUDA name */
         if (name != NULL && !opencl_cuda_internal_kernel(name)) {
             char *grown =
                 realloc(text, used + strlen(name) + strlen(separator) + 1);
@@ -231,7 +235,7 @@ char *opencl_kernel_names(cl_program program, const char *separator,
             } else {
                 text = grown;
                 used += (size_t)sprintf(text + used, "%s%s",
-                                        used ? separator : "", name);
+                                        used ? separator : "", shown);
             }
         }
         free(name);

@@ -180,3 +180,39 @@ __global__ void reverse_blocks(const float *in, float *out)
 {
     reverse_through_shared(in, out);
 }
+
+// CUDA by Example's dot product: file-scope const ints, a while-loop
+// reduction, and a kernel named like an OpenCL built-in.
+const int N = 33 * 1024;
+const int threadsPerBlock = 256;
+
+__global__ void dot( float *a, float *b, float *c ) {
+    __shared__ float cache[threadsPerBlock];
+    int tid = threadIdx.x + blockIdx.x * blockDim.x;
+    int cacheIndex = threadIdx.x;
+
+    float   temp = 0;
+    while (tid < N) {
+        temp += a[tid] * b[tid];
+        tid += blockDim.x * gridDim.x;
+    }
+
+    // set the cache values
+    cache[cacheIndex] = temp;
+
+    // synchronize threads in this block
+    __syncthreads();
+
+    // for reductions, threadsPerBlock must be a power of 2
+    // because of the following code
+    int i = blockDim.x/2;
+    while (i != 0) {
+        if (cacheIndex < i)
+            cache[cacheIndex] += cache[cacheIndex + i];
+        __syncthreads();
+        i /= 2;
+    }
+
+    if (cacheIndex == 0)
+        c[blockIdx.x] = cache[0];
+}
