@@ -79,3 +79,8 @@ CLEANFILES += tests/*.sanitizer.* tests/*/*.sanitizer.*
 # built differently (a shell script speaking TAP).
 TESTS += tests/kiln-compare-check
 EXTRA_DIST += tests/kiln-compare-check tests/kernels/compare/kernels.cl
+
+# The tools' --help, --version and unknown options (a shell script speaking
+# TAP).
+TESTS += tests/tools-options-check
+EXTRA_DIST += tests/tools-options-check

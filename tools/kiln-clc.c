@@ -16,6 +16,8 @@
  *     --opencl   FILE is OpenCL C, whatever its name
  *   other arguments starting with '-' are build options (-DN=4 ...).
  */
+#include "config.h"
+
 #include "cuda_to_opencl.h"
 #include "translate.h"
 
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tool_options.h"
 
 static const char *kind_name(clc_param_kind kind)
 {
@@ -126,8 +130,34 @@ static int translate_cuda(const char *source, size_t length, const char *path,
     return 0;
 }
 
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: kiln-clc [-s] [-p] [-P] [--cuda | --opencl] "
+            "[-DNAME=VALUE...] FILE\n"
+            "       kiln-clc -h|--help | -V|--version\n"
+            "Shows what Kiln's translation makes of FILE: OpenCL C (FILE.cl) "
+            "as the CUDA C++\nthat NVRTC compiles, CUDA C (FILE.cu) as the "
+            "OpenCL C an OpenCL driver compiles,\nor the construct and line "
+            "it refuses.\n"
+            "  -s         the kernels' signatures instead of the text\n"
+            "  -p         the prelude\n"
+            "  -P         the part of the prelude FILE.cl uses\n"
+            "  --cuda     FILE is CUDA C, whatever its name\n"
+            "  --opencl   FILE is OpenCL C, whatever its name\n"
+            "  -h, --help      show this and exit\n"
+            "  -V, --version   show the version and exit\n"
+            "Other arguments starting with '-' are build options.  Exit "
+            "status: 0 translated,\n1 refused, 2 usage or an unreadable "
+            "file.\n");
+}
+
 int main(int argc, char **argv)
 {
+    int answered = tool_standard_options(argc, argv, "kiln-clc",
+                                         PACKAGE_VERSION, usage);
+    if (answered >= 0)
+        return answered;
     int signatures = 0, used_prelude = 0, whole_prelude = 0;
     int language = 0; /* 1 CUDA C, 2 OpenCL C */
     const char *path = NULL;
@@ -164,10 +194,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (path == NULL) {
-        fprintf(stderr, "usage: kiln-clc [-s] [-p] [-P] [--cuda | --opencl] "
-                        "[-DNAME=VALUE...] FILE\n");
+        usage(stderr);
         free(options);
-        return 2;
+        return TOOL_EXIT_USAGE;
     }
     size_t length = 0;
     char *source = read_file(path, &length);

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "kiln.h"
+#include "tool_options.h"
 
 #define ELEMENTS_PER_ITEM 16    /* buffer elements per work-item          */
 #define UNKNOWN_BYTES_PER_ITEM 256
@@ -102,6 +103,7 @@ static void usage(FILE *out)
             "[-t REL_TOLERANCE]\n"
             "                    [-D NAME[=VALUE]]... [-I DIR]... "
             "[-A OPTION]... [-B OPTION]... [-v] FILE.cl|FILE.cu\n"
+            "       kiln-compare -h|--help | -V|--version\n"
             "Runs the kernels of FILE.cl on two backends (default a = cuda, "
             "b = opencl,\ndevice 0 each) with identical random inputs and "
             "compares every buffer.\n"
@@ -936,6 +938,10 @@ int main(int argc, char **argv)
     char *own[2] = {NULL, NULL};
     int exit_code = 0;
     bool out_of_memory = false;
+    int answered = tool_standard_options(argc, argv, "kiln-compare",
+                                         kiln_version(), usage);
+    if (answered >= 0)
+        return answered;
     int option;
     while ((option = getopt(argc, argv, "a:b:k:g:l:s:t:D:I:A:B:vh")) != -1) {
         bool ok = true;

@@ -7,22 +7,28 @@
  *   kiln-info --cache    where the kernel cache is, its entries and size
  *   kiln-info --clear-cache   empty the kernel cache
  */
+#include "config.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kiln.h"
+#include "tool_options.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: kiln-info [-v|--verbose] [--cache] [--clear-cache] "
-            "[--help]\n"
+            "usage: kiln-info [-v|--verbose] [--cache] [--clear-cache]\n"
+            "       kiln-info -h|--help | -V|--version\n"
             "Lists Kiln's backends, why any cannot be used, and their "
             "devices.\n"
             "  -v, --verbose   show every device property\n"
             "  --cache         show the kernel cache's place and size\n"
-            "  --clear-cache   delete every kernel cache entry\n");
+            "  --clear-cache   delete every kernel cache entry\n"
+            "  -h, --help      show this and exit\n"
+            "  -V, --version   show the version and exit\n"
+            "Exit status: 0 done, 1 a Kiln call failed, 2 usage.\n");
 }
 
 static const char *device_type_name(kiln_device_type type)
@@ -152,6 +158,10 @@ static int show_cache(void)
 int main(int argc, char **argv)
 {
     int verbose = 0, cache = 0, clear = 0;
+    int answered = tool_standard_options(argc, argv, "kiln-info",
+                                         PACKAGE_VERSION, usage);
+    if (answered >= 0)
+        return answered;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
             verbose = 1;
@@ -159,14 +169,10 @@ int main(int argc, char **argv)
             cache = 1;
         } else if (strcmp(argv[i], "--clear-cache") == 0) {
             clear = 1;
-        } else if (strcmp(argv[i], "-h") == 0 ||
-                   strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
         } else {
             fprintf(stderr, "kiln-info: unknown option '%s'\n", argv[i]);
             usage(stderr);
-            return 2;
+            return TOOL_EXIT_USAGE;
         }
     }
     if (clear) {

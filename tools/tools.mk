@@ -1,6 +1,8 @@
 # The quick start's first step (README): the build's packages on Debian and
 # Ubuntu, with or without sudo.
 EXTRA_DIST += tools/install-deps.sh m4/README
+# -h/--help and -V/--version, answered the same way by every tool.
+noinst_HEADERS += tools/tool_options.h
 
 # kiln-info: backends, why any failed to load, devices and the cache.
 bin_PROGRAMS += tools/kiln-info
