@@ -166,7 +166,7 @@ kiln_status kiln_context_get_device_info_sized(const kiln_context *context,
     kiln_device_info result;
     kiln_device_info_from_backend(&context->device, &result);
     return kiln_struct_out(info, info_size, &result, sizeof result,
-                           sizeof(kiln_device_info),
+                           KILN_DEVICE_INFO_SIZE_1_0,
                            "kiln_context_get_device_info");
 }
 

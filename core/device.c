@@ -127,6 +127,8 @@ void kiln_device_info_from_backend(const kiln_backend_device_info *device,
     info->warp_size = device->warp_size;
     info->supports_double = device->supports_double;
     info->unified_memory = device->unified_memory;
+    memcpy(info->extensions, device->extensions, sizeof info->extensions);
+    info->extensions[sizeof info->extensions - 1] = '\0';
 }
 
 kiln_status kiln_device_get_info_sized(const char *backend, int index,
@@ -158,7 +160,7 @@ kiln_status kiln_device_get_info_sized(const char *backend, int index,
     kiln_device_info result;
     kiln_device_info_from_backend(&device, &result);
     return kiln_struct_out(info, info_size, &result, sizeof result,
-                           sizeof(kiln_device_info), "kiln_device_get_info");
+                           KILN_DEVICE_INFO_SIZE_1_0, "kiln_device_get_info");
 }
 
 kiln_status kiln_device_list_sized(kiln_device_info *devices, size_t capacity,
@@ -171,11 +173,11 @@ kiln_status kiln_device_list_sized(kiln_device_info *devices, size_t capacity,
                           "kiln_device_list: devices is NULL with a capacity "
                           "of %zu",
                           capacity);
-    if (element_size < sizeof(kiln_device_info))
+    if (element_size < KILN_DEVICE_INFO_SIZE_1_0)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "kiln_device_list: the caller's kiln_device_info is "
                           "%zu bytes, less than the %zu of Kiln 1.0",
-                          element_size, sizeof(kiln_device_info));
+                          element_size, (size_t)KILN_DEVICE_INFO_SIZE_1_0);
     size_t found = 0;
     for (size_t backend = 0; backend < kiln_backend_known_count(); ++backend) {
         kiln_backend_info info;
@@ -206,7 +208,7 @@ kiln_status kiln_device_list_sized(kiln_device_info *devices, size_t capacity,
              * struct may be larger. */
             kiln_struct_out((char *)devices + found * element_size,
                             element_size, &entry, sizeof entry,
-                            sizeof(kiln_device_info), "kiln_device_list");
+                            KILN_DEVICE_INFO_SIZE_1_0, "kiln_device_list");
         }
     }
     /* What describing unusable backends left behind is not this call's. */

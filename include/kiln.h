@@ -246,7 +246,15 @@ typedef struct kiln_device_info {
     int warp_size;                    /* warp / preferred sub-group width    */
     int supports_double;
     int unified_memory;               /* host and device share memory        */
+    /* Added after the 1.0 layout (read only by callers whose struct has
+     * it: the _sized getters copy what the caller's size holds). */
+    char extensions[4096];            /* OpenCL: CL_DEVICE_EXTENSIONS, space
+                                         separated (cut at a word if longer);
+                                         CUDA: ""                          */
 } kiln_device_info;
+
+/* The size of kiln_device_info in Kiln 1.0, the least the getters take. */
+#define KILN_DEVICE_INFO_SIZE_1_0 offsetof(kiln_device_info, extensions)
 
 /* Devices of the named backend (NULL: the default backend). */
 kiln_status kiln_device_get_count(const char *backend, int *count);

@@ -125,6 +125,7 @@ typedef struct kiln_backend_device_info {
     int warp_size;
     int supports_double;
     int unified_memory;
+    char extensions[4096];     /* OpenCL's CL_DEVICE_EXTENSIONS; "" on CUDA */
 } kiln_backend_device_info;
 
 /* What a backend tells of a kernel parameter (see kiln_param_info). */

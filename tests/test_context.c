@@ -71,6 +71,17 @@ static void device_info_is_sane(void **state)
     assert_true(strlen(info.driver_version) > 0);
     assert_true(strlen(info.platform) > 0);
     assert_true(strlen(info.language_version) > 0);
+    /* OpenCL names its extensions (every OpenCL 1.2 device has at least
+     * cl_khr_byte_addressable_store or a cl_khr_ atomics one); CUDA has
+     * none. */
+    assert_true(memchr(info.extensions, '\0', sizeof info.extensions) != NULL);
+    if (strcmp(info.backend, "opencl") == 0) {
+        if (strstr(info.extensions, "cl_khr_") == NULL)
+            fail_msg("OpenCL device '%s' lists no cl_khr_ extension: '%s'",
+                     info.name, info.extensions);
+    } else {
+        assert_string_equal(info.extensions, "");
+    }
 
     assert_true(info.global_memory > 0);
     assert_true(info.local_memory > 0);

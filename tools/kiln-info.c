@@ -66,6 +66,8 @@ static void print_device_detail(const kiln_device_info *device)
     printf("      %-26s %s\n", "platform", device->platform);
     printf("      %-26s %s\n", "driver version", device->driver_version);
     printf("      %-26s %s\n", "language", device->language_version);
+    if (device->extensions[0] != '\0')
+        printf("      %-26s %s\n", "extensions", device->extensions);
     if (device->compute_capability_major != 0)
         printf("      %-26s %d.%d\n", "compute capability",
                device->compute_capability_major,

@@ -236,6 +236,18 @@ static void text_copy(char *out, size_t size, const char *text)
     snprintf(out, size, "%s", text ? text : "");
 }
 
+/* A space-separated list cut after its last whole word that fits. */
+static void words_copy(char *out, size_t size, const char *text)
+{
+    text_copy(out, size, text);
+    size_t length = strlen(text ? text : "");
+    if (length < size)
+        return;
+    char *last_space = strrchr(out, ' ');
+    if (last_space != NULL)
+        *last_space = '\0';
+}
+
 /* "OpenCL C 1.2 PoCL" -> "OpenCL C 1.2": the language, not the vendor. */
 static void language_copy(char *out, size_t size, const char *text)
 {
@@ -271,6 +283,7 @@ static void device_describe(opencl_device *record, cl_platform_id platform,
     text_copy(info->platform, sizeof info->platform, platform_name);
     language_copy(info->language_version, sizeof info->language_version,
                   language ? language : "");
+    words_copy(info->extensions, sizeof info->extensions, extensions);
 
     cl_device_type type = 0;
     DEVICE_VALUE(device, CL_DEVICE_TYPE, &type);
