@@ -485,27 +485,27 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host,
     return KILN_OK;
 }
 
-kiln_status kiln_array_dtype(const kiln_array *array, kiln_dtype *dtype)
+kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype)
 {
-    kiln_status status = array_check(array, "kiln_array_dtype", "array");
+    kiln_status status = array_check(array, "kiln_array_get_dtype", "array");
     if (status != KILN_OK)
         return status;
     if (dtype == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_dtype: dtype is NULL");
+                           "kiln_array_get_dtype: dtype is NULL");
     *dtype = array->dtype;
     return kiln_error_set(KILN_OK, NULL);
 }
 
-kiln_status kiln_array_shape(const kiln_array *array, size_t *ndim,
+kiln_status kiln_array_get_shape(const kiln_array *array, size_t *ndim,
                              size_t *shape)
 {
-    kiln_status status = array_check(array, "kiln_array_shape", "array");
+    kiln_status status = array_check(array, "kiln_array_get_shape", "array");
     if (status != KILN_OK)
         return status;
     if (ndim == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_shape: ndim is NULL");
+                           "kiln_array_get_shape: ndim is NULL");
     *ndim = array->ndim;
     if (shape != NULL)
         for (size_t d = 0; d < array->ndim; ++d)
@@ -513,44 +513,44 @@ kiln_status kiln_array_shape(const kiln_array *array, size_t *ndim,
     return kiln_error_set(KILN_OK, NULL);
 }
 
-kiln_status kiln_array_size(const kiln_array *array, size_t *size)
+kiln_status kiln_array_get_size(const kiln_array *array, size_t *size)
 {
-    kiln_status status = array_check(array, "kiln_array_size", "array");
+    kiln_status status = array_check(array, "kiln_array_get_size", "array");
     if (status != KILN_OK)
         return status;
     if (size == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_size: size is NULL");
+                           "kiln_array_get_size: size is NULL");
     *size = array->size;
     return kiln_error_set(KILN_OK, NULL);
 }
 
-kiln_status kiln_array_context(const kiln_array *array,
+kiln_status kiln_array_get_context(const kiln_array *array,
                                kiln_context **context)
 {
-    kiln_status status = array_check(array, "kiln_array_context", "array");
+    kiln_status status = array_check(array, "kiln_array_get_context", "array");
     if (status != KILN_OK)
         return status;
     if (context == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_context: context is NULL");
+                           "kiln_array_get_context: context is NULL");
     *context = array->context;
     return kiln_error_set(KILN_OK, NULL);
 }
 
-kiln_status kiln_array_buffer(const kiln_array *array, kiln_buffer **buffer,
+kiln_status kiln_array_get_buffer(const kiln_array *array, kiln_buffer **buffer,
                               size_t *offset)
 {
-    kiln_status status = array_check(array, "kiln_array_buffer", "array");
+    kiln_status status = array_check(array, "kiln_array_get_buffer", "array");
     if (status != KILN_OK)
         return status;
     if (buffer == NULL || offset == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_buffer: %s is NULL",
+                           "kiln_array_get_buffer: %s is NULL",
                            buffer ? "offset" : "buffer");
     if (array->buffer == NULL)
         return array_error(KILN_ERR_INVALID_SIZE,
-                           "kiln_array_buffer: an empty array has no buffer");
+                           "kiln_array_get_buffer: an empty array has no buffer");
     *buffer = array->buffer;
     *offset = array->offset * dtypes[array->dtype].size;
     return kiln_error_set(KILN_OK, NULL);

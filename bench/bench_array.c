@@ -138,9 +138,9 @@ static kiln_status run_sgemm_hand(job *j)
 {
     kiln_buffer *a, *b, *c;
     size_t offset;
-    kiln_array_buffer(j->matrix_a, &a, &offset);
-    kiln_array_buffer(j->matrix_b, &b, &offset);
-    kiln_array_buffer(j->product, &c, &offset);
+    kiln_array_get_buffer(j->matrix_a, &a, &offset);
+    kiln_array_get_buffer(j->matrix_b, &b, &offset);
+    kiln_array_get_buffer(j->product, &c, &offset);
     size_t blocks = j->dim / BENCH_SGEMM_TILE;
     const kiln_launch_config config = {
         .grid = KILN_DIM2(blocks, blocks),

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
                                        sizeof column_host, NULL, &column));
     EXAMPLE_CHECK(kiln_array_binary(KILN_OP_ADD, column, x, NULL, &grid));
     size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
-    EXAMPLE_CHECK(kiln_array_shape(grid, &ndim, shape));
+    EXAMPLE_CHECK(kiln_array_get_shape(grid, &ndim, shape));
     printf("  (3, 1) + (3,) has shape (%zu, %zu)\n", shape[0], shape[1]);
     if (ndim != 2 || shape[0] != 3 || shape[1] != 3) {
         fprintf(stderr, "broadcast shape is wrong\n");

@@ -218,19 +218,19 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host,
                                size_t size, kiln_stream *stream);
 
 /* What an array is.  Getters cannot fail on a valid array. */
-kiln_status kiln_array_dtype(const kiln_array *array, kiln_dtype *dtype);
+kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype);
 /* Writes ndim, and the sizes into `shape` when it is not NULL (room for
  * KILN_ARRAY_MAX_DIMS). */
-kiln_status kiln_array_shape(const kiln_array *array, size_t *ndim,
+kiln_status kiln_array_get_shape(const kiln_array *array, size_t *ndim,
                              size_t *shape);
 /* The number of elements (the product of the shape). */
-kiln_status kiln_array_size(const kiln_array *array, size_t *size);
-kiln_status kiln_array_context(const kiln_array *array,
+kiln_status kiln_array_get_size(const kiln_array *array, size_t *size);
+kiln_status kiln_array_get_context(const kiln_array *array,
                                kiln_context **context);
 /* The buffer behind the array and the byte offset of its first element,
  * for launching one's own kernels on it (a borrowed reference: retain it
  * to keep it past the array). */
-kiln_status kiln_array_buffer(const kiln_array *array, kiln_buffer **buffer,
+kiln_status kiln_array_get_buffer(const kiln_array *array, kiln_buffer **buffer,
                               size_t *offset);
 
 /* Views.  reshape: the same elements in another shape of the same size

@@ -78,11 +78,11 @@ static inline double *array_test_read(const kiln_array *array,
 {
     kiln_dtype dtype;
     size_t n;
-    TEST_OK(kiln_array_dtype(array, &dtype));
+    TEST_OK(kiln_array_get_dtype(array, &dtype));
     if (dtype != expected_dtype)
         fail_msg("dtype %s, expected %s", kiln_dtype_name(dtype),
                  kiln_dtype_name(expected_dtype));
-    TEST_OK(kiln_array_size(array, &n));
+    TEST_OK(kiln_array_get_size(array, &n));
     size_t bytes = n * kiln_dtype_size(dtype);
     void *host = test_alloc(bytes ? bytes : 1);
     TEST_OK(kiln_array_to_host(array, host, bytes, NULL));
@@ -109,7 +109,7 @@ static inline void array_test_shape(const kiln_array *array, size_t ndim,
                                     const size_t *shape)
 {
     size_t got_ndim = 99, got[KILN_ARRAY_MAX_DIMS];
-    TEST_OK(kiln_array_shape(array, &got_ndim, got));
+    TEST_OK(kiln_array_get_shape(array, &got_ndim, got));
     assert_int_equal(got_ndim, ndim);
     for (size_t d = 0; d < ndim; ++d)
         if (got[d] != shape[d])

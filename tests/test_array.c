@@ -45,7 +45,7 @@ static void zeros_ones_full_of_every_dtype(void **state)
     const size_t none[] = {4, 0};
     TEST_OK(kiln_array_empty(context, KILN_DTYPE_FLOAT32, 2, none, &empty));
     size_t size = 9;
-    TEST_OK(kiln_array_size(empty, &size));
+    TEST_OK(kiln_array_get_size(empty, &size));
     assert_int_equal(size, 0);
     TEST_OK(kiln_array_to_host(empty, NULL, 0, NULL));
     kiln_array_release(scalar);
@@ -113,8 +113,8 @@ static void host_round_trip_views_and_astype(void **state)
     free(back);
     kiln_buffer *buffer_a = NULL, *buffer_flat = NULL;
     size_t offset_a = 1, offset_flat = 1;
-    TEST_OK(kiln_array_buffer(a, &buffer_a, &offset_a));
-    TEST_OK(kiln_array_buffer(flat, &buffer_flat, &offset_flat));
+    TEST_OK(kiln_array_get_buffer(a, &buffer_a, &offset_a));
+    TEST_OK(kiln_array_get_buffer(flat, &buffer_flat, &offset_flat));
     assert_ptr_equal(buffer_a, buffer_flat);
     assert_int_equal(offset_a, 0);
 
@@ -124,7 +124,7 @@ static void host_round_trip_views_and_astype(void **state)
     const size_t rows_shape[] = {3, 4};
     array_test_shape(rows, 2, rows_shape);
     size_t offset_rows = 0;
-    TEST_OK(kiln_array_buffer(rows, &buffer_a, &offset_rows));
+    TEST_OK(kiln_array_get_buffer(rows, &buffer_a, &offset_rows));
     assert_int_equal(offset_rows, 8 * sizeof(float));
     back = array_test_read(rows, KILN_DTYPE_FLOAT32);
     array_test_near(back, values + 8, 12, 0, "slice");
