@@ -195,25 +195,20 @@ static void add_tree(array_text *source, const reduce_types *types,
 }
 
 /* Writes either the final result (splits == 1) or a partial. */
-static void add_store(array_text *source, const reduce_types *types,
-                      const char *condition, const char *column,
-                      const char *output_index, const char *partial_index)
+static void add_store(array_text *source, const char *condition,
+                      const char *column, const char *output_index,
+                      const char *partial_index)
 {
     array_text_add(source,
                    "    if (%1$s) {\n"
                    "        if (kiln_splits == 1)\n"
                    "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[%4$s], kiln_indices[%4$s], kiln_length);\n"
                    "        else {\n"
-                   "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n",
+                   "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n"
+                   "            kiln_partial_indices[%3$s] = kiln_indices[%4$s];\n"
+                   "        }\n"
+                   "    }\n",
                    condition, output_index, partial_index, column);
-    /* Only arg reductions have an index buffer (the others get the value
-     * buffer in its place, never written through this parameter). */
-    if (types->arg)
-        array_text_add(source,
-                       "            kiln_partial_indices[%1$s] = kiln_indices[%2$s];\n",
-                       partial_index, column);
-    array_text_add(source, "        }\n"
-                           "    }\n");
 }
 
 static void add_common_params(array_text *source, const reduce_types *types)
@@ -250,13 +245,15 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
         "    long j = kiln_start + kiln_x;\n"
-        /* eight loads in flight per work-item before any is used */
-        "    for (; j + 7 * %1$d < kiln_end; j += 8 * %1$d) {\n"
-        "        kiln_acc_t v[8];\n"
-        "        for (int u = 0; u < 8; ++u)\n"
-        "            v[u] = (kiln_acc_t)kiln_base[j + u * %1$d];\n"
-        "        for (int u = 0; u < 8; ++u)\n"
-        "            KILN_STEP(kiln_acc, kiln_index, v[u], j + u * %1$d);\n"
+        "    for (; j + 3 * %1$d < kiln_end; j += 4 * %1$d) {\n"
+        "        kiln_acc_t v0 = (kiln_acc_t)kiln_base[j];\n"
+        "        kiln_acc_t v1 = (kiln_acc_t)kiln_base[j + %1$d];\n"
+        "        kiln_acc_t v2 = (kiln_acc_t)kiln_base[j + 2 * %1$d];\n"
+        "        kiln_acc_t v3 = (kiln_acc_t)kiln_base[j + 3 * %1$d];\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v1, j + %1$d);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v2, j + 2 * %1$d);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, v3, j + 3 * %1$d);\n"
         "    }\n"
         "    for (; j < kiln_end; j += %1$d)\n"
         "        KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j], j);\n"
@@ -266,7 +263,7 @@ static void add_kernels(array_text *source, const reduce_types *types)
         ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
     /* the tree pairs work-items x and x + half */
     add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2, 1, "0");
-    add_store(source, types, "kiln_x == 0", "0", "kiln_row",
+    add_store(source, "kiln_x == 0", "0", "kiln_row",
               "kiln_row * kiln_splits + kiln_split");
     array_text_add(source, "}\n");
 
@@ -294,12 +291,15 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "        __global const %3$s *kiln_base = kiln_in + kiln_in_offset\n"
         "            + kiln_block * kiln_length * kiln_inner + kiln_column;\n"
         "        long j = kiln_start + kiln_y;\n"
-        "        for (; j + 7 * %2$d < kiln_end; j += 8 * %2$d) {\n"
-        "            kiln_acc_t v[8];\n"
-        "            for (int u = 0; u < 8; ++u)\n"
-        "                v[u] = (kiln_acc_t)kiln_base[(j + u * %2$d) * kiln_inner];\n"
-        "            for (int u = 0; u < 8; ++u)\n"
-        "                KILN_STEP(kiln_acc, kiln_index, v[u], j + u * %2$d);\n"
+        "        for (; j + 3 * %2$d < kiln_end; j += 4 * %2$d) {\n"
+        "            kiln_acc_t v0 = (kiln_acc_t)kiln_base[j * kiln_inner];\n"
+        "            kiln_acc_t v1 = (kiln_acc_t)kiln_base[(j + %2$d) * kiln_inner];\n"
+        "            kiln_acc_t v2 = (kiln_acc_t)kiln_base[(j + 2 * %2$d) * kiln_inner];\n"
+        "            kiln_acc_t v3 = (kiln_acc_t)kiln_base[(j + 3 * %2$d) * kiln_inner];\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v1, j + %2$d);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v2, j + 2 * %2$d);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, v3, j + 3 * %2$d);\n"
         "        }\n"
         "        for (; j < kiln_end; j += %2$d)\n"
         "            KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j * kiln_inner], j);\n"
@@ -309,7 +309,7 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
         TILE_X, TILE_Y, array_dtype_ctype(types->input));
     add_tree(source, types, "kiln_y", TILE_Y / 2, TILE_X, "kiln_x");
-    add_store(source, types, "kiln_y == 0 && kiln_column < kiln_inner", "kiln_x",
+    add_store(source, "kiln_y == 0 && kiln_column < kiln_inner", "kiln_x",
               "kiln_block * kiln_inner + kiln_column",
               "(kiln_block * kiln_splits + kiln_split) * kiln_inner + kiln_column");
     array_text_add(source, "}\n");
@@ -344,66 +344,15 @@ static void add_kernels(array_text *source, const reduce_types *types)
                    "        kiln_out[kiln_out_offset + kiln_output] = "
                    "KILN_FINAL(kiln_values[0], kiln_indices[0], kiln_length);\n"
                    "}\n");
-
-    /* Finish for columns: one work-item per output walks its `splits`
-     * partials in order; neighbouring work-items read neighbouring
-     * partials, and there is no tree to wait on. */
-    array_text_add(
-        source,
-        "__kernel void kiln_reduce_finish_columns(__global const kiln_acc_t *kiln_partial_values,\n"
-        "    __global const long *kiln_partial_indices, long kiln_splits,\n"
-        "    long kiln_inner, long kiln_length, long kiln_outputs,\n"
-        "    __global %1$s *kiln_out, long kiln_out_offset)\n"
-        "{\n"
-        "    const long kiln_output = get_global_id(0);\n"
-        "    if (kiln_output >= kiln_outputs)\n"
-        "        return;\n"
-        "    const long kiln_block = kiln_output / kiln_inner;\n"
-        "    const long kiln_column = kiln_output %% kiln_inner;\n"
-        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
-        "    long kiln_index = KILN_NO_INDEX;\n"
-        "    for (long s = 0; s < kiln_splits; ++s) {\n"
-        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
-        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], kiln_partial_indices[p]);\n"
-        "    }\n"
-        "    kiln_out[kiln_out_offset + kiln_output] = KILN_FINAL(kiln_acc, kiln_index, kiln_length);\n"
-        "}\n",
-        array_dtype_ctype(types->output));
 }
 
-/* The reduction of `a` seen as (outer, length, inner) into a new array
- * of `shape`.  Everything the host must do (source, program, kernels) comes
- * before the result and partials are allocated: taking a pooled block back
- * waits for its previous user's work, so doing the host work first lets it
- * overlap with the device finishing an earlier reduction. */
+/* The reduction of `a` seen as (outer, length, inner) into `result`. */
 static kiln_status reduce(const char *function, kiln_array_reduce_op op,
                           const kiln_array *a, size_t outer, size_t length,
-                          size_t inner, const reduce_types *types, size_t ndim,
-                          const size_t *shape, kiln_stream *stream,
-                          kiln_array **result)
+                          size_t inner, const reduce_types *types,
+                          kiln_array *result, kiln_stream *stream)
 {
     kiln_context *context = a->context;
-    const bool rows = inner == 1;
-    size_t busy = array_busy_groups(context);
-    size_t tiles = (inner + TILE_X - 1) / TILE_X;
-    size_t base_groups = rows ? outer : outer * tiles;
-    /* Each work-item should still have a few loads per stretch. */
-    size_t min_chunk = rows ? 8 * ARRAY_GROUP_SIZE : 16 * TILE_Y;
-    /* Too few groups to fill the device: split the axis so that there are
-     * several waves of groups, not one and a ragged second. */
-    size_t target = 4 * busy;
-    size_t splits = base_groups >= busy ? 1 : (target + base_groups - 1) / base_groups;
-    size_t most = (length + min_chunk - 1) / min_chunk;
-    if (splits > most)
-        splits = most;
-    if (splits > MAX_SPLITS)
-        splits = MAX_SPLITS;
-    if (splits == 0)
-        splits = 1;
-    size_t chunk = (length + splits - 1) / splits;
-    if (chunk == 0)
-        chunk = 1;
-
     array_text source = {0};
     add_reduce_macros(&source, op, types);
     add_final_macro(&source, op, types);
@@ -416,42 +365,46 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
     array_text_free(&source);
     if (status != KILN_OK)
         return status;
-    kiln_kernel *kernel = NULL, *finish = NULL;
-    status = kiln_kernel_create(
-        program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns", &kernel);
-    if (status == KILN_OK && splits > 1)
-        status = kiln_kernel_create(program,
-                                    rows ? "kiln_reduce_finish"
-                                         : "kiln_reduce_finish_columns",
-                                    &finish);
-    array_release_program(program); /* the kernels keep it */
 
-    kiln_array *made = NULL;
-    if (status == KILN_OK) {
-        status = array_new(context, types->output, ndim, shape, function,
-                           &made);
-        if (status != KILN_OK) { /* its message names the function */
-            array_release_kernel(kernel);
-            if (finish != NULL)
-                array_release_kernel(finish);
-            return status;
-        }
-    }
+    const bool rows = inner == 1;
+    size_t busy = array_busy_groups(context);
+    size_t tiles = (inner + TILE_X - 1) / TILE_X;
+    size_t base_groups = rows ? outer : outer * tiles;
+    /* Each work-item should still have a few loads per stretch. */
+    size_t min_chunk = rows ? 4 * ARRAY_GROUP_SIZE : 8 * TILE_Y;
+    size_t splits = base_groups >= busy ? 1 : (busy + base_groups - 1) / base_groups;
+    size_t most = (length + min_chunk - 1) / min_chunk;
+    if (splits > most)
+        splits = most;
+    if (splits > MAX_SPLITS)
+        splits = MAX_SPLITS;
+    if (splits == 0)
+        splits = 1;
+    size_t chunk = (length + splits - 1) / splits;
+    if (chunk == 0)
+        chunk = 1;
+
     kiln_buffer *partial_values = NULL, *partial_indices = NULL;
     size_t partials = outer * splits * inner;
-    if (status == KILN_OK && splits > 1) {
+    if (splits > 1) {
         status = kiln_buffer_create(
             context, partials * kiln_dtype_size(types->accumulate),
             &partial_values);
-        if (status == KILN_OK && types->arg)
+        if (status == KILN_OK)
             status = kiln_buffer_create(context, partials * sizeof(int64_t),
                                         &partial_indices);
     }
+    kiln_kernel *kernel = NULL;
+    if (status == KILN_OK)
+        status = kiln_kernel_create(
+            program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns",
+            &kernel);
     if (status == KILN_OK) {
-        /* Kernels must get buffers where they leave them unused: the
-         * result's own, or the values', stand in. */
-        kiln_buffer *values = partial_values ? partial_values : made->buffer;
-        kiln_buffer *indices = partial_indices ? partial_indices : values;
+        /* Kernels must get buffers even where splits == 1 leaves them
+         * unused: the result's own stands in. */
+        kiln_buffer *values = partial_values ? partial_values : result->buffer;
+        kiln_buffer *indices =
+            partial_indices ? partial_indices : result->buffer;
         const kiln_arg args[] = {
             KILN_ARG_BUFFER(a->buffer),
             KILN_ARG_LONG((int64_t)a->offset),
@@ -462,8 +415,8 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
             KILN_ARG_LONG((int64_t)chunk),
             KILN_ARG_BUFFER(values),
             KILN_ARG_BUFFER(indices),
-            KILN_ARG_BUFFER(made->buffer),
-            KILN_ARG_LONG((int64_t)made->offset),
+            KILN_ARG_BUFFER(result->buffer),
+            KILN_ARG_LONG((int64_t)result->offset),
         };
         kiln_launch_config config = {
             .grid = KILN_DIM1(base_groups * splits),
@@ -472,60 +425,36 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
             .stream = stream,
         };
         status = kiln_launch(kernel, &config, 11, args);
+        array_release_kernel(kernel);
     }
-    if (status == KILN_OK && splits > 1 && rows) {
-        kiln_buffer *indices = partial_indices ? partial_indices : partial_values;
-        const kiln_arg args[] = {
-            KILN_ARG_BUFFER(partial_values),
-            KILN_ARG_BUFFER(indices),
-            KILN_ARG_LONG((int64_t)splits),
-            KILN_ARG_LONG((int64_t)inner),
-            KILN_ARG_LONG((int64_t)length),
-            KILN_ARG_BUFFER(made->buffer),
-            KILN_ARG_LONG((int64_t)made->offset),
-        };
-        kiln_launch_config config = {
-            .grid = KILN_DIM1(outer * inner),
-            .block = KILN_DIM1(FINISH_THREADS),
-            .stream = stream,
-        };
-        status = kiln_launch(finish, &config, 7, args);
-    } else if (status == KILN_OK && splits > 1) {
-        kiln_buffer *indices = partial_indices ? partial_indices : partial_values;
-        size_t outputs = outer * inner;
-        const kiln_arg args[] = {
-            KILN_ARG_BUFFER(partial_values),
-            KILN_ARG_BUFFER(indices),
-            KILN_ARG_LONG((int64_t)splits),
-            KILN_ARG_LONG((int64_t)inner),
-            KILN_ARG_LONG((int64_t)length),
-            KILN_ARG_LONG((int64_t)outputs),
-            KILN_ARG_BUFFER(made->buffer),
-            KILN_ARG_LONG((int64_t)made->offset),
-        };
-        kiln_launch_config config = {
-            .grid = KILN_DIM1((outputs + ARRAY_GROUP_SIZE - 1) /
-                              ARRAY_GROUP_SIZE),
-            .block = KILN_DIM1(ARRAY_GROUP_SIZE),
-            .stream = stream,
-        };
-        status = kiln_launch(finish, &config, 8, args);
+    if (status == KILN_OK && splits > 1) {
+        status = kiln_kernel_create(program, "kiln_reduce_finish", &kernel);
+        if (status == KILN_OK) {
+            const kiln_arg args[] = {
+                KILN_ARG_BUFFER(partial_values),
+                KILN_ARG_BUFFER(partial_indices),
+                KILN_ARG_LONG((int64_t)splits),
+                KILN_ARG_LONG((int64_t)inner),
+                KILN_ARG_LONG((int64_t)length),
+                KILN_ARG_BUFFER(result->buffer),
+                KILN_ARG_LONG((int64_t)result->offset),
+            };
+            kiln_launch_config config = {
+                .grid = KILN_DIM1(outer * inner),
+                .block = KILN_DIM1(FINISH_THREADS),
+                .stream = stream,
+            };
+            status = kiln_launch(kernel, &config, 7, args);
+            array_release_kernel(kernel);
+        }
     }
     if (partial_values != NULL)
         array_release_buffer(partial_values);
     if (partial_indices != NULL)
         array_release_buffer(partial_indices);
-    if (kernel != NULL)
-        array_release_kernel(kernel);
-    if (finish != NULL)
-        array_release_kernel(finish);
-    if (status != KILN_OK) {
-        if (made != NULL)
-            array_release_array(made);
-        return array_error_prefix(status, "%s", function);
-    }
-    *result = made;
-    return KILN_OK;
+    array_release_program(program);
+    return status == KILN_OK ? KILN_OK
+                             : array_error_prefix(status, "%s", function);
 }
 
 static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
@@ -568,17 +497,16 @@ static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
         *result = made;
         return KILN_OK;
     }
-    size_t outputs = outer * inner;
-    if (outputs == 0) {
-        status = array_new(a->context, types.output, ndim, shape, function,
-                           &made);
-        if (status != KILN_OK)
+    status = array_new(a->context, types.output, ndim, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    if (made->size > 0) {
+        status = reduce(function, op, a, outer, length, inner, &types, made,
+                        stream);
+        if (status != KILN_OK) {
+            array_release_array(made);
             return status;
-    } else {
-        status = reduce(function, op, a, outer, length, inner, &types, ndim,
-                        shape, stream, &made);
-        if (status != KILN_OK)
-            return status;
+        }
     }
     *result = made;
     return kiln_error_set(KILN_OK, NULL);
