@@ -10,6 +10,15 @@ tests_test_clc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
 	-DKILN_TEST_SHA256SUM='"$(SHA256SUM)"'
 tests_test_clc_LDADD = tests/libkilntest.la libkiln.la \
 	translate/libkiln_translate.la $(CMOCKA_LIBS) -lm
+
+# The front end's declarations, scopes and expression types: no GPU, no
+# plugin, only the translate/ module.
+check_PROGRAMS += tests/test_symbols
+TESTS += tests/test_symbols
+tests_test_symbols_SOURCES = tests/test_symbols.c
+tests_test_symbols_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
+tests_test_symbols_LDADD = tests/libkilntest.la libkiln.la \
+	translate/libkiln_translate.la $(CMOCKA_LIBS) -lm
 if HAVE_CUDA
 tests_test_clc_CPPFLAGS += -DKILN_TEST_NVRTC $(CUDA_CPPFLAGS)
 tests_test_clc_LDADD += $(NVRTC_LIBS)

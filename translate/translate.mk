@@ -11,6 +11,9 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/lexer.c translate/lexer.h \
 	translate/options.c \
 	translate/preprocess.c translate/preprocess.h \
+	translate/types.c translate/types.h \
+	translate/symbols.c translate/symbols.h \
+	translate/expr_type.c translate/expr_type.h \
 	translate/opencl_to_cuda.c translate/prelude_select.c \
 	translate/cuda_to_opencl.c translate/cuda_to_opencl.h
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
