@@ -537,6 +537,7 @@ static void test_includes_the_compiler_would_see(void **state)
          "#define TEXT \"/*\"\n#include \"val.h\"\n#define END \"*/\"\n"},
         {"a comment before #", "/**/#include \"val.h\"\n"},
         {"a line splice in #include", "#inc\\\nlude \"val.h\"\n"},
+        {"a CR LF line splice in #include", "#inclu\\\r\nde \"val.h\"\n"},
         {"the digraph %:", "%:include \"val.h\"\n"},
         {"a guard around it",
          "#ifndef NO_VALUES\n#include \"val.h\"\n#endif\n"},
