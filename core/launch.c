@@ -507,21 +507,24 @@ typedef struct staged_host_arg {
     kiln_backend_memory *guarded; /* checked mode: the block around it */
 } staged_host_arg;
 
-/* Returns the staging memory of the host arguments to the pool. */
+/* Returns the staging memory of the host arguments to the pool;
+ * `finished`: the launch's stream was waited for (a blocking copy back
+ * came after the kernel), so the blocks are reusable at once. */
 static void release_staging(kiln_context *context, size_t arg_count,
                             const kiln_arg *args, staged_host_arg *staged,
-                            kiln_stream *stream)
+                            kiln_stream *stream, bool finished)
 {
+    kiln_pending_work pending =
+        finished ? KILN_PENDING_NONE : KILN_PENDING_ONE_STREAM;
     for (size_t i = 0; i < arg_count; ++i) {
         if (!kiln_arg_kind_is_host(args[i].kind) || staged[i].memory == NULL)
             continue;
         if (staged[i].guarded != NULL)
             kiln_guard_free(context, staged[i].guarded, staged[i].capacity,
-                            staged[i].memory, stream,
-                            KILN_PENDING_ONE_STREAM);
+                            staged[i].memory, stream, pending);
         else
             kiln_pool_return(context, staged[i].memory, staged[i].capacity,
-                             stream, KILN_PENDING_ONE_STREAM);
+                             stream, pending);
     }
 }
 
@@ -714,7 +717,8 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         status = check_guards(kernel, backend_stream, arg_count, args, staged);
     if (has_host_args) {
         /* Keep the first failure's message through the clean-up. */
-        release_staging(context, arg_count, args, staged, config->stream);
+        release_staging(context, arg_count, args, staged, config->stream,
+                        status == KILN_OK && copies_back);
     }
     if (backend_args != stack_args) {
         free(backend_args);

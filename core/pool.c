@@ -68,20 +68,49 @@ void kiln_pool_trim_locked(kiln_context *context)
     context->pool.free_blocks = NULL;
 }
 
-/* Takes a cached block of exactly `capacity` bytes, or NULL. */
+/* Blocks of one size class that may still be pending before an
+ * allocation waits for the oldest instead of asking the driver for more. */
+#define POOL_PENDING_LIMIT 4
+
+/* Whether the block's previous owner's work is done (or failed: the
+ * caller's wait then reports it).  Called with the context's lock held:
+ * the query does not block. */
+static bool block_idle(kiln_context *context, const kiln_pool_block *block)
+{
+    return block->ready == NULL ||
+           context->ops->event_query(context->backend, block->ready) !=
+               KILN_ERR_NOT_READY;
+}
+
+/* Takes a cached block of exactly `capacity` bytes, or NULL.  A block
+ * whose previous owner's work is done comes first: taking a pending one
+ * makes the host wait for the device, so a loop that allocates, launches
+ * and releases would keep the device idle during all its host work.
+ * While fewer than POOL_PENDING_LIMIT blocks of the class are pending,
+ * NULL (a new allocation) is the answer instead; past it, the oldest. */
 static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
 {
     kiln_pool_block **link = &context->pool.free_blocks;
-    while (*link != NULL) {
+    kiln_pool_block **oldest = NULL;
+    size_t pending = 0;
+    for (; *link != NULL; link = &(*link)->next) {
         kiln_pool_block *block = *link;
-        if (block->capacity == capacity) {
-            *link = block->next;
-            context->pool.stats.bytes_cached -= capacity;
-            return block;
+        if (block->capacity != capacity)
+            continue;
+        if (block_idle(context, block)) {
+            oldest = link;
+            break;
         }
-        link = &block->next;
+        oldest = link; /* the list is newest first */
+        ++pending;
     }
-    return NULL;
+    if (oldest == NULL ||
+        (pending > 0 && *link == NULL && pending < POOL_PENDING_LIMIT))
+        return NULL;
+    kiln_pool_block *block = *oldest;
+    *oldest = block->next;
+    context->pool.stats.bytes_cached -= capacity;
+    return block;
 }
 
 kiln_status kiln_pool_allocate(kiln_context *context, size_t size,

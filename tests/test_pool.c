@@ -288,11 +288,18 @@ static void slow_kernel_close(slow_kernel *slow)
     TEST_OK(kiln_program_release(slow->program));
 }
 
+/* More blocks of one size than the pool lets wait for their work before
+ * it waits itself instead of allocating (POOL_PENDING_LIMIT, 4). */
+#define PENDING_BEHIND 8
+
 /* The scenario: a long kernel writes buffer A on `kernel_stream`; A is
- * released at once; B of the same size is allocated (the pool hands out
- * A's block) and written with `pattern` on `write_stream` (NULL: a
- * synchronous write on the default stream).  Were B given the block
- * before the kernel finished, the kernel's late write would land in B. */
+ * released at once, then PENDING_BEHIND more buffers of its size with
+ * fills queued behind the kernel, so that every cached block of the size
+ * is busy and the pool must hand one out; B of the same size is allocated
+ * (the pool hands out the oldest, A's block) and written with `pattern`
+ * on `write_stream` (NULL: a synchronous write on the default stream).
+ * Were B given the block before the kernel finished, the kernel's late
+ * write would land in B. */
 static void check_no_reuse_while_busy(kiln_context *context, slow_kernel *slow,
                                       kiln_stream *kernel_stream,
                                       kiln_stream *write_stream,
@@ -312,9 +319,18 @@ static void check_no_reuse_while_busy(kiln_context *context, slow_kernel *slow,
                                  (int32_t)slow->iterations, -1));
     TEST_OK(kiln_event_record(done, kernel_stream));
     /* Only meaningful while the kernel runs. */
+    kiln_buffer *behind[PENDING_BEHIND];
+    for (int i = 0; i < PENDING_BEHIND; ++i) {
+        behind[i] = test_buffer(context, size);
+        const int32_t zero = 0;
+        TEST_OK(kiln_buffer_fill_async(behind[i], 0, size, &zero, sizeof zero,
+                                       kernel_stream));
+    }
     bool busy = kiln_event_query(done) == KILN_ERR_NOT_READY;
     uint64_t reuses = stats_of(context).reuses;
     TEST_OK(kiln_buffer_release(a));
+    for (int i = 0; i < PENDING_BEHIND; ++i)
+        TEST_OK(kiln_buffer_release(behind[i]));
     kiln_buffer *b = test_buffer(context, size);
     if (stats_of(context).reuses != reuses + 1)
         fail_msg("%s: B did not get A's pooled block: nothing tested", what);
