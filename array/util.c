@@ -105,38 +105,52 @@ void array_release_array(kiln_array *array)
     error_restore(saved);
 }
 
+/* Room for `extra` more characters and the NUL. */
+static bool text_reserve(array_text *text, size_t extra)
+{
+    size_t want = text->length + extra + 1;
+    if (want <= text->capacity)
+        return true;
+    size_t capacity = text->capacity ? text->capacity : 4096;
+    while (capacity < want)
+        capacity *= 2;
+    char *data = realloc(text->data, capacity);
+    if (data == NULL) {
+        text->failed = true;
+        return false;
+    }
+    text->data = data;
+    text->capacity = capacity;
+    return true;
+}
+
 void array_text_add(array_text *text, const char *format, ...)
 {
-    if (text->failed)
+    if (text->failed || !text_reserve(text, 0))
         return;
+    /* Formatted once into the room there is (the sources are generated
+     * on every operation: measuring first would format everything twice),
+     * again only when it did not fit. */
     va_list args;
     va_start(args, format);
     va_list copy;
     va_copy(copy, args);
-    int needed = vsnprintf(NULL, 0, format, copy);
+    size_t room = text->capacity - text->length;
+    int needed = vsnprintf(text->data + text->length, room, format, copy);
     va_end(copy);
+    if (needed >= 0 && (size_t)needed >= room) {
+        if (text_reserve(text, (size_t)needed))
+            vsnprintf(text->data + text->length, (size_t)needed + 1, format,
+                      args);
+        else
+            needed = -1;
+    }
+    va_end(args);
     if (needed < 0) {
         text->failed = true;
-        va_end(args);
         return;
     }
-    size_t want = text->length + (size_t)needed + 1;
-    if (want > text->capacity) {
-        size_t capacity = text->capacity ? text->capacity : 1024;
-        while (capacity < want)
-            capacity *= 2;
-        char *data = realloc(text->data, capacity);
-        if (data == NULL) {
-            text->failed = true;
-            va_end(args);
-            return;
-        }
-        text->data = data;
-        text->capacity = capacity;
-    }
-    vsnprintf(text->data + text->length, (size_t)needed + 1, format, args);
     text->length += (size_t)needed;
-    va_end(args);
 }
 
 void array_text_free(array_text *text)
