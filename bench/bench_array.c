@@ -13,7 +13,11 @@
  *   uniform random numbers, 64 M floats: >= 70% of the write bandwidth
  *     (kiln_buffer_fill of the same bytes);
  *   sum along each axis of a 4096 x 4096 float32 matrix: >= 70% of the
- *     copy bandwidth.
+ *     copy bandwidth;
+ *   the host's time per call of an add, an axis sum and a random fill of
+ *     a 1-element array (no budget: a regression watch, since each call
+ *     generates its source and builds it through the program cache; at
+ *     b07fe76 every cache hit ran the preprocessor, ten times the cost).
  * Every result is checked against the CPU first.  Times: device events
  * around `iterations` back-to-back runs after one untimed run (so the
  * start event does not wait for the host), the median of the samples.
@@ -49,6 +53,7 @@ struct job {
     kiln_random random;
     int axis;
     size_t dim;
+    kiln_array *tiny, *tiny_square; /* 1 element; 1 x 1 */
 };
 
 static double sample(void *state)
@@ -172,6 +177,65 @@ static kiln_status run_axis_sum(job *j)
     if (status == KILN_OK)
         kiln_array_release(r);
     return status;
+}
+
+static kiln_status run_tiny_add(job *j)
+{
+    kiln_array *r = NULL;
+    kiln_status status =
+        kiln_array_binary(KILN_OP_ADD, j->tiny, j->tiny, NULL, &r);
+    if (status == KILN_OK)
+        kiln_array_release(r);
+    return status;
+}
+
+static kiln_status run_tiny_axis_sum(job *j)
+{
+    kiln_array *r = NULL;
+    kiln_status status = kiln_array_reduce_axis(KILN_REDUCE_SUM,
+                                                j->tiny_square, 0, NULL, &r);
+    if (status == KILN_OK)
+        kiln_array_release(r);
+    return status;
+}
+
+static kiln_status run_tiny_random(job *j)
+{
+    kiln_array *r = NULL;
+    const size_t shape[] = {1};
+    kiln_status status = kiln_array_random_uniform(
+        &j->random, j->env->context, KILN_DTYPE_FLOAT32, 1, shape, 0, 1, NULL,
+        &r);
+    if (status == KILN_OK)
+        kiln_array_release(r);
+    return status;
+}
+
+/* Host seconds per call over a batch of calls that do not wait (the
+ * device work of each is a few microseconds), then one wait outside the
+ * time. */
+enum { TINY_CALLS = 200 };
+static double sample_host(void *state)
+{
+    job *j = state;
+    double started = bench_now();
+    for (size_t i = 0; i < TINY_CALLS; ++i)
+        BENCH_CHECK(j->run(j));
+    double per_call = (bench_now() - started) / TINY_CALLS;
+    kiln_stream *stream = NULL;
+    BENCH_CHECK(kiln_context_get_default_stream(j->env->context, &stream));
+    BENCH_CHECK(kiln_stream_synchronize(stream));
+    return per_call;
+}
+
+static bench_stats measure_host(job *j, run_fn run)
+{
+    j->run = run;
+    bench_variant variant = {.name = "", .run = sample_host, .state = j};
+    bench_measure(&variant, 1, 1, 5, 30, bench_budget(0.5));
+    bench_stats stats = bench_stats_of(&variant.samples);
+    bench_samples_free(&variant.samples);
+    return stats;
 }
 
 /* ---- checks ---------------------------------------------------------------------- */
@@ -414,6 +478,38 @@ int main(int argc, char **argv)
     bench_table_end();
     bench_note("matmul ran on %s; the hand-written SGEMM is bench_kernels'",
                blas);
+
+    /* the host's cost of a call */
+    bench_progress("host time per call");
+    const size_t one[] = {1}, one_by_one[] = {1, 1};
+    BENCH_CHECK(kiln_array_ones(env.context, KILN_DTYPE_FLOAT32, 1, one, NULL,
+                                &j.tiny));
+    BENCH_CHECK(kiln_array_ones(env.context, KILN_DTYPE_FLOAT32, 2,
+                                one_by_one, NULL, &j.tiny_square));
+    bench_stats tiny_add = measure_host(&j, run_tiny_add);
+    bench_stats tiny_axis = measure_host(&j, run_tiny_axis_sum);
+    bench_stats tiny_random = measure_host(&j, run_tiny_random);
+    bench_table_begin("Host time per call (1-element arrays)", "—");
+    const struct {
+        const char *what;
+        const bench_stats *stats;
+    } tiny_rows[] = {
+        {"kiln_array_binary(KILN_OP_ADD)", &tiny_add},
+        {"kiln_array_reduce_axis(KILN_REDUCE_SUM)", &tiny_axis},
+        {"kiln_array_random_uniform", &tiny_random},
+    };
+    for (size_t i = 0; i < sizeof tiny_rows / sizeof tiny_rows[0]; ++i) {
+        bench_format_time(kiln, sizeof kiln, tiny_rows[i].stats);
+        snprintf(size, sizeof size, "%d calls", TINY_CALLS);
+        bench_table_row(tiny_rows[i].what, size, kiln, "—", "—",
+                        "watch (no budget)", "—");
+    }
+    bench_table_end();
+    bench_note("host clock from the first call to the return of the last, "
+               "none waiting; each generates its kernel source and builds it "
+               "through the program cache (a memory-cache hit)");
+    kiln_array_release(j.tiny);
+    kiln_array_release(j.tiny_square);
 
     kiln_array_release(j.matrix_a);
     kiln_array_release(j.matrix_b);
