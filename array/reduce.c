@@ -15,6 +15,8 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,20 @@ static void add_reduce_macros(array_text *source, kiln_array_reduce_op op,
                        "#define KILN_BETTER(va, ia, vb, ib) ((vb) %s (va) || "
                        "((vb) == (va) && (ib) < (ia)))\n",
                        op == KILN_REDUCE_ARGMIN ? "<" : ">");
+    /* Indices exist in local memory and in the partials only for argmin
+     * and argmax: the other reductions neither store nor read them. */
+    if (types->arg)
+        array_text_add(source,
+                       "#define KILN_LOCAL_INDICES(n) __local long kiln_indices[n]\n"
+                       "#define KILN_SET_INDEX(at, v) (kiln_indices[at] = (v))\n"
+                       "#define KILN_INDEX_OF(at) (kiln_indices[at])\n"
+                       "#define KILN_PARTIAL_INDEX(p) (kiln_partial_indices[p])\n");
+    else
+        array_text_add(source,
+                       "#define KILN_LOCAL_INDICES(n) (void)0\n"
+                       "#define KILN_SET_INDEX(at, v) ((void)0)\n"
+                       "#define KILN_INDEX_OF(at) KILN_NO_INDEX\n"
+                       "#define KILN_PARTIAL_INDEX(p) KILN_NO_INDEX\n");
     /* One step of an accumulation: value v at index j into (acc, index). */
     if (types->arg)
         array_text_add(source,
@@ -194,21 +210,25 @@ static void add_tree(array_text *source, const reduce_types *types,
                    "    }\n");
 }
 
-/* Writes either the final result (splits == 1) or a partial. */
-static void add_store(array_text *source, const char *condition,
-                      const char *column, const char *output_index,
-                      const char *partial_index)
+/* Writes either the final result (splits == 1) or a partial (its index
+ * too, for argmin / argmax). */
+static void add_store(array_text *source, const reduce_types *types,
+                      const char *condition, const char *column,
+                      const char *output_index, const char *partial_index)
 {
     array_text_add(source,
                    "    if (%1$s) {\n"
                    "        if (kiln_splits == 1)\n"
-                   "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[%4$s], kiln_indices[%4$s], kiln_length);\n"
+                   "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[%4$s], KILN_INDEX_OF(%4$s), kiln_length);\n"
                    "        else {\n"
-                   "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n"
-                   "            kiln_partial_indices[%3$s] = kiln_indices[%4$s];\n"
-                   "        }\n"
-                   "    }\n",
+                   "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n",
                    condition, output_index, partial_index, column);
+    if (types->arg)
+        array_text_add(source,
+                       "            kiln_partial_indices[%s] = kiln_indices[%s];\n",
+                       partial_index, column);
+    array_text_add(source, "        }\n"
+                           "    }\n");
 }
 
 static void add_common_params(array_text *source, const reduce_types *types)
@@ -234,7 +254,7 @@ static void add_kernels(array_text *source, const reduce_types *types)
         source,
         "{\n"
         "    __local kiln_acc_t kiln_values[%1$d];\n"
-        "    __local long kiln_indices[%1$d];\n"
+        "    KILN_LOCAL_INDICES(%1$d);\n"
         "    const uint kiln_x = get_local_id(0);\n"
         "    const long kiln_group = get_group_id(0);\n"
         "    const long kiln_split = kiln_group %% kiln_splits;\n"
@@ -258,12 +278,12 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    for (; j < kiln_end; j += %1$d)\n"
         "        KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j], j);\n"
         "    kiln_values[kiln_x] = kiln_acc;\n"
-        "    kiln_indices[kiln_x] = kiln_index;\n"
+        "    KILN_SET_INDEX(kiln_x, kiln_index);\n"
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
         ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
     /* the tree pairs work-items x and x + half */
     add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2, 1, "0");
-    add_store(source, "kiln_x == 0", "0", "kiln_row",
+    add_store(source, types, "kiln_x == 0", "0", "kiln_row",
               "kiln_row * kiln_splits + kiln_split");
     array_text_add(source, "}\n");
 
@@ -275,7 +295,7 @@ static void add_kernels(array_text *source, const reduce_types *types)
         source,
         "{\n"
         "    __local kiln_acc_t kiln_values[%1$d * %2$d];\n"
-        "    __local long kiln_indices[%1$d * %2$d];\n"
+        "    KILN_LOCAL_INDICES(%1$d * %2$d);\n"
         "    const uint kiln_x = get_local_id(0), kiln_y = get_local_id(1);\n"
         "    const long kiln_tiles = (kiln_inner + %1$d - 1) / %1$d;\n"
         "    const long kiln_group = get_group_id(0);\n"
@@ -305,45 +325,122 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "            KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j * kiln_inner], j);\n"
         "    }\n"
         "    kiln_values[kiln_y * %1$d + kiln_x] = kiln_acc;\n"
-        "    kiln_indices[kiln_y * %1$d + kiln_x] = kiln_index;\n"
+        "    KILN_SET_INDEX(kiln_y * %1$d + kiln_x, kiln_index);\n"
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
         TILE_X, TILE_Y, array_dtype_ctype(types->input));
     add_tree(source, types, "kiln_y", TILE_Y / 2, TILE_X, "kiln_x");
-    add_store(source, "kiln_y == 0 && kiln_column < kiln_inner", "kiln_x",
+    add_store(source, types, "kiln_y == 0 && kiln_column < kiln_inner",
+              "kiln_x",
               "kiln_block * kiln_inner + kiln_column",
               "(kiln_block * kiln_splits + kiln_split) * kiln_inner + kiln_column");
     array_text_add(source, "}\n");
 
-    /* Finish: group g combines the `splits` partials of output g. */
+    /* Finish for rows: group g combines the `splits` partials of row g,
+     * which lie side by side. */
     array_text_add(
         source,
         "__kernel void kiln_reduce_finish(__global const kiln_acc_t *kiln_partial_values,\n"
         "    __global const long *kiln_partial_indices, long kiln_splits,\n"
-        "    long kiln_inner, long kiln_length,\n"
-        "    __global %2$s *kiln_out, long kiln_out_offset)\n"
+        "    long kiln_length, __global %2$s *kiln_out, long kiln_out_offset)\n"
         "{\n"
         "    __local kiln_acc_t kiln_values[%1$d];\n"
-        "    __local long kiln_indices[%1$d];\n"
+        "    KILN_LOCAL_INDICES(%1$d);\n"
         "    const uint kiln_r = get_local_id(0);\n"
         "    const long kiln_output = get_group_id(0);\n"
-        "    const long kiln_block = kiln_output / kiln_inner;\n"
-        "    const long kiln_column = kiln_output %% kiln_inner;\n"
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
         "    for (long s = kiln_r; s < kiln_splits; s += %1$d) {\n"
-        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
-        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], kiln_partial_indices[p]);\n"
+        "        long p = kiln_output * kiln_splits + s;\n"
+        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
         "    }\n"
         "    kiln_values[kiln_r] = kiln_acc;\n"
-        "    kiln_indices[kiln_r] = kiln_index;\n"
+        "    KILN_SET_INDEX(kiln_r, kiln_index);\n"
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
         FINISH_THREADS, array_dtype_ctype(types->output));
     add_tree(source, types, "kiln_r", FINISH_THREADS / 2, 1, "0");
     array_text_add(source,
                    "    if (kiln_r == 0)\n"
                    "        kiln_out[kiln_out_offset + kiln_output] = "
-                   "KILN_FINAL(kiln_values[0], kiln_indices[0], kiln_length);\n"
+                   "KILN_FINAL(kiln_values[0], KILN_INDEX_OF(0), kiln_length);\n"
                    "}\n");
+
+    /* Finish for columns: one work-item per output walks its `splits`
+     * partials in order; neighbouring work-items read neighbouring
+     * partials (coalesced), and there is no tree to wait on. */
+    array_text_add(
+        source,
+        "__kernel void kiln_reduce_finish_columns(__global const kiln_acc_t *kiln_partial_values,\n"
+        "    __global const long *kiln_partial_indices, long kiln_splits,\n"
+        "    long kiln_inner, long kiln_length, long kiln_outputs,\n"
+        "    __global %1$s *kiln_out, long kiln_out_offset)\n"
+        "{\n"
+        "    const long kiln_output = get_global_id(0);\n"
+        "    if (kiln_output >= kiln_outputs)\n"
+        "        return;\n"
+        "    const long kiln_block = kiln_output / kiln_inner;\n"
+        "    const long kiln_column = kiln_output %% kiln_inner;\n"
+        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
+        "    long kiln_index = KILN_NO_INDEX;\n"
+        "    for (long s = 0; s < kiln_splits; ++s) {\n"
+        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
+        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
+        "    }\n"
+        "    kiln_out[kiln_out_offset + kiln_output] = KILN_FINAL(kiln_acc, kiln_index, kiln_length);\n"
+        "}\n",
+        array_dtype_ctype(types->output));
+}
+
+/* The generated source of each (op, input dtype), made once per process:
+ * every call builds it through the program cache, and formatting it each
+ * time was a large part of a call's host time. */
+#define REDUCE_OPS (KILN_REDUCE_ARGMAX + 1)
+#define REDUCE_DTYPES (KILN_DTYPE_FLOAT64 + 1)
+static _Atomic(char *) reduce_sources[REDUCE_OPS][REDUCE_DTYPES];
+
+static const char *reduce_source(kiln_array_reduce_op op,
+                                 const reduce_types *types)
+{
+    _Atomic(char *) *slot = &reduce_sources[op][types->input];
+    char *known = atomic_load(slot);
+    if (known != NULL)
+        return known;
+    array_text source = {0};
+    add_reduce_macros(&source, op, types);
+    add_final_macro(&source, op, types);
+    add_kernels(&source, types);
+    if (source.failed) {
+        array_text_free(&source);
+        return NULL;
+    }
+    /* Another thread may have made it meanwhile: keep the first. */
+    char *expected = NULL;
+    if (!atomic_compare_exchange_strong(slot, &expected, source.data)) {
+        array_text_free(&source);
+        return expected;
+    }
+    return source.data;
+}
+
+/* How many stretches the reduced axis is split into: none while the
+ * groups without a split fill the device; else, for rows, enough to fill
+ * it once, and for columns several waves of groups (one wave and a ragged
+ * second would leave most of the device idle for the second). */
+static size_t reduce_splits(kiln_context *context, bool rows,
+                            size_t base_groups, size_t length)
+{
+    size_t busy = array_busy_groups(context);
+    if (base_groups >= busy)
+        return 1;
+    size_t target = rows ? busy : 4 * busy;
+    size_t splits = (target + base_groups - 1) / base_groups;
+    /* Each work-item should still have a few loads per stretch. */
+    size_t min_chunk = rows ? 4 * ARRAY_GROUP_SIZE : 8 * TILE_Y;
+    size_t most = (length + min_chunk - 1) / min_chunk;
+    if (splits > most)
+        splits = most;
+    if (splits > MAX_SPLITS)
+        splits = MAX_SPLITS;
+    return splits == 0 ? 1 : splits;
 }
 
 /* The reduction of `a` seen as (outer, length, inner) into `result`. */
@@ -353,58 +450,48 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
                           kiln_array *result, kiln_stream *stream)
 {
     kiln_context *context = a->context;
-    array_text source = {0};
-    add_reduce_macros(&source, op, types);
-    add_final_macro(&source, op, types);
-    add_kernels(&source, types);
+    const char *source = reduce_source(op, types);
     kiln_program *program = NULL;
     kiln_status status =
-        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                    "out of host memory")
-                      : array_program_build(context, source.data, &program);
-    array_text_free(&source);
+        source == NULL ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                     "out of host memory")
+                       : array_program_build(context, source, &program);
     if (status != KILN_OK)
         return status;
 
     const bool rows = inner == 1;
-    size_t busy = array_busy_groups(context);
     size_t tiles = (inner + TILE_X - 1) / TILE_X;
     size_t base_groups = rows ? outer : outer * tiles;
-    /* Each work-item should still have a few loads per stretch. */
-    size_t min_chunk = rows ? 4 * ARRAY_GROUP_SIZE : 8 * TILE_Y;
-    size_t splits = base_groups >= busy ? 1 : (busy + base_groups - 1) / base_groups;
-    size_t most = (length + min_chunk - 1) / min_chunk;
-    if (splits > most)
-        splits = most;
-    if (splits > MAX_SPLITS)
-        splits = MAX_SPLITS;
-    if (splits == 0)
-        splits = 1;
+    size_t splits = reduce_splits(context, rows, base_groups, length);
     size_t chunk = (length + splits - 1) / splits;
     if (chunk == 0)
         chunk = 1;
 
+    kiln_kernel *kernel = NULL, *finish = NULL;
+    status = kiln_kernel_create(
+        program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns", &kernel);
+    if (status == KILN_OK && splits > 1)
+        status = kiln_kernel_create(program,
+                                    rows ? "kiln_reduce_finish"
+                                         : "kiln_reduce_finish_columns",
+                                    &finish);
+    array_release_program(program); /* the kernels keep it */
+
     kiln_buffer *partial_values = NULL, *partial_indices = NULL;
     size_t partials = outer * splits * inner;
-    if (splits > 1) {
+    if (status == KILN_OK && splits > 1) {
         status = kiln_buffer_create(
             context, partials * kiln_dtype_size(types->accumulate),
             &partial_values);
-        if (status == KILN_OK)
+        if (status == KILN_OK && types->arg)
             status = kiln_buffer_create(context, partials * sizeof(int64_t),
                                         &partial_indices);
     }
-    kiln_kernel *kernel = NULL;
-    if (status == KILN_OK)
-        status = kiln_kernel_create(
-            program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns",
-            &kernel);
+    /* Kernels get a buffer for each parameter, used or not: the result's
+     * own, or the values', stand in. */
+    kiln_buffer *values = partial_values ? partial_values : result->buffer;
+    kiln_buffer *indices = partial_indices ? partial_indices : values;
     if (status == KILN_OK) {
-        /* Kernels must get buffers even where splits == 1 leaves them
-         * unused: the result's own stands in. */
-        kiln_buffer *values = partial_values ? partial_values : result->buffer;
-        kiln_buffer *indices =
-            partial_indices ? partial_indices : result->buffer;
         const kiln_arg args[] = {
             KILN_ARG_BUFFER(a->buffer),
             KILN_ARG_LONG((int64_t)a->offset),
@@ -425,34 +512,44 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
             .stream = stream,
         };
         status = kiln_launch(kernel, &config, 11, args);
-        array_release_kernel(kernel);
     }
-    if (status == KILN_OK && splits > 1) {
-        status = kiln_kernel_create(program, "kiln_reduce_finish", &kernel);
-        if (status == KILN_OK) {
-            const kiln_arg args[] = {
-                KILN_ARG_BUFFER(partial_values),
-                KILN_ARG_BUFFER(partial_indices),
-                KILN_ARG_LONG((int64_t)splits),
-                KILN_ARG_LONG((int64_t)inner),
-                KILN_ARG_LONG((int64_t)length),
-                KILN_ARG_BUFFER(result->buffer),
-                KILN_ARG_LONG((int64_t)result->offset),
-            };
-            kiln_launch_config config = {
-                .grid = KILN_DIM1(outer * inner),
-                .block = KILN_DIM1(FINISH_THREADS),
-                .stream = stream,
-            };
-            status = kiln_launch(kernel, &config, 7, args);
-            array_release_kernel(kernel);
-        }
+    if (status == KILN_OK && splits > 1 && rows) {
+        const kiln_arg args[] = {
+            KILN_ARG_BUFFER(values),
+            KILN_ARG_BUFFER(indices),
+            KILN_ARG_LONG((int64_t)splits),
+            KILN_ARG_LONG((int64_t)length),
+            KILN_ARG_BUFFER(result->buffer),
+            KILN_ARG_LONG((int64_t)result->offset),
+        };
+        kiln_launch_config config = {
+            .grid = KILN_DIM1(outer),
+            .block = KILN_DIM1(FINISH_THREADS),
+            .stream = stream,
+        };
+        status = kiln_launch(finish, &config, 6, args);
+    } else if (status == KILN_OK && splits > 1) {
+        size_t outputs = outer * inner;
+        const kiln_arg args[] = {
+            KILN_ARG_BUFFER(values),
+            KILN_ARG_BUFFER(indices),
+            KILN_ARG_LONG((int64_t)splits),
+            KILN_ARG_LONG((int64_t)inner),
+            KILN_ARG_LONG((int64_t)length),
+            KILN_ARG_LONG((int64_t)outputs),
+            KILN_ARG_BUFFER(result->buffer),
+            KILN_ARG_LONG((int64_t)result->offset),
+        };
+        status = array_launch_1d(finish, outputs, SIZE_MAX, stream, 8, args);
     }
     if (partial_values != NULL)
         array_release_buffer(partial_values);
     if (partial_indices != NULL)
         array_release_buffer(partial_indices);
-    array_release_program(program);
+    if (kernel != NULL)
+        array_release_kernel(kernel);
+    if (finish != NULL)
+        array_release_kernel(finish);
     return status == KILN_OK ? KILN_OK
                              : array_error_prefix(status, "%s", function);
 }

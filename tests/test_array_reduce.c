@@ -198,6 +198,35 @@ static void split_reductions(void **state)
     free(vt);
 }
 
+/* Shapes for the axis paths' corners: a long middle axis over a partial
+ * column tile (split, then one work-item per output combines), many short
+ * rows, and a long first axis over few columns; odd sizes throughout. */
+static void long_axes_over_few_columns(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t shape[] = {2, 5003, 67};
+    double *v = NULL;
+    kiln_array *a = array_test_random(context, KILN_DTYPE_FLOAT32, 3, shape,
+                                      0.5, 1.5, &v);
+    const kiln_array_reduce_op ops[] = {KILN_REDUCE_SUM, KILN_REDUCE_MEAN,
+                                        KILN_REDUCE_MAX, KILN_REDUCE_ARGMIN};
+    /* float32 sums of 5003 terms in another order than the CPU's */
+    check_reductions(a, KILN_DTYPE_FLOAT32, v, 3, shape, ops,
+                     sizeof ops / sizeof *ops, 1e-4);
+    kiln_array_release(a);
+    free(v);
+
+    const size_t columns[] = {4099, 33};
+    kiln_array *b = array_test_random(context, KILN_DTYPE_INT16, 2, columns,
+                                      -1000, 1000, &v);
+    const kiln_array_reduce_op exact[] = {KILN_REDUCE_SUM, KILN_REDUCE_MIN,
+                                          KILN_REDUCE_ARGMAX};
+    check_reductions(b, KILN_DTYPE_INT16, v, 2, columns, exact,
+                     sizeof exact / sizeof *exact, 0);
+    kiln_array_release(b);
+    free(v);
+}
+
 static void empty_reductions(void **state)
 {
     kiln_context *context = test_context(state);
@@ -401,6 +430,7 @@ int main(void)
         KILN_TEST(float_reductions_over_every_axis),
         KILN_TEST(integer_reductions_are_exact),
         KILN_TEST(split_reductions),
+        KILN_TEST(long_axes_over_few_columns),
         KILN_TEST(empty_reductions),
         KILN_TEST(matmul_generated_kernel),
         KILN_TEST(matmul_through_the_library),
