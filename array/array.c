@@ -347,6 +347,32 @@ kiln_arg array_scalar_arg(kiln_dtype dtype, double value, array_scalar *slot)
     }
 }
 
+/* A new 1-D array of `count` elements, each `expression` of its index i
+ * and the values v0, v1...: arange and linspace. */
+static kiln_status new_from_expression(kiln_context *context,
+                                       kiln_dtype dtype, size_t count,
+                                       const char *expression,
+                                       size_t value_count,
+                                       const double *values,
+                                       kiln_stream *stream,
+                                       const char *function,
+                                       kiln_array **array)
+{
+    const size_t shape[1] = {count};
+    kiln_array *made = NULL;
+    kiln_status status = array_new(context, dtype, 1, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    status = array_fill_expression(made, expression, value_count, values,
+                                   stream);
+    if (status != KILN_OK) {
+        array_release_array(made);
+        return array_error_prefix(status, "%s", function);
+    }
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
 kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
                               double start, double stop, double step,
                               kiln_stream *stream, kiln_array **array)
@@ -364,20 +390,10 @@ kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
     if (count > 1e15)
         return array_error(KILN_ERR_INVALID_SIZE, "%s: %g elements", function,
                            count);
-    size_t shape[1] = {count > 0 ? (size_t)count : 0};
-    kiln_array *made = NULL;
-    kiln_status status = array_new(context, dtype, 1, shape, function, &made);
-    if (status != KILN_OK)
-        return status;
     const double values[2] = {start, step};
-    status = array_fill_expression(made, "v0 + (kiln_real)i * v1", 2, values,
-                                   stream);
-    if (status != KILN_OK) {
-        array_release_array(made);
-        return array_error_prefix(status, "%s", function);
-    }
-    *array = made;
-    return kiln_error_set(KILN_OK, NULL);
+    return new_from_expression(context, dtype, count > 0 ? (size_t)count : 0,
+                               "v0 + (kiln_real)i * v1", 2, values, stream,
+                               function, array);
 }
 
 kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
@@ -391,11 +407,6 @@ kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
     if (!isfinite(start) || !isfinite(stop))
         return array_error(KILN_ERR_INVALID_ARGUMENT,
                            "%s: start and stop must be finite", function);
-    size_t shape[1] = {count};
-    kiln_array *made = NULL;
-    kiln_status status = array_new(context, dtype, 1, shape, function, &made);
-    if (status != KILN_OK)
-        return status;
     /* The last value is `stop` exactly, as numpy's. */
     const double values[3] = {start, count > 1 ? (stop - start) / (double)(count - 1) : 0.0,
                               stop};
@@ -403,13 +414,8 @@ kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
     snprintf(expression, sizeof expression,
              "i == %zu ? v2 : v0 + (kiln_real)i * v1",
              count > 0 ? count - 1 : 0);
-    status = array_fill_expression(made, expression, 3, values, stream);
-    if (status != KILN_OK) {
-        array_release_array(made);
-        return array_error_prefix(status, "%s", function);
-    }
-    *array = made;
-    return kiln_error_set(KILN_OK, NULL);
+    return new_from_expression(context, dtype, count, expression, 3, values,
+                               stream, function, array);
 }
 
 static kiln_status check_host_size(const kiln_array *array, size_t size,
@@ -485,14 +491,25 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host,
     return KILN_OK;
 }
 
+/* The checks every getter and view makes: a valid array, and the
+ * out-parameter `out_name` not NULL. */
+static kiln_status check_array_and_out(const kiln_array *array,
+                                       const void *out, const char *function,
+                                       const char *out_name)
+{
+    kiln_status status = array_check(array, function, "array");
+    if (status == KILN_OK && out == NULL)
+        status = array_error(KILN_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+                             function, out_name);
+    return status;
+}
+
 kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype)
 {
-    kiln_status status = array_check(array, "kiln_array_get_dtype", "array");
+    kiln_status status =
+        check_array_and_out(array, dtype, "kiln_array_get_dtype", "dtype");
     if (status != KILN_OK)
         return status;
-    if (dtype == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_get_dtype: dtype is NULL");
     *dtype = array->dtype;
     return kiln_error_set(KILN_OK, NULL);
 }
@@ -500,12 +517,10 @@ kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype)
 kiln_status kiln_array_get_shape(const kiln_array *array, size_t *ndim,
                              size_t *shape)
 {
-    kiln_status status = array_check(array, "kiln_array_get_shape", "array");
+    kiln_status status =
+        check_array_and_out(array, ndim, "kiln_array_get_shape", "ndim");
     if (status != KILN_OK)
         return status;
-    if (ndim == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_get_shape: ndim is NULL");
     *ndim = array->ndim;
     if (shape != NULL)
         for (size_t d = 0; d < array->ndim; ++d)
@@ -515,12 +530,10 @@ kiln_status kiln_array_get_shape(const kiln_array *array, size_t *ndim,
 
 kiln_status kiln_array_get_size(const kiln_array *array, size_t *size)
 {
-    kiln_status status = array_check(array, "kiln_array_get_size", "array");
+    kiln_status status =
+        check_array_and_out(array, size, "kiln_array_get_size", "size");
     if (status != KILN_OK)
         return status;
-    if (size == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_get_size: size is NULL");
     *size = array->size;
     return kiln_error_set(KILN_OK, NULL);
 }
@@ -528,12 +541,10 @@ kiln_status kiln_array_get_size(const kiln_array *array, size_t *size)
 kiln_status kiln_array_get_context(const kiln_array *array,
                                kiln_context **context)
 {
-    kiln_status status = array_check(array, "kiln_array_get_context", "array");
+    kiln_status status = check_array_and_out(
+        array, context, "kiln_array_get_context", "context");
     if (status != KILN_OK)
         return status;
-    if (context == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_get_context: context is NULL");
     *context = array->context;
     return kiln_error_set(KILN_OK, NULL);
 }
@@ -541,13 +552,13 @@ kiln_status kiln_array_get_context(const kiln_array *array,
 kiln_status kiln_array_get_buffer(const kiln_array *array, kiln_buffer **buffer,
                               size_t *offset)
 {
-    kiln_status status = array_check(array, "kiln_array_get_buffer", "array");
+    kiln_status status = check_array_and_out(
+        array, buffer, "kiln_array_get_buffer", "buffer");
+    if (status == KILN_OK)
+        status = check_array_and_out(array, offset, "kiln_array_get_buffer",
+                                     "offset");
     if (status != KILN_OK)
         return status;
-    if (buffer == NULL || offset == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "kiln_array_get_buffer: %s is NULL",
-                           buffer ? "offset" : "buffer");
     if (array->buffer == NULL)
         return array_error(KILN_ERR_INVALID_SIZE,
                            "kiln_array_get_buffer: an empty array has no buffer");
@@ -584,12 +595,9 @@ kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
                                const size_t *shape, kiln_array **view)
 {
     static const char function[] = "kiln_array_reshape";
-    kiln_status status = array_check(array, function, "array");
+    kiln_status status = check_array_and_out(array, view, function, "view");
     if (status != KILN_OK)
         return status;
-    if (view == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: view is NULL",
-                           function);
     size_t size = 0;
     status = check_shape(ndim, shape, function, &size);
     if (status != KILN_OK)
@@ -609,12 +617,9 @@ kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
                              kiln_array **view)
 {
     static const char function[] = "kiln_array_slice";
-    kiln_status status = array_check(array, function, "array");
+    kiln_status status = check_array_and_out(array, view, function, "view");
     if (status != KILN_OK)
         return status;
-    if (view == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: view is NULL",
-                           function);
     if (array->ndim == 0)
         return array_error(KILN_ERR_SHAPE, "%s: a 0-d array has no rows",
                            function);

@@ -273,13 +273,8 @@ kiln_status array_map(const char *function, const char *preamble,
                    array_dtype_ctype(result_dtype), statement);
 
     kiln_kernel *kernel = NULL;
-    if (source.failed)
-        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                             "out of host memory");
-    else
-        status = array_kernel_build(context, source.data, "kiln_array_map",
-                                    &kernel);
-    array_text_free(&source);
+    status =
+        array_kernel_build_text(context, &source, "kiln_array_map", &kernel);
     if (status == KILN_OK) {
         status = array_launch_1d(kernel, made->size, MAX_GROUPS, stream,
                                  arg_count, args);
@@ -326,12 +321,8 @@ kiln_status array_fill_expression(kiln_array *array, const char *expression,
                    "        kiln_out[kiln_offset + i] = (%s)(%s);\n}\n",
                    array_dtype_ctype(array->dtype), expression);
     kiln_kernel *kernel = NULL;
-    kiln_status status =
-        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                    "out of host memory")
-                      : array_kernel_build(array->context, source.data,
-                                           "kiln_array_fill", &kernel);
-    array_text_free(&source);
+    kiln_status status = array_kernel_build_text(
+        array->context, &source, "kiln_array_fill", &kernel);
     if (status != KILN_OK)
         return status;
     status = array_launch_1d(kernel, array->size, MAX_GROUPS, stream, count,

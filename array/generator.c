@@ -237,6 +237,91 @@ static bool blank(const char *text)
     return *text == '\0';
 }
 
+/* What the reduction and scan generators check and parse alike: the
+ * value type, the kernel name (`default_name` when NULL), the argument
+ * list (into *params, messages naming `what`, which is set to "`noun`
+ * 'name'") and, without an `expression` of the index, a pointer
+ * argument whose elements the generator `verb`s (*input).  Frees nothing
+ * on failure: *params is empty then. */
+static kiln_status generator_prepare(const char *function, const char *type,
+                                     const char *name,
+                                     const char *default_name,
+                                     const char *noun, const char *verb,
+                                     const char *arguments,
+                                     const char *expression,
+                                     const char *expression_role,
+                                     char *what, size_t what_size,
+                                     size_t *value_size, array_params *params,
+                                     const char **input)
+{
+    *value_size = type_size(type);
+    if (*value_size == 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: type '%s' is not an OpenCL C scalar or vector "
+                           "type",
+                           function, type);
+    if (name == NULL)
+        name = default_name;
+    kiln_status status = check_identifier(function, name);
+    if (status != KILN_OK)
+        return status;
+    snprintf(what, what_size, "%s '%s'", noun, name);
+    status = array_params_parse(what, arguments, params);
+    if (status != KILN_OK)
+        return status;
+    *input = first_pointer(params);
+    if (blank(expression) && *input == NULL) {
+        array_params_free(params);
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: no %s and no pointer argument to %s",
+                           function, expression_role, verb);
+    }
+    return KILN_OK;
+}
+
+/* The opening of a reduction's or scan's source: the preamble, the
+ * combining macro `combine`(a, b) and the element macro `element`(i):
+ * `expression` of i, or else the input pointer's element i. */
+static void add_generator_head(array_text *source, const char *preamble,
+                               const char *combine,
+                               const char *combine_expression,
+                               const char *element, const char *expression,
+                               const char *input)
+{
+    array_text_add(source, ARRAY_SOURCE_HEADER "%s\n",
+                   preamble ? preamble : "");
+    array_text_add(source, "#define %s(a, b) (%s)\n", combine,
+                   combine_expression);
+    if (blank(expression))
+        array_text_add(source, "#define %s(i) (%s[i])\n", element, input);
+    else
+        array_text_add(source, "#define %s(i) (%s)\n", element, expression);
+}
+
+/* Checks that `count` values of `value_size` bytes fit in `buffer` from
+ * byte `offset`, which must be a multiple of the value's size. */
+static kiln_status check_values_fit(const char *function, const char *role,
+                                    kiln_buffer *buffer, size_t offset,
+                                    size_t count, size_t value_size)
+{
+    size_t buffer_size = 0;
+    kiln_status status = kiln_buffer_get_size(buffer, &buffer_size);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    if (offset % value_size != 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %s offset %zu is not a multiple of the "
+                           "value's %zu bytes",
+                           function, role, offset, value_size);
+    if (offset > buffer_size || (buffer_size - offset) / value_size < count)
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: %zu value%s of %zu bytes at offset %zu do%s "
+                           "not fit in the %zu-byte %s buffer",
+                           function, count, count == 1 ? "" : "s", value_size,
+                           offset, count == 1 ? "es" : "", buffer_size, role);
+    return KILN_OK;
+}
+
 /* ---- elementwise -------------------------------------------------------------- */
 
 struct kiln_elementwise {
@@ -291,12 +376,7 @@ kiln_status kiln_elementwise_create(kiln_context *context,
                    "        %s;\n"
                    "    }\n}\n",
                    operation);
-    if (source.failed)
-        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                             "out of host memory");
-    else
-        status = array_kernel_build(context, source.data, name, &made->kernel);
-    array_text_free(&source);
+    status = array_kernel_build_text(context, &source, name, &made->kernel);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
         array_params_free(&made->params);
@@ -505,54 +585,26 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
             : blank(neutral)           ? "neutral"
             : blank(reduce_expression) ? "reduce_expression"
                                        : "arguments");
-    size_t value_size = type_size(type);
-    if (value_size == 0)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: type '%s' is not an OpenCL C scalar or vector "
-                           "type",
-                           function, type);
-    if (name == NULL)
-        name = "kiln_reduction";
-    kiln_status status = check_identifier(function, name);
-    if (status != KILN_OK)
-        return status;
-
     kiln_reduction *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    snprintf(made->what, sizeof made->what, "reduction '%s'", name);
-    made->value_size = value_size;
-    status = array_params_parse(made->what, arguments, &made->params);
+    const char *input = NULL;
+    kiln_status status = generator_prepare(
+        function, type, name, "kiln_reduction", "reduction", "reduce",
+        arguments, map_expression, "map expression", made->what, sizeof made->what,
+        &made->value_size, &made->params, &input);
     if (status != KILN_OK) {
         free(made);
         return status;
     }
-    const char *input = first_pointer(&made->params);
-    if (blank(map_expression) && input == NULL) {
-        array_params_free(&made->params);
-        free(made);
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: no map expression and no pointer argument to "
-                           "reduce",
-                           function);
-    }
+    if (name == NULL)
+        name = "kiln_reduction";
 
     array_text source = {0};
-    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n",
-                   preamble ? preamble : "");
-    array_text_add(&source, "#define KILN_REDUCE(a, b) (%s)\n",
-                   reduce_expression);
-    if (blank(map_expression))
-        array_text_add(&source, "#define KILN_MAP(i) (%s[i])\n", input);
-    else
-        array_text_add(&source, "#define KILN_MAP(i) (%s)\n", map_expression);
+    add_generator_head(&source, preamble, "KILN_REDUCE", reduce_expression,
+                       "KILN_MAP", map_expression, input);
     add_reduction_kernel(&source, name, arguments, type, neutral);
-    if (source.failed)
-        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                             "out of host memory");
-    else
-        status = array_kernel_build(context, source.data, name, &made->kernel);
-    array_text_free(&source);
+    status = array_kernel_build_text(context, &source, name, &made->kernel);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
         array_params_free(&made->params);
@@ -672,22 +724,10 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
                                             args);
     if (status != KILN_OK)
         return status;
-    size_t result_size = 0;
-    status = kiln_buffer_get_size(result, &result_size);
+    status = check_values_fit(function, "result", result, result_offset, 1,
+                              reduction->value_size);
     if (status != KILN_OK)
-        return array_error_prefix(status, "%s", function);
-    if (result_offset % reduction->value_size != 0)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: result offset %zu is not a multiple of the "
-                           "value's %zu bytes",
-                           function, result_offset, reduction->value_size);
-    if (result_offset > result_size ||
-        result_size - result_offset < reduction->value_size)
-        return array_error(KILN_ERR_OUT_OF_BOUNDS,
-                           "%s: a %zu-byte result at offset %zu does not fit "
-                           "in the %zu-byte result buffer",
-                           function, reduction->value_size, result_offset,
-                           result_size);
+        return status;
     reduction_scratch *scratch = NULL;
     status = reduction_scratch_for(reduction, stream, &scratch);
     if (status != KILN_OK)
@@ -852,48 +892,25 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
                            "%s: kind %d is neither KILN_SCAN_INCLUSIVE nor "
                            "KILN_SCAN_EXCLUSIVE",
                            function, (int)kind);
-    size_t value_size = type_size(type);
-    if (value_size == 0)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: type '%s' is not an OpenCL C scalar or vector "
-                           "type",
-                           function, type);
-    if (name == NULL)
-        name = "kiln_scan";
-    kiln_status status = check_identifier(function, name);
-    if (status != KILN_OK)
-        return status;
-
     kiln_scan *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    snprintf(made->what, sizeof made->what, "scan '%s'", name);
-    made->value_size = value_size;
     made->kind = kind;
-    status = array_params_parse(made->what, arguments, &made->params);
+    const char *input = NULL;
+    kiln_status status = generator_prepare(
+        function, type, name, "kiln_scan", "scan", "scan", arguments,
+        input_expression, "input expression", made->what, sizeof made->what,
+        &made->value_size, &made->params, &input);
     if (status != KILN_OK) {
         free(made);
         return status;
     }
-    const char *input = first_pointer(&made->params);
-    if (blank(input_expression) && input == NULL) {
-        array_params_free(&made->params);
-        free(made);
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: no input expression and no pointer argument "
-                           "to scan",
-                           function);
-    }
+    if (name == NULL)
+        name = "kiln_scan";
 
     array_text source = {0};
-    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n",
-                   preamble ? preamble : "");
-    array_text_add(&source, "#define KILN_SCAN(a, b) (%s)\n", scan_expression);
-    if (blank(input_expression))
-        array_text_add(&source, "#define KILN_INPUT(i) (%s[i])\n", input);
-    else
-        array_text_add(&source, "#define KILN_INPUT(i) (%s)\n",
-                       input_expression);
+    add_generator_head(&source, preamble, "KILN_SCAN", scan_expression,
+                       "KILN_INPUT", input_expression, input);
     array_text head = {0};
     array_text_add(&head, "__kernel void %s_blocks(", name);
     add_params(&head, arguments);
@@ -1059,22 +1076,10 @@ kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
         array_params_check(scan->what, &scan->params, arg_count, args);
     if (status != KILN_OK)
         return status;
-    size_t output_size = 0;
-    status = kiln_buffer_get_size(output, &output_size);
+    status = check_values_fit(function, "output", output, output_offset, n,
+                              scan->value_size);
     if (status != KILN_OK)
-        return array_error_prefix(status, "%s", function);
-    if (output_offset % scan->value_size != 0)
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: output offset %zu is not a multiple of the "
-                           "value's %zu bytes",
-                           function, output_offset, scan->value_size);
-    if (output_offset > output_size ||
-        (output_size - output_offset) / scan->value_size < n)
-        return array_error(KILN_ERR_OUT_OF_BOUNDS,
-                           "%s: %zu values of %zu bytes at offset %zu do not "
-                           "fit in the %zu-byte output buffer",
-                           function, n, scan->value_size, output_offset,
-                           output_size);
+        return status;
     if (n == 0)
         return kiln_error_set(KILN_OK, NULL);
     status = scan_level(scan, n, arg_count, args, NULL, output,

@@ -76,6 +76,12 @@ ARRAY_INTERNAL kiln_status array_kernel_build(kiln_context *context,
                                               const char *source,
                                               const char *name,
                                               kiln_kernel **kernel);
+/* array_kernel_build of a generated text, which is freed; an incomplete
+ * text (an allocation failed) is KILN_ERR_OUT_OF_HOST_MEMORY. */
+ARRAY_INTERNAL kiln_status array_kernel_build_text(kiln_context *context,
+                                                   array_text *source,
+                                                   const char *name,
+                                                   kiln_kernel **kernel);
 /* The same for a program with several kernels. */
 ARRAY_INTERNAL kiln_status array_program_build(kiln_context *context,
                                                const char *source,

@@ -72,11 +72,7 @@ static kiln_status generated_gemm(kiln_context *context, kiln_dtype dtype,
                    array_dtype_ctype(dtype), matmul_source);
     kiln_kernel *kernel = NULL;
     kiln_status status =
-        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                    "out of host memory")
-                      : array_kernel_build(context, source.data, "kiln_matmul",
-                                           &kernel);
-    array_text_free(&source);
+        array_kernel_build_text(context, &source, "kiln_matmul", &kernel);
     if (status != KILN_OK)
         return status;
     const kiln_arg args[] = {
@@ -262,12 +258,8 @@ static kiln_status transpose_2d(const kiln_array *a, kiln_array *out,
     array_text_add(&source, ARRAY_SOURCE_HEADER "#define ELEMENT %s\n%s",
                    array_dtype_ctype(a->dtype), transpose_source);
     kiln_kernel *kernel = NULL;
-    kiln_status status =
-        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                    "out of host memory")
-                      : array_kernel_build(a->context, source.data,
-                                           "kiln_transpose", &kernel);
-    array_text_free(&source);
+    kiln_status status = array_kernel_build_text(
+        a->context, &source, "kiln_transpose", &kernel);
     if (status != KILN_OK)
         return status;
     size_t rows = a->shape[0], cols = a->shape[1];
@@ -333,11 +325,7 @@ static kiln_status transpose_gather(const kiln_array *a, const size_t *axes,
                             "    }\n}\n");
     kiln_kernel *kernel = NULL;
     kiln_status status =
-        source.failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                    "out of host memory")
-                      : array_kernel_build(a->context, source.data,
-                                           "kiln_permute", &kernel);
-    array_text_free(&source);
+        array_kernel_build_text(a->context, &source, "kiln_permute", &kernel);
     if (status != KILN_OK)
         return status;
     status = array_launch_1d(kernel, out->size, (size_t)1 << 16, stream,

@@ -112,12 +112,8 @@ static kiln_status random_array(const char *function, kiln_random *random,
                        array_dtype_ctype(dtype), per_block, normal ? 1 : 0,
                        philox_source, random_kernel_source);
         kiln_kernel *kernel = NULL;
-        status = source.failed
-                     ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                   "out of host memory")
-                     : array_kernel_build(context, source.data, "kiln_random",
-                                          &kernel);
-        array_text_free(&source);
+        status =
+            array_kernel_build_text(context, &source, "kiln_random", &kernel);
         if (status == KILN_OK) {
             array_scalar slots[2];
             const kiln_arg args[] = {

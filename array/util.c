@@ -200,6 +200,18 @@ kiln_status array_kernel_build(kiln_context *context, const char *source,
     return status;
 }
 
+kiln_status array_kernel_build_text(kiln_context *context, array_text *source,
+                                    const char *name, kiln_kernel **kernel)
+{
+    kiln_status status =
+        source->failed ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                     "out of host memory")
+                       : array_kernel_build(context, source->data, name,
+                                            kernel);
+    array_text_free(source);
+    return status;
+}
+
 size_t array_busy_groups(kiln_context *context)
 {
     kiln_device_info info;
