@@ -2545,36 +2545,21 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
                    const char *options, cuda_translation *out)
 {
     memset(out, 0, sizeof *out);
-    clc_failure failure;
-    memset(&failure, 0, sizeof failure);
-    clc_arena arena;
-    clc_arena_init(&arena, &failure, CLC_MAX_ARENA_BYTES);
-    clc_interner interner;
-    memset(&interner, 0, sizeof interner);
-    volatile int unsupported = 0;
-    if (setjmp(failure.unwind) != 0) {
+    clc_run run;
+    clc_run_begin(&run);
+    if (setjmp(run.failure.unwind) != 0) {
         cuda_translation_free(out);
-        int result = -2;
-        if (!failure.out_of_memory && failure.message != NULL) {
-            out->error = failure.message;
-            out->error_line = (int)failure.line;
-            out->unsupported = unsupported;
-            result = -1;
-        } else {
-            free(failure.message);
-        }
-        clc_interner_free(&interner);
-        clc_arena_free(&arena);
-        return result;
+        return clc_run_failed(&run, &out->error, &out->error_line,
+                              &out->unsupported);
     }
     if (source == NULL && length != 0)
-        clc_fail(&failure, -1, 0, "no source text");
-    clc_interner_init(&interner, &arena);
-    cu_state *st = clc_arena_alloc(&arena, sizeof *st);
-    st->arena = &arena;
-    st->interner = &interner;
-    st->failure = &failure;
-    st->unsupported = (int *)&unsupported;
+        clc_fail(&run.failure, -1, 0, "no source text");
+    clc_interner_init(&run.interner, &run.arena);
+    cu_state *st = clc_arena_alloc(&run.arena, sizeof *st);
+    st->arena = &run.arena;
+    st->interner = &run.interner;
+    st->failure = &run.failure;
+    st->unsupported = (int *)&run.unsupported;
 
     const char *name = source_name ? source_name : "<kiln program>";
     const char *refused = NULL;
@@ -2582,37 +2567,37 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
     char *text = cu_filter_includes(st, source ? source : "", length,
                                     &refused_line, &refused);
     if (refused != NULL) {
-        unsupported = 1;
-        clc_fail(&failure, -1, 0,
+        run.unsupported = 1;
+        clc_fail(&run.failure, -1, 0,
                  "%s:%u: cannot translate '#include <%s>': CUDA library "
                  "headers are not supported by the OpenCL translation",
                  name, refused_line, refused);
     }
     const char *user_options = options ? options : "";
-    char *all_options = clc_arena_alloc(&arena, sizeof cu_options_prefix +
+    char *all_options = clc_arena_alloc(&run.arena, sizeof cu_options_prefix +
                                                     strlen(user_options));
     memcpy(all_options, cu_options_prefix, sizeof cu_options_prefix - 1);
     strcpy(all_options + sizeof cu_options_prefix - 1, user_options);
     out->fast_math = strstr(user_options, "use_fast_math") != NULL;
 
     clc_pp_output pp;
-    clc_preprocess(text, length, name, all_options, &arena, &interner, &pp);
+    clc_preprocess(text, length, name, all_options, &run.arena, &run.interner, &pp);
     cu_intern_names(st);
     st->tokens = pp.tokens;
     st->count = pp.count ? pp.count - 1 : 0;
     st->file_names = pp.file_names;
-    st->ident_count = interner.count;
+    st->ident_count = run.interner.count;
     size_t n = st->ident_count + 1;
-    st->is_type = clc_arena_alloc(&arena, n);
-    st->has_pointers = clc_arena_alloc(&arena, n);
-    st->function_of = clc_arena_alloc(&arena, n * sizeof *st->function_of);
-    st->hidden_of = clc_arena_alloc(&arena, n * sizeof *st->hidden_of);
-    st->constant_of = clc_arena_alloc(&arena, n * sizeof *st->constant_of);
-    st->global_space = clc_arena_alloc(&arena, n);
-    st->global_address = clc_arena_alloc(&arena, n);
-    st->space_of = clc_arena_alloc(&arena, n);
-    st->address_of = clc_arena_alloc(&arena, n);
-    st->pointer_var = clc_arena_alloc(&arena, n);
+    st->is_type = clc_arena_alloc(&run.arena, n);
+    st->has_pointers = clc_arena_alloc(&run.arena, n);
+    st->function_of = clc_arena_alloc(&run.arena, n * sizeof *st->function_of);
+    st->hidden_of = clc_arena_alloc(&run.arena, n * sizeof *st->hidden_of);
+    st->constant_of = clc_arena_alloc(&run.arena, n * sizeof *st->constant_of);
+    st->global_space = clc_arena_alloc(&run.arena, n);
+    st->global_address = clc_arena_alloc(&run.arena, n);
+    st->space_of = clc_arena_alloc(&run.arena, n);
+    st->address_of = clc_arena_alloc(&run.arena, n);
+    st->pointer_var = clc_arena_alloc(&run.arena, n);
 
     cu_match_brackets(st);
     cu_top_level(st);
@@ -2634,7 +2619,7 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
         cu_instance_build(st, k);
 
     clc_buffer output;
-    clc_buffer_init(&output, &arena);
+    clc_buffer_init(&output, &run.arena);
     clc_buffer_puts(&output, cuda_prelude_source());
     cu_writer w = {&output, -1, 0, '\n'};
     for (size_t k = 0; k < st->item_count; ++k)
@@ -2649,8 +2634,7 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
         cuda_translation_free(out);
         result = -2;
     }
-    clc_interner_free(&interner);
-    clc_arena_free(&arena);
+    clc_run_end(&run);
     return result;
 }
 

@@ -714,3 +714,33 @@ int clc_lex_single(const char *text, size_t length, clc_arena *arena,
                                          : -1;
     return 1;
 }
+
+/* ---- a translation's run -------------------------------------------------- */
+
+void clc_run_begin(clc_run *run)
+{
+    memset(run, 0, sizeof *run);
+    clc_arena_init(&run->arena, &run->failure, CLC_MAX_ARENA_BYTES);
+}
+
+int clc_run_failed(clc_run *run, char **error, int *error_line,
+                   int *unsupported)
+{
+    int result = -2;
+    if (!run->failure.out_of_memory && run->failure.message != NULL) {
+        *error = run->failure.message;
+        *error_line = (int)run->failure.line;
+        *unsupported = run->unsupported;
+        result = -1;
+    } else {
+        free(run->failure.message);
+    }
+    clc_run_end(run);
+    return result;
+}
+
+void clc_run_end(clc_run *run)
+{
+    clc_interner_free(&run->interner);
+    clc_arena_free(&run->arena);
+}

@@ -157,6 +157,30 @@ static inline const clc_ident *clc_ident_get(const clc_interner *interner,
     return &interner->idents[id];
 }
 
+/* ---- a translation's run -------------------------------------------------- */
+
+/* What every translation pass sets up around its work: the failure record,
+ * the arena and the interner, and whether a failure refuses a valid
+ * construct (the pass's KILN_ERR_TRANSLATION) or a wrong source.  The pass
+ * calls setjmp(run.failure.unwind) in its own frame (a frame that has
+ * returned cannot be jumped to) after clc_run_begin, and on the jump
+ * returns clc_run_failed's value. */
+typedef struct clc_run {
+    clc_failure failure;
+    clc_arena arena;
+    clc_interner interner;
+    volatile int unsupported;
+} clc_run;
+
+void clc_run_begin(clc_run *run);
+/* The failure branch: hands the message, its line and `unsupported` to the
+ * caller's result (the message is then the caller's to free) and frees
+ * the rest.  Returns -1, or -2 when memory ran out (no message). */
+int clc_run_failed(clc_run *run, char **error, int *error_line,
+                   int *unsupported);
+/* Frees the interner and the arena after a run that succeeded. */
+void clc_run_end(clc_run *run);
+
 /* ---- tokens ------------------------------------------------------------------ */
 
 typedef enum clc_token_kind {

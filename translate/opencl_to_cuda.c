@@ -2299,48 +2299,33 @@ int clc_translate(const char *source, size_t length, const char *source_name,
                   const char *options, clc_translation *out)
 {
     memset(out, 0, sizeof *out);
-    clc_failure failure;
-    memset(&failure, 0, sizeof failure);
-    clc_arena arena;
-    clc_arena_init(&arena, &failure, CLC_MAX_ARENA_BYTES);
-    clc_interner interner;
-    memset(&interner, 0, sizeof interner);
-    volatile int unsupported = 0;
+    clc_run run;
+    clc_run_begin(&run);
     /* Every failure below longjmps back here; the arena holds everything
      * the pass allocated, so freeing it cannot leak. */
-    if (setjmp(failure.unwind) != 0) {
+    if (setjmp(run.failure.unwind) != 0) {
         clc_translation_free(out); /* whatever was exported before */
-        int result = -2;
-        if (!failure.out_of_memory && failure.message != NULL) {
-            out->error = failure.message;
-            out->error_line = (int)failure.line;
-            out->unsupported = unsupported;
-            result = -1;
-        } else {
-            free(failure.message);
-        }
-        clc_interner_free(&interner);
-        clc_arena_free(&arena);
-        return result;
+        return clc_run_failed(&run, &out->error, &out->error_line,
+                              &out->unsupported);
     }
     if (source == NULL && length != 0)
-        clc_fail(&failure, -1, 0, "no source text");
-    clc_interner_init(&interner, &arena);
-    tr_state *st = clc_arena_alloc(&arena, sizeof *st);
-    st->arena = &arena;
-    st->interner = &interner;
-    st->failure = &failure;
-    st->unsupported = (int *)&unsupported;
+        clc_fail(&run.failure, -1, 0, "no source text");
+    clc_interner_init(&run.interner, &run.arena);
+    tr_state *st = clc_arena_alloc(&run.arena, sizeof *st);
+    st->arena = &run.arena;
+    st->interner = &run.interner;
+    st->failure = &run.failure;
+    st->unsupported = (int *)&run.unsupported;
     tr_intern_names(st);
 
     clc_pp_output pp;
-    clc_preprocess(source ? source : "", length, source_name, options, &arena,
-                   &interner, &pp);
+    clc_preprocess(source ? source : "", length, source_name, options,
+                   &run.arena, &run.interner, &pp);
     st->tokens = pp.tokens;
     st->count = pp.count ? pp.count - 1 : 0; /* without EOF */
     st->file_names = pp.file_names;
     st->file_count = pp.file_count;
-    st->replace = clc_arena_alloc(&arena,
+    st->replace = clc_arena_alloc(&run.arena,
                                   (st->count + 1) * sizeof *st->replace);
     tr_match_brackets(st);
     tr_scan_declarations(st);
@@ -2359,8 +2344,7 @@ int clc_translate(const char *source, size_t length, const char *source_name,
         clc_translation_free(out);
         result = -2;
     }
-    clc_interner_free(&interner);
-    clc_arena_free(&arena);
+    clc_run_end(&run);
     return result;
 }
 
