@@ -213,6 +213,29 @@ static void rewrites(void **state)
     assert_int_equal(out.kernels[0].params[1].kind, CLC_PARAM_CONSTANT);
     clc_translation_free(&out);
 
+    /* The symbol table decides: a scalar named like another function's
+     * vector, and a vector's component, make a plain ?:; a vector
+     * condition (by its type, or through a typedef, a member or a shadowed
+     * name) a kl_tern; a struct member spelled like a swizzle stays a
+     * member and a vector's .xy is one. */
+    translate_ok("typedef float4 v4;\n"
+                 "typedef struct { float xy; v4 w; } S;\n"
+                 "float g(float4 v) { return v.x; }\n"
+                 "__kernel void k(__global float *o, __global S *s, float v) {\n"
+                 "  o[0] = v > 0 ? 1.0f : 2.0f;\n"
+                 "  o[1] = s->w.x > 0 ? 3.0f : 4.0f;\n"
+                 "  v4 t = s[0].w > 0 ? s[0].w : s[1].w;\n"
+                 "  { float4 v = t; t = v > 1 ? v : t; }\n"
+                 "  o[2] = s[0].xy + t.xy.y; }\n",
+                 NULL, &out);
+    s = out.source;
+    assert_true(contains(s, "o[0] = v > 0 ? 1.0f : 2.0f"));
+    assert_true(contains(s, "o[1] = s->w.x > 0 ? 3.0f : 4.0f"));
+    assert_true(contains(s, "v4 t = kl_tern( s[0].w > 0 ,"));
+    assert_true(contains(s, "t = kl_tern( v > 1 ,"));
+    assert_true(contains(s, "s[0].xy + t.y"));
+    clc_translation_free(&out);
+
     /* A shared header's file-scope sampler that no kernel uses is dropped
      * (a used one is refused: see refusals). */
     translate_ok("constant sampler_t nearest = CLK_NORMALIZED_COORDS_FALSE |\n"

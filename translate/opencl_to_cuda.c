@@ -15,8 +15,10 @@
  */
 #include "translate.h"
 
+#include "expr_type.h"
 #include "lexer.h"
 #include "preprocess.h"
+#include "symbols.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -67,6 +69,8 @@ typedef struct tr_state {
 
     uint16_t *ident_flags;  /* per interned id: TR_IDENT_*              */
     size_t ident_flag_count;
+    /* What each name is where it stands, and the types of expressions. */
+    clc_symbols symbols;
 
     tr_kernel *kernels;
     size_t kernel_count, kernel_capacity;
@@ -79,11 +83,8 @@ typedef struct tr_state {
 
 enum {
     TR_IDENT_BUILTIN = 1,     /* an OpenCL built-in function: kl_ prefix   */
-    TR_IDENT_VECTOR_NAME = 2, /* declared with a vector type somewhere     */
-    TR_IDENT_MEMBER = 4,      /* a struct/union member name                */
     TR_IDENT_UNSUPPORTED = 8, /* images, pipes, device-side enqueue        */
     TR_IDENT_ADDRESS_CAST = 16, /* to_global/to_local/to_private          */
-    TR_IDENT_VECTOR_TYPEDEF = 32, /* typedef'd to a vector type           */
     TR_IDENT_CUDA_RESERVED = 64, /* a CUDA built-in variable's name       */
     TR_IDENT_FUNCTION = 128,  /* declared as a function: see tr_function   */
     TR_IDENT_KERNEL = 256     /* a kernel's name: keeps its spelling       */
@@ -249,6 +250,14 @@ static void tr_flag_set(tr_state *st, int32_t id, int flag)
     st->ident_flags[id] |= (uint16_t)flag;
 }
 
+/* A typedef of a vector type where it stands (`typedef float4 vec;`). */
+static int tr_is_vector_typedef(const tr_state *st, size_t i)
+{
+    const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+    return symbol != NULL && symbol->kind == CLC_SYMBOL_TYPEDEF &&
+           clc_type_is_vector(symbol->type);
+}
+
 /* A vector type name, built in ("float4") or typedef'd to one. */
 static int tr_is_vector_type(const tr_state *st, size_t i)
 {
@@ -257,7 +266,7 @@ static int tr_is_vector_type(const tr_state *st, size_t i)
     const clc_ident *ident = tr_ident(st, i);
     if (ident->info.width != 0)
         return ident->info.scalar != CLC_S_HALF;
-    return (tr_flags(st, i) & TR_IDENT_VECTOR_TYPEDEF) != 0;
+    return tr_is_vector_typedef(st, i);
 }
 
 static int tr_is_address_space(const tr_state *st, size_t i, int *space)
@@ -305,8 +314,7 @@ static int tr_is_type_word(const tr_state *st, size_t i)
 {
     if (!tr_is_ident(st, i))
         return 0;
-    if (tr_ident(st, i)->info.width != 0 ||
-        (tr_flags(st, i) & TR_IDENT_VECTOR_TYPEDEF))
+    if (tr_ident(st, i)->info.width != 0 || tr_is_vector_typedef(st, i))
         return 1;
     switch (st->tokens[i].ident) {
     case W_char: case W_short: case W_int: case W_long: case W_float:
@@ -537,109 +545,6 @@ static const char *tr_unsupported_why(const tr_state *st, size_t i)
             memcmp(tr_unsupported[k].name, ident->name, ident->length) == 0)
             return tr_unsupported[k].why;
     return "not supported by the CUDA backend";
-}
-
-/* ---- what names are vectors, what names are members ----------------------------- */
-
-/* Marks names declared with a vector type (variables, parameters, members,
- * functions returning vectors), and names declared inside struct bodies.
- * Used only to decide when a ?: may have a vector condition, and to leave
- * struct members that look like swizzles alone: a mark too many costs
- * nothing but a slower (still correct) translation. */
-static void tr_scan_declarations(tr_state *st)
-{
-    /* `typedef float4 vec;` (not a pointer, not an array): `vec` is a
-     * vector type too, so `(vec)(1, 2, 3, 4)` is a vector literal. */
-    for (size_t i = 0; i < st->count; ++i) {
-        if (!tr_is_word(st, i, W_typedef))
-            continue;
-        int vector = 0, other = 0;
-        size_t j = i + 1, last_name = SIZE_MAX;
-        for (; j < st->count && !tr_is_punct(st, j, P_SEMI); ++j) {
-            if (tr_is_open(st, j)) {
-                other = 1;
-                j = st->match[j];
-                continue;
-            }
-            if (tr_is_punct(st, j, P_STAR) || tr_is_punct(st, j, P_COMMA))
-                other = 1;
-            if (tr_is_vector_type(st, j))
-                vector = 1;
-            else if (tr_is_ident(st, j) && !tr_is_type_word(st, j))
-                last_name = j;
-        }
-        if (vector && !other && last_name != SIZE_MAX)
-            tr_flag_set(st, st->tokens[last_name].ident,
-                        TR_IDENT_VECTOR_TYPEDEF);
-        i = j;
-    }
-    for (size_t i = 0; i < st->count; ++i) {
-        if (!tr_is_ident(st, i))
-            continue;
-        if (tr_is_vector_type(st, i)) {
-            /* After a vector type: the declarators up to ';' or the
-             * closing bracket of the list it is in. */
-            size_t j = i + 1;
-            int expect_name = 1;
-            while (j < st->count) {
-                if (tr_is_open(st, j) && st->match[j] != SIZE_MAX) {
-                    if (tr_is_punct(st, j, P_LPAREN) && expect_name == 0) {
-                        /* a function declarator or call: stop */
-                    }
-                    j = st->match[j] + 1;
-                    continue;
-                }
-                if (tr_is_close(st, j) || tr_is_punct(st, j, P_SEMI))
-                    break;
-                if (tr_is_punct(st, j, P_COMMA)) {
-                    expect_name = 1;
-                    ++j;
-                    continue;
-                }
-                if (tr_is_punct(st, j, P_ASSIGN)) {
-                    expect_name = 0;
-                    ++j;
-                    continue;
-                }
-                if (expect_name && tr_is_ident(st, j) &&
-                    !tr_is_type_word(st, j) &&
-                    !tr_is_address_space(st, j, &(int){0})) {
-                    tr_flag_set(st, st->tokens[j].ident,
-                                TR_IDENT_VECTOR_NAME);
-                    expect_name = 0;
-                }
-                if (expect_name && tr_is_ident(st, j) && tr_is_type_word(st, j)
-                    && tr_ident(st, j)->info.width == 0 &&
-                    !tr_is_qualifier(st, j))
-                    break; /* another parameter's type: not ours */
-                ++j;
-            }
-        }
-        if ((tr_is_word(st, i, W_struct) || tr_is_word(st, i, W_union))) {
-            size_t open = i + 1;
-            if (tr_is_ident(st, open))
-                ++open;
-            if (!tr_is_punct(st, open, P_LBRACE) ||
-                st->match[open] == SIZE_MAX)
-                continue;
-            size_t close = st->match[open];
-            /* A member name is an identifier right before ';', ',', '[' or
-             * ':' (a bit-field) at the body's own depth. */
-            for (size_t j = open + 1; j < close; ++j) {
-                if (tr_is_open(st, j) && st->match[j] != SIZE_MAX &&
-                    !tr_is_punct(st, j, P_LBRACKET)) {
-                    j = st->match[j];
-                    continue;
-                }
-                if (tr_is_ident(st, j) &&
-                    (tr_is_punct(st, j + 1, P_SEMI) ||
-                     tr_is_punct(st, j + 1, P_COMMA) ||
-                     tr_is_punct(st, j + 1, P_LBRACKET) ||
-                     tr_is_punct(st, j + 1, P_COLON)))
-                    tr_flag_set(st, st->tokens[j].ident, TR_IDENT_MEMBER);
-            }
-        }
-    }
 }
 
 /* A file-scope `constant sampler_t name = ...;` that nothing uses (shared
@@ -881,6 +786,23 @@ static const char *const tr_component_members[16] = {
     "x", "y", "z", "w", "s4", "s5", "s6", "s7",
     "s8", "s9", "sa", "sb", "sc", "sd", "se", "sf"};
 
+/* Whether the '.' at `dot` selects a struct's or union's member rather
+ * than a vector's components: by the type of the object before it, or,
+ * where that cannot be told, by whether some struct has a member of the
+ * name. */
+static int tr_member_access(const tr_state *st, size_t dot)
+{
+    const clc_symbols *symbols = &st->symbols;
+    if (dot > 0) {
+        const clc_type *object = clc_expr_type(
+            symbols, clc_postfix_begin(symbols, dot - 1), dot);
+        if (object != NULL && (object->kind == CLC_TYPE_STRUCT ||
+                               object->kind == CLC_TYPE_VECTOR))
+            return object->kind == CLC_TYPE_STRUCT;
+    }
+    return clc_symbols_member_name(symbols, st->tokens[dot + 1].ident);
+}
+
 /* A chain of selectors starting at the '.' at `dot`: rewrites it into one
  * member access or one kl_swc<...>() call.  Returns the index of the last
  * token of the chain. */
@@ -894,7 +816,7 @@ static size_t tr_swizzle_chain(tr_state *st, size_t dot)
     size_t last = dot;
     size_t i = dot;
     while (tr_is_punct(st, i, P_DOT) && tr_is_ident(st, i + 1)) {
-        if (tr_flags(st, i + 1) & TR_IDENT_MEMBER)
+        if (tr_member_access(st, i))
             break;
         int indices[16], op = 0;
         int n = tr_parse_selector(tr_ident(st, i + 1), indices, &op);
@@ -1231,15 +1153,42 @@ static size_t tr_conditional_end(const tr_state *st, size_t colon)
     return st->conditional[colon];
 }
 
-/* Whether tokens [begin, end) may have a vector type. */
+/* Whether the name at i may stand for a vector where it is: a vector type
+ * or a vector typedef, an object of a vector type (or an array of or a
+ * pointer to them) or a function returning one; a member some struct
+ * declares with a vector type. */
+static int tr_names_vector(const tr_state *st, size_t i)
+{
+    if (tr_ident(st, i)->info.width != 0)
+        return 1;
+    const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+    if (symbol == NULL)
+        return i > 0 &&
+               (tr_is_punct(st, i - 1, P_DOT) ||
+                tr_is_punct(st, i - 1, P_ARROW)) &&
+               clc_symbols_vector_member_name(&st->symbols,
+                                              st->tokens[i].ident);
+    /* what a call, an index or a dereference of it may give */
+    const clc_type *type = symbol->type;
+    if (type != NULL && type->kind == CLC_TYPE_FUNCTION)
+        type = type->base;
+    while (clc_type_is_pointer(type))
+        type = type->base;
+    return clc_type_is_vector(type);
+}
+
+/* Whether tokens [begin, end) may have a vector type: their type where
+ * the typer can tell it, else whether they name something that may be a
+ * vector. */
 static int tr_may_be_vector(const tr_state *st, size_t begin, size_t end)
 {
+    int vector = clc_expr_is_vector(&st->symbols, begin, end);
+    if (vector >= 0)
+        return vector;
     for (size_t i = begin; i < end; ++i) {
         if (!tr_is_ident(st, i))
             continue;
-        if (tr_ident(st, i)->info.width != 0 ||
-            (tr_flags(st, i) & (TR_IDENT_VECTOR_NAME |
-                                TR_IDENT_VECTOR_TYPEDEF)))
+        if (tr_names_vector(st, i))
             return 1;
         /* relational built-ins on vectors give vectors */
         if (tr_is_punct(st, i + 1, P_LPAREN) &&
@@ -2328,7 +2277,9 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     st->replace = clc_arena_alloc(&run.arena,
                                   (st->count + 1) * sizeof *st->replace);
     tr_match_brackets(st);
-    tr_scan_declarations(st);
+    clc_symbols_init(&st->symbols, &run.arena, &run.interner,
+                     CLC_LANGUAGE_OPENCL_C, st->tokens, st->count, st->match);
+    clc_symbols_scan(&st->symbols);
     tr_scan_functions(st);
     tr_drop_unused_samplers(st);
     tr_walk(st);

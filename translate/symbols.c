@@ -153,10 +153,22 @@ const clc_type *clc_symbol_tag(const clc_symbols *s, int32_t tag)
     return s->tags[tag];
 }
 
+enum {
+    SY_MEMBER = 1,        /* a member of some struct or union             */
+    SY_MEMBER_VECTOR = 2  /* ... of a vector type, or an array of or a
+                             pointer to them                              */
+};
+
 int clc_symbols_member_name(const clc_symbols *s, int32_t name)
 {
     return name >= 0 && (size_t)name < s->ident_capacity &&
-           s->member_names[name];
+           s->member_names[name] != 0;
+}
+
+int clc_symbols_vector_member_name(const clc_symbols *s, int32_t name)
+{
+    return name >= 0 && (size_t)name < s->ident_capacity &&
+           (s->member_names[name] & SY_MEMBER_VECTOR) != 0;
 }
 
 const clc_symbol *clc_symbol_at(const clc_symbols *s, size_t token)
@@ -297,8 +309,11 @@ static void sy_add_member(clc_symbols *s, clc_type *record, int32_t name,
     members[record->member_count].type = type;
     record->members = members;
     record->member_count++;
+    while (clc_type_is_pointer(type))
+        type = type->base;
     if (name >= 0 && (size_t)name < s->ident_capacity)
-        s->member_names[name] = 1;
+        s->member_names[name] |= (uint8_t)(
+            SY_MEMBER | (clc_type_is_vector(type) ? SY_MEMBER_VECTOR : 0));
 }
 
 static size_t sy_declarator(clc_symbols *s, size_t at, size_t end,

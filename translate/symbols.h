@@ -62,7 +62,7 @@ typedef struct clc_symbols {
 
     const clc_symbol **visible; /* by identifier id: innermost declaration */
     clc_type **tags;         /* by identifier id: struct/union tag         */
-    uint8_t *member_names;   /* by identifier id: a member of some struct  */
+    uint8_t *member_names;   /* by identifier id: SY_MEMBER_* of structs'  */
     size_t ident_capacity;
     clc_symbol **declared;   /* the scopes' declarations, innermost last   */
     size_t declared_count, declared_capacity;
@@ -108,6 +108,9 @@ const clc_type *clc_symbol_tag(const clc_symbols *symbols, int32_t tag);
 /* Whether some struct or union of the program has a member `name`: what a
  * rewrite falls back on when an object's type is unknown. */
 int clc_symbols_member_name(const clc_symbols *symbols, int32_t name);
+/* Whether some struct or union has a member `name` of a vector type (or
+ * an array of or a pointer to them). */
+int clc_symbols_vector_member_name(const clc_symbols *symbols, int32_t name);
 
 typedef struct clc_specifiers {
     const clc_type *type;    /* NULL when no type was named               */
