@@ -11,6 +11,7 @@
 
 #include "harness.h"
 
+#include "cuda_to_opencl.h"
 #include "translate.h"
 
 #include <dirent.h>
@@ -246,6 +247,39 @@ static void rewrites(void **state)
     assert_false(contains(out.source, "nearest"));
     assert_int_equal(out.kernel_count, 1);
     clc_translation_free(&out);
+}
+
+/* CUDA C -> OpenCL C asks the symbol table what a name is where it stands:
+ * an inner pointer hides an outer one of its name (each keeps its own
+ * address space), a local hides a __device__ variable (the kernel takes
+ * no buffer for it) and a file-scope const (its value is not put in). */
+static void cuda_scopes(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "const int N = 64;\n"
+        "__device__ float scale;\n"
+        "__global__ void k(const float *in, float *out) {\n"
+        "    __shared__ float tile[128];\n"
+        "    float *p = tile;\n"
+        "    { const float *p = in; tile[threadIdx.x] = p[threadIdx.x]; }\n"
+        "    float *q = p;\n"
+        "    float scale = 2.0f;\n"
+        "    { int N = 3; out[N] = q[0] * scale; }\n"
+        "    out[N] = 1;\n"
+        "}\n";
+    cuda_translation out;
+    if (cuda_translate(source, strlen(source), "scopes.cu", NULL, &out) != 0)
+        fail_msg("refused: %s", out.error ? out.error : "out of memory");
+    const char *s = out.source + strlen(cuda_prelude_source());
+    assert_true(contains(s, "__local float *p = tile;"));
+    assert_true(contains(s, "__global const float *p = in;"));
+    assert_true(contains(s, "__local float *q = p;"));
+    assert_true(contains(s, "int N = 3; out[N]"));
+    assert_true(contains(s, "out[((int)(64))] = 1"));
+    assert_int_equal(out.kernel_count, 1);
+    assert_int_equal(out.kernels[0].hidden_count, 0);
+    cuda_translation_free(&out);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
@@ -841,6 +875,7 @@ int main(void)
         KILN_TEST(signatures),
         KILN_TEST(rewrites),
         KILN_TEST(refusals),
+        KILN_TEST(cuda_scopes),
         KILN_TEST(garbage),
         KILN_TEST(large_sources_translate_in_linear_time),
         KILN_TEST(translator_digest),

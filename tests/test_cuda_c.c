@@ -360,6 +360,16 @@ static void test_dynamic_shared(void **state)
         for (int t = 0; t < B; ++t)
             expected[g * B + t] = in[g * B + B - 1 - t];
     expect_near("reverse_blocks", out, expected, N, 0, 0);
+    /* an inner block's pointer hides the outer one of its name */
+    kiln_kernel *shadowed = test_kernel(program, "shadowed_pointers");
+    LAUNCH(shadowed, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(bin),
+           KILN_ARG_BUFFER(bout));
+    read_back(bout, out, N * sizeof(float));
+    for (int g = 0; g < G; ++g)
+        for (int t = 0; t < B; ++t)
+            expected[g * B + t] = in[g * B + B - 1 - t] * 3.0f;
+    expect_near("shadowed_pointers", out, expected, N, 0, 0);
+    kiln_kernel_release(shadowed);
     kiln_buffer *buffers[] = {bin, bout, bcounts};
     release_buffers(buffers, 3);
     free(in);

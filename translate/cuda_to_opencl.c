@@ -17,6 +17,9 @@
  * macro cannot: declarations, address spaces, CUDA's C++ spellings.
  */
 #include "cuda_to_opencl.h"
+
+#include "expr_type.h"
+#include "symbols.h"
 #include "lexer.h"
 #include "preprocess.h"
 
@@ -144,15 +147,18 @@ typedef struct cu_state {
     size_t *match;
     const char *const *file_names;
 
+    /* What each name is where it stands: declarations, scopes, types. */
+    clc_symbols symbols;
+
     /* by identifier id */
-    uint8_t *is_type;          /* a typedef name or a struct/enum tag   */
-    uint8_t *has_pointers;     /* ... of a struct with pointer members  */
     int32_t *function_of;      /* function index + 1                    */
     int32_t *hidden_of;        /* file-scope hidden item index + 1      */
     int32_t *constant_of;      /* integer constant index + 1            */
+    size_t ident_count;
+    /* by variable (cu_variable_key) */
     uint8_t *global_space;     /* file-scope data: space + 1            */
     uint8_t *global_address;   /* ... an array                          */
-    size_t ident_count;
+    size_t key_count;
 
     cu_function *functions;
     size_t function_count;
@@ -177,7 +183,7 @@ typedef struct cu_state {
         w_virtual, w_public, w_private_kw, w_protected, w_friend, w_throw,
         w_try, w_catch, w_decltype, w_ptrdiff_t2;
 
-    /* per-instance analysis scratch, by identifier id */
+    /* per-instance analysis scratch, by variable (cu_variable_key) */
     uint8_t *space_of;         /* space + 1, 0 when not a variable      */
     uint8_t *address_of;       /* a pointer or an array                 */
     uint8_t *pointer_var;      /* a pointer declared in this body       */
@@ -296,6 +302,44 @@ static int cu_is_member(const cu_state *st, size_t i)
     return i > 0 && (cu_punct(st, i - 1, P_DOT) || cu_punct(st, i - 1, P_ARROW));
 }
 
+/* Which variable the identifier at i names, as an index into the pass's
+ * per-variable arrays: its declaration in the symbol table, or, for a
+ * name the table does not know (a declaration it could not read), its
+ * spelling. */
+static size_t cu_variable_key(const cu_state *st, size_t i)
+{
+    const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+    if (symbol != NULL && symbol->kind == CLC_SYMBOL_OBJECT)
+        return symbol->index;
+    return st->symbols.symbol_count + (size_t)st->tokens[i].ident;
+}
+
+/* Whether the name at i is a type where it stands (a typedef, or in C++
+ * a struct's or an enumeration's tag). */
+static int cu_is_declared_type(const cu_state *st, size_t i)
+{
+    const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+    return symbol != NULL && symbol->kind == CLC_SYMBOL_TYPEDEF;
+}
+
+/* Whether a struct holds pointers, directly or in a member struct or
+ * array. */
+static int cu_type_has_pointers(const clc_type *type, unsigned depth)
+{
+    while (type != NULL && type->kind == CLC_TYPE_ARRAY)
+        type = type->base;
+    if (type == NULL || depth > 16)
+        return 0;
+    if (type->kind == CLC_TYPE_POINTER)
+        return 1;
+    if (type->kind != CLC_TYPE_STRUCT)
+        return 0;
+    for (size_t k = 0; k < type->member_count; ++k)
+        if (cu_type_has_pointers(type->members[k].type, depth + 1))
+            return 1;
+    return 0;
+}
+
 static void cu_match_brackets(cu_state *st)
 {
     st->match = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *st->match);
@@ -371,8 +415,7 @@ static int cu_is_builtin_type(const cu_state *st, size_t i)
 
 static int cu_is_type_name(const cu_state *st, size_t i)
 {
-    return cu_is_builtin_type(st, i) ||
-           (cu_ident(st, i) && st->is_type[st->tokens[i].ident]);
+    return cu_is_builtin_type(st, i) || cu_is_declared_type(st, i);
 }
 
 /* Qualifiers that may sit among a declaration's type words. */
@@ -433,7 +476,7 @@ static size_t cu_specifiers(const cu_state *st, size_t i, size_t end)
             typed = 1;
             continue;
         }
-        if (!typed && cu_ident(st, k) && st->is_type[st->tokens[k].ident]) {
+        if (!typed && cu_is_declared_type(st, k)) {
             ++k;
             typed = 1;
             continue;
@@ -1210,7 +1253,8 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
     for (size_t k = 0; kernel && k < f->param_count; ++k)
         for (size_t i = f->params[k].begin;
              !f->params[k].pointer && i < f->params[k].end; ++i)
-            if (cu_ident(st, i) && st->has_pointers[st->tokens[i].ident])
+            if (cu_is_declared_type(st, i) &&
+                cu_type_has_pointers(clc_symbol_at(&st->symbols, i)->type, 0))
                 cu_refuse(st, i, "cannot translate '%s' as a kernel parameter: "
                                  "a struct with pointer members passed by "
                                  "value (OpenCL cannot pass device addresses "
@@ -1280,8 +1324,8 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
         h.kind = is_extern ? CU_H_DYNAMIC : CU_H_SHARED;
         size_t index = cu_hidden_add(st, h);
         st->hidden_of[id] = (int32_t)index + 1;
-        st->global_space[id] = CU_LOCAL + 1;
-        st->global_address[id] = 1;
+        st->global_space[cu_variable_key(st, dd->name)] = CU_LOCAL + 1;
+        st->global_address[cu_variable_key(st, dd->name)] = 1;
         cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
                                   .end = semi + 1});
         return;
@@ -1302,8 +1346,9 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
         h.variable = st->variable_count++;
         size_t index = cu_hidden_add(st, h);
         st->hidden_of[id] = (int32_t)index + 1;
-        st->global_space[id] = (constant ? CU_CONSTANT : CU_GLOBAL) + 1;
-        st->global_address[id] = (uint8_t)dd->array;
+        st->global_space[cu_variable_key(st, dd->name)] =
+            (constant ? CU_CONSTANT : CU_GLOBAL) + 1;
+        st->global_address[cu_variable_key(st, dd->name)] = (uint8_t)dd->array;
         cu_item_add(st, (cu_item){.kind = CU_ITEM_VARIABLE, .begin = begin,
                                   .end = semi + 1, .hidden = index});
         return;
@@ -1314,7 +1359,7 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
     int integral = 1;
     for (size_t i = begin; i < spec_end; ++i)
         if (cu_is(st, i, W_float) || cu_is(st, i, W_double) ||
-            (cu_ident(st, i) && st->is_type[st->tokens[i].ident]) ||
+            cu_is_declared_type(st, i) ||
             (cu_ident(st, i) && cu_name(st, i)->info.width != 0) ||
             cu_is(st, i, W_struct) || cu_is(st, i, W_union))
             integral = 0;
@@ -1335,8 +1380,8 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
     if (dd->pointer)
         cu_refuse(st, dd->name, "cannot translate a const pointer at file "
                                 "scope");
-    st->global_space[id] = CU_CONSTANT + 1;
-    st->global_address[id] = (uint8_t)dd->array;
+    st->global_space[cu_variable_key(st, dd->name)] = CU_CONSTANT + 1;
+    st->global_address[cu_variable_key(st, dd->name)] = (uint8_t)dd->array;
     cu_item_add(st, (cu_item){.kind = CU_ITEM_CONSTANT, .begin = begin,
                               .end = semi + 1});
 }
@@ -1404,22 +1449,13 @@ static void cu_top_level(cu_state *st)
                     if (cu_ident(st, k))
                         name = k;
             }
-            int pointers = 0;
-            for (size_t k = i; k < semi; ++k)
-                if (cu_punct(st, k, P_LBRACE))
-                    for (size_t q = k; q < st->match[k]; ++q)
-                        pointers |= cu_punct(st, q, P_STAR);
-                else if (cu_ident(st, k) && st->has_pointers[st->tokens[k].ident])
-                    pointers = 1;
             int builtin_alias = 0;
             if (cu_ident(st, name)) {
-                st->has_pointers[st->tokens[name].ident] = (uint8_t)pointers;
                 int32_t id = st->tokens[name].ident;
                 /* typedef unsigned int uint; OpenCL C has these already */
                 builtin_alias = id == W_uchar || id == W_ushort ||
                                 id == W_uint || id == W_ulong ||
                                 id == W_size_t || cu_is_builtin_type(st, name);
-                st->is_type[id] = 1;
             }
             cu_item_add(st, (cu_item){.kind = builtin_alias ? CU_ITEM_SKIP
                                                             : CU_ITEM_COPY,
@@ -1439,12 +1475,6 @@ static void cu_top_level(cu_state *st)
             cu_check_type_body(st, open);
             size_t semi = cu_statement_end(st, i);
             int32_t tag = open == tag_at + 1 ? st->tokens[tag_at].ident : -1;
-            if (tag >= 0) {
-                st->is_type[tag] = 1;
-                for (size_t q = open; q < st->match[open]; ++q)
-                    if (cu_punct(st, q, P_STAR))
-                        st->has_pointers[tag] = 1;
-            }
             if (st->match[open] + 1 != semi)
                 cu_refuse(st, st->match[open] + 1,
                           "cannot translate a variable declared with its "
@@ -1587,7 +1617,11 @@ static void cu_scan_function(cu_state *st, size_t index, size_t dynamic)
         if (!cu_ident(st, i) || cu_is_member(st, i))
             continue;
         int32_t id = st->tokens[i].ident;
-        if (st->hidden_of[id]) {
+        /* a parameter or local of a file-scope variable's name hides it */
+        const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+        int hidden = symbol != NULL && symbol->kind == CLC_SYMBOL_OBJECT &&
+                     symbol->depth > 0;
+        if (st->hidden_of[id] && !hidden) {
             size_t item = (size_t)st->hidden_of[id] - 1;
             if (st->hidden[item].kind == CU_H_DYNAMIC) {
                 f->needs[dynamic] = 1;
@@ -1716,7 +1750,7 @@ static cu_space cu_expr_space(const cu_state *st, size_t begin, size_t end)
         }
         if (!cu_ident(st, i) || cu_is_member(st, i))
             continue;
-        int32_t id = st->tokens[i].ident;
+        size_t id = cu_variable_key(st, i);
         if (st->space_of[id] == 0)
             continue;
         cu_space space = (cu_space)(st->space_of[id] - 1);
@@ -1887,14 +1921,14 @@ static void cu_instance_build(cu_state *st, size_t index)
     cu_edits_init(st, &e, f->begin, end);
     cu_generic(st, &e, f->open + 1, f->close);
 
-    memcpy(st->space_of, st->global_space, st->ident_count);
-    memcpy(st->address_of, st->global_address, st->ident_count);
-    memset(st->pointer_var, 0, st->ident_count);
+    memcpy(st->space_of, st->global_space, st->key_count);
+    memcpy(st->address_of, st->global_address, st->key_count);
+    memset(st->pointer_var, 0, st->key_count);
     for (size_t k = 0; k < f->param_count; ++k) {
         const cu_param *p = &f->params[k];
         if (p->name == 0)
             continue;
-        int32_t id = st->tokens[p->name].ident;
+        size_t id = cu_variable_key(st, p->name);
         st->space_of[id] = (uint8_t)((p->pointer ? spaces[k] : CU_PRIVATE) + 1);
         st->address_of[id] = (uint8_t)p->pointer;
     }
@@ -1929,7 +1963,7 @@ static void cu_instance_build(cu_state *st, size_t index)
         tail = &bd->next;
         for (size_t k = 0; k < bd->d.count; ++k) {
             cu_declarator *dd = &bd->d.d[k];
-            int32_t id = st->tokens[dd->name].ident;
+            size_t id = cu_variable_key(st, dd->name);
             if (bd->d.shared) {
                 st->space_of[id] = CU_LOCAL + 1;
                 st->address_of[id] = 1;
@@ -1946,18 +1980,14 @@ static void cu_instance_build(cu_state *st, size_t index)
             }
         }
     }
-    /* a parameter or local of the same name hides a file-scope const */
-    uint8_t *hidden_const = clc_arena_alloc(st->arena, st->ident_count + 1);
-    for (size_t k = 0; k < f->param_count; ++k)
-        if (f->params[k].name != 0)
-            hidden_const[st->tokens[f->params[k].name].ident] = 1;
-    for (cu_body_decl *bd = decls; bd; bd = bd->next)
-        for (size_t k = 0; k < bd->d.count; ++k)
-            hidden_const[st->tokens[bd->d.d[k].name].ident] = 1;
-    for (size_t i = f->open; i < f->body_close; ++i)
+    /* a parameter or local of the same name hides a file-scope const
+     * where it is in scope */
+    for (size_t i = f->open; i < f->body_close; ++i) {
+        const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
         if (cu_ident(st, i) && st->constant_of[st->tokens[i].ident] &&
-            hidden_const[st->tokens[i].ident] && !cu_is_member(st, i))
+            symbol != NULL && symbol->depth > 0 && !cu_is_member(st, i))
             cu_replace(&e, i, NULL);
+    }
 
     /* pointers take the space of what they are initialised or assigned
      * from; chains resolve over rounds */
@@ -1970,14 +2000,14 @@ static void cu_instance_build(cu_state *st, size_t index)
                 cu_space s = cu_expr_space(st, dd->init_begin, dd->init_end);
                 if (s != CU_UNKNOWN) {
                     dd->space = s;
-                    st->space_of[st->tokens[dd->name].ident] = (uint8_t)(s + 1);
+                    st->space_of[cu_variable_key(st, dd->name)] = (uint8_t)(s + 1);
                 }
             }
         for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
             if (!cu_ident(st, i) || !cu_punct(st, i + 1, P_ASSIGN) ||
                 cu_is_member(st, i))
                 continue;
-            int32_t id = st->tokens[i].ident;
+            size_t id = cu_variable_key(st, i);
             if (!st->pointer_var[id] || st->space_of[id] != CU_UNKNOWN + 1)
                 continue;
             cu_space s = cu_expr_space(st, i + 2,
@@ -1989,7 +2019,7 @@ static void cu_instance_build(cu_state *st, size_t index)
     for (cu_body_decl *bd = decls; bd; bd = bd->next)
         for (size_t k = 0; k < bd->d.count; ++k) {
             cu_declarator *dd = &bd->d.d[k];
-            int32_t id = st->tokens[dd->name].ident;
+            size_t id = cu_variable_key(st, dd->name);
             if (dd->space == CU_UNKNOWN) {
                 cu_space s = (cu_space)(st->space_of[id] - 1);
                 dd->space = s == CU_UNKNOWN ? CU_GLOBAL : s;
@@ -2011,8 +2041,10 @@ static void cu_instance_build(cu_state *st, size_t index)
                 (f->is_kernel || (item->declared_in >= 0 &&
                                   item->declared_in != (long)fn)))
                 continue;
-            if (st->space_of[id] == CU_PRIVATE + 1 && st->global_space[id] == 0)
-                continue; /* a local of the same name */
+            const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+            if (symbol != NULL && symbol->kind == CLC_SYMBOL_OBJECT &&
+                symbol->token != item->name_token && symbol->depth > 0)
+                continue; /* a parameter or local of the same name */
             cu_replace(&e, i, cu_printf(st, "(*%s)", cu_hidden_name(st, h, fn)));
         }
     }
@@ -2588,18 +2620,20 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
     st->file_names = pp.file_names;
     st->ident_count = run.interner.count;
     size_t n = st->ident_count + 1;
-    st->is_type = clc_arena_alloc(&run.arena, n);
-    st->has_pointers = clc_arena_alloc(&run.arena, n);
     st->function_of = clc_arena_alloc(&run.arena, n * sizeof *st->function_of);
     st->hidden_of = clc_arena_alloc(&run.arena, n * sizeof *st->hidden_of);
     st->constant_of = clc_arena_alloc(&run.arena, n * sizeof *st->constant_of);
-    st->global_space = clc_arena_alloc(&run.arena, n);
-    st->global_address = clc_arena_alloc(&run.arena, n);
-    st->space_of = clc_arena_alloc(&run.arena, n);
-    st->address_of = clc_arena_alloc(&run.arena, n);
-    st->pointer_var = clc_arena_alloc(&run.arena, n);
 
     cu_match_brackets(st);
+    clc_symbols_init(&st->symbols, &run.arena, &run.interner,
+                     CLC_LANGUAGE_CUDA_C, st->tokens, st->count, st->match);
+    clc_symbols_scan(&st->symbols);
+    st->key_count = st->symbols.symbol_count + run.interner.count + 1;
+    st->global_space = clc_arena_alloc(&run.arena, st->key_count);
+    st->global_address = clc_arena_alloc(&run.arena, st->key_count);
+    st->space_of = clc_arena_alloc(&run.arena, st->key_count);
+    st->address_of = clc_arena_alloc(&run.arena, st->key_count);
+    st->pointer_var = clc_arena_alloc(&run.arena, st->key_count);
     cu_top_level(st);
     cu_scan_functions(st);
     uint8_t global_spaces[CU_MAX_PARAMS];

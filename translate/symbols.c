@@ -88,8 +88,36 @@ void clc_symbols_init(clc_symbols *symbols, clc_arena *arena,
     SY_INTERN(w_managed_, "__managed__");
     SY_INTERN(w_align_, "__align__");
     SY_INTERN(w_launch_bounds_, "__launch_bounds__");
+    SY_INTERN(w_constexpr, "constexpr");
 #undef SY_INTERN
+    static const struct {
+        const char *name;
+        clc_scalar scalar;
+        unsigned width;
+    } cuda_types[] = {
+        {"int8_t", CLC_S_CHAR, 1},      {"uint8_t", CLC_S_UCHAR, 1},
+        {"int16_t", CLC_S_SHORT, 1},    {"uint16_t", CLC_S_USHORT, 1},
+        {"int32_t", CLC_S_INT, 1},      {"uint32_t", CLC_S_UINT, 1},
+        {"int64_t", CLC_S_LONG, 1},     {"uint64_t", CLC_S_ULONG, 1},
+        {"longlong2", CLC_S_LONG, 2},   {"longlong3", CLC_S_LONG, 3},
+        {"longlong4", CLC_S_LONG, 4},   {"ulonglong2", CLC_S_ULONG, 2},
+        {"ulonglong3", CLC_S_ULONG, 3}, {"ulonglong4", CLC_S_ULONG, 4},
+        {"dim3", CLC_S_UINT, 3},
+    };
+    int32_t cuda_ids[sizeof cuda_types / sizeof cuda_types[0]];
+    for (size_t k = 0; k < sizeof cuda_types / sizeof cuda_types[0]; ++k)
+        cuda_ids[k] = language == CLC_LANGUAGE_CUDA_C
+                          ? clc_intern(interner, cuda_types[k].name,
+                                       strlen(cuda_types[k].name))
+                          : -1;
     s->ident_capacity = interner->count + 1;
+    s->cuda_scalar = clc_arena_alloc(arena, s->ident_capacity);
+    s->cuda_width = clc_arena_alloc(arena, s->ident_capacity);
+    for (size_t k = 0; k < sizeof cuda_types / sizeof cuda_types[0]; ++k)
+        if (cuda_ids[k] >= 0) {
+            s->cuda_scalar[cuda_ids[k]] = (uint8_t)(cuda_types[k].scalar + 1);
+            s->cuda_width[cuda_ids[k]] = (uint8_t)cuda_types[k].width;
+        }
     s->visible = clc_arena_alloc(arena, s->ident_capacity * sizeof *s->visible);
     s->tags = clc_arena_alloc(arena, s->ident_capacity * sizeof *s->tags);
     s->member_names = clc_arena_alloc(arena, s->ident_capacity);
@@ -329,8 +357,12 @@ static size_t sy_record(clc_symbols *s, size_t at, size_t end, int declare,
     while (sy_attribute(s, k) != k)
         k = sy_attribute(s, k);
     int32_t tag = -1;
-    if (sy_ident(s, k))
-        tag = s->tokens[k++].ident;
+    if (sy_ident(s, k)) {
+        tag = s->tokens[k].ident;
+        if (declare && !sy_opencl(s) && s->use[k] == NULL)
+            s->use[k] = clc_symbol_lookup(s, tag); /* C++: the type's name */
+        ++k;
+    }
     while (sy_attribute(s, k) != k)
         k = sy_attribute(s, k);
     clc_type *record = NULL;
@@ -402,8 +434,16 @@ static size_t sy_record(clc_symbols *s, size_t at, size_t end, int declare,
 static size_t sy_enum(clc_symbols *s, size_t at, size_t end, int declare)
 {
     size_t k = at + 1;
-    if (sy_ident(s, k))
+    if (sy_ident(s, k)) {
+        /* C++: an enumeration's tag names its type */
+        if (declare && !sy_opencl(s) && sy_punct(s, k + 1, P_LBRACE))
+            clc_symbol_declare(s, s->tokens[k].ident, CLC_SYMBOL_TYPEDEF,
+                               clc_type_scalar(CLC_S_INT), CLC_SPACE_DEFAULT,
+                               k);
+        else if (declare && !sy_opencl(s) && s->use[k] == NULL)
+            s->use[k] = clc_symbol_lookup(s, s->tokens[k].ident);
         ++k;
+    }
     if (!sy_punct(s, k, P_LBRACE) || k >= end)
         return k;
     size_t close = sy_match(s, k);
@@ -474,8 +514,9 @@ static size_t sy_specifiers_at(clc_symbols *s, size_t at, size_t end,
         int space = sy_space_word(s, k);
         if (space >= 0) {
             spec->space = (clc_space)space;
-        } else if (sy_qualifier(s, k)) {
-            if (word == W_const || word == W___const)
+        } else if (sy_qualifier(s, k) ||
+                   (!sy_opencl(s) && word == s->w_constexpr)) {
+            if (word == W_const || word == W___const || word == s->w_constexpr)
                 spec->is_const = 1;
         } else if (word == W_typedef) {
             spec->is_typedef = 1;
@@ -510,6 +551,11 @@ static size_t sy_specifiers_at(clc_symbols *s, size_t at, size_t end,
             spec->type = clc_type_struct(s->arena, W_event_t, 0);
         } else if (sy_type_word(word, &words)) {
             any_word = 1;
+        } else if (spec->type == NULL && !any_word &&
+                   (size_t)word < s->ident_capacity && s->cuda_scalar[word]) {
+            spec->type = clc_type_vector(
+                s->arena, (clc_scalar)(s->cuda_scalar[word] - 1),
+                s->cuda_width[word]);
         } else if (spec->type == NULL && !any_word &&
                    clc_ident_get(s->interner, word)->info.width != 0) {
             const clc_ident *ident = clc_ident_get(s->interner, word);

@@ -74,7 +74,11 @@ typedef struct clc_symbols {
 
     /* CUDA C's words, interned by clc_symbols_init */
     int32_t w_device_, w_global_, w_host_, w_shared_, w_constant_,
-        w_forceinline_, w_noinline_, w_managed_, w_align_, w_launch_bounds_;
+        w_forceinline_, w_noinline_, w_managed_, w_align_, w_launch_bounds_,
+        w_constexpr;
+    /* CUDA C's type names beyond OpenCL C's (uint32_t, longlong2, dim3):
+     * by identifier id, scalar + 1 and width */
+    uint8_t *cuda_scalar, *cuda_width;
 } clc_symbols;
 
 /* Prepares an empty table (file scope open) for a program of `count`

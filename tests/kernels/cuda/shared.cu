@@ -216,3 +216,19 @@ __global__ void dot( float *a, float *b, float *c ) {
     if (cacheIndex == 0)
         c[blockIdx.x] = cache[0];
 }
+
+/* A pointer declared in an inner block hides one of the same name: each
+ * points where it was initialised (the global input, the shared tile),
+ * and a pointer copied from the outer one points into shared memory. */
+__global__ void shadowed_pointers(const float *in, float *out)
+{
+    __shared__ float tile[128];
+    float *p = tile;
+    {
+        const float *p = in + blockIdx.x * blockDim.x;
+        tile[threadIdx.x] = p[threadIdx.x] * 3.0f;
+    }
+    __syncthreads();
+    float *q = p;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = q[blockDim.x - 1 - threadIdx.x];
+}
