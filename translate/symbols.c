@@ -347,6 +347,7 @@ static void sy_add_member(clc_symbols *s, clc_type *record, int32_t name,
 static size_t sy_declarator(clc_symbols *s, size_t at, size_t end,
                             const clc_type *base, clc_space space,
                             int declare, clc_declarator *d);
+static void sy_param_list(clc_symbols *s, size_t open, clc_type *function);
 
 /* struct/union [tag] [{ members }] at the keyword `at`: the index after. */
 static size_t sy_record(clc_symbols *s, size_t at, size_t end, int declare,
@@ -602,6 +603,15 @@ static size_t sy_array_length(const clc_symbols *s, size_t open)
 
 /* The parameter types of the list in parentheses at `open`. */
 static void sy_param_types(clc_symbols *s, size_t open, clc_type *function)
+{
+    if (s->nesting >= SY_MAX_NESTING)
+        return; /* unknown parameters */
+    s->nesting++;
+    sy_param_list(s, open, function);
+    s->nesting--;
+}
+
+static void sy_param_list(clc_symbols *s, size_t open, clc_type *function)
 {
     size_t close = sy_match(s, open);
     size_t count = 0;
