@@ -619,11 +619,15 @@ static const char *const section_lines[] = {
     "#endif /* KILN_CLC_PRELUDE_CUH */",        /* epilogue: always   */
     "kl_get_work_dim()",                        /* workitems          */
     "KL_CFN V kl_make(const A &...a)",          /* vecbase            */
-    "typedef kl_v<float, 4> kl_float4;",        /* vectors            */
-    "KL_NATIVE(kl_native_)",                    /* math               */
+    "typedef kl_v<float, 4> kl_float4;",        /* vec4               */
+    "KL_NATIVE(kl_native_)",                    /* native             */
     "KL_ATOMICS(kl_atomic_)",                   /* atomics            */
     "KL_REL1(kl_isnan",                         /* relational         */
     "KL_FN auto kl_tern(",                      /* select             */
+    "typedef kl_v<float, 2> kl_float2;",        /* vec2               */
+    "typedef kl_v<float, 8> kl_float8;",        /* vec8               */
+    "KL_F1(kl_acos, acosf, acos)",              /* mathstd            */
+    "struct kl_ilist {",                        /* vectors            */
 };
 
 /* `expected`: one character per section_lines entry, '1' kept, '0' not. */
@@ -643,17 +647,27 @@ static void check_sections(const char *translation, const char *expected)
 static void prelude_selection(void **state)
 {
     (void)state;
-    check_sections("x[kl_get_global_id(0)] = 1.0f;", "111000000");
-    check_sections("kl_float4 v = kl_make<kl_float4>(1.0f);", "110110000");
-    check_sections("y = kl_sqrt(x);", "110101000");
-    check_sections("y = kl_native_cos(x);", "110101000"); /* pasted name */
-    check_sections("kl_atomic_add(p, 1);", "110000100");
+    check_sections("x[kl_get_global_id(0)] = 1.0f;", "1110000000000");
+    /* a vector type brings its width only */
+    check_sections("kl_float4 v = kl_make<kl_float4>(1.0f);", "1101100000001");
+    /* no vector: the scalar function without its vector forms */
+    check_sections("y = kl_sqrt(x);", "1100000000010");
+    check_sections("kl_float2 y = kl_sqrt(x);", "1101000001011");
+    check_sections("y = kl_native_cos(x);", "1100010000000"); /* pasted name */
+    check_sections("kl_atomic_add(p, 1);", "1100001000000");
     /* vloadN makes vectors of types the program may never name */
     check_sections("kl_vstore<4>(kl_vload<4>(i, in) * 2.0f, i, out);",
-                   "110110000");
-    check_sections("v = kl_tern(c, a, b);", "110101011");
+                   "1101100000001");
+    check_sections("y = kl_vload_half<8>(i, p);", "1101000000101");
+    /* swizzles: the widths listed, or every width up to the widest */
+    check_sections("kl_float16 v; w = v.kl_swc<102, 0, 1>();",
+                   "1101100001101");
+    check_sections("kl_float8 v; w = v.kl_swc<-1>();", "1101100001101");
+    check_sections("kl_float2 v; w = v.kl_swc<104, 0, 1, 1, 0>();",
+                   "1101100001001");
+    check_sections("v = kl_tern(c, a, b);", "1101000110000");
     /* names the translator makes for the user's own identifiers */
-    check_sections("int kl_kw_new = kl_local_offset_tile;", "110000000");
+    check_sections("int kl_kw_new = kl_local_offset_tile;", "1100000000000");
 
     const char *full = clc_prelude_source();
     char *text = prelude_for(full, "kl_no_such_name(1);");
@@ -842,6 +856,32 @@ static void nvrtc_prelude_sections(void **state)
     char *log = nvrtc_compile(out.source, "unnamed.cl");
     if (log != NULL)
         fail_msg("unnamed vectors do not compile:\n%.3000s", log);
+    clc_translation_free(&out);
+    /* widths only swizzles make, from one named type */
+    static const char swizzled[] =
+        "__kernel void k(__global float8 *in, __global float *out) {\n"
+        "    int i = get_global_id(0);\n"
+        "    float8 v = in[i];\n"
+        "    out[i] = dot(v.lo.lo, v.hi.odd) + dot(v.s012, v.s567) +\n"
+        "             v.even.hi.x + length(v.lo.xyz.lo) + v.s01234567.s7;\n"
+        "}\n";
+    translate_ok(swizzled, NULL, &out);
+    log = nvrtc_compile(out.source, "swizzled.cl");
+    if (log != NULL)
+        fail_msg("widths made by swizzles do not compile:\n%.3000s", log);
+    clc_translation_free(&out);
+    /* a scalar math function gets no vector forms, and works */
+    static const char scalar_math[] =
+        "__kernel void k(__global float *x, __global int *n) {\n"
+        "    int i = get_global_id(0);\n"
+        "    x[i] = sqrt(x[i]) + fma(x[i], 2.0f, 1.0) + native_exp(x[i]) +\n"
+        "           mad(x[i], x[i], 1.0f) + pown(x[i], n[i]) + min(x[i], 1.0f);\n"
+        "    n[i] = abs(n[i]) + clamp(n[i], 0, 4) + isnan(x[i]);\n"
+        "}\n";
+    translate_ok(scalar_math, NULL, &out);
+    log = nvrtc_compile(out.source, "scalar_math.cl");
+    if (log != NULL)
+        fail_msg("scalar math does not compile:\n%.3000s", log);
     clc_translation_free(&out);
 }
 

@@ -153,6 +153,14 @@ template <> struct kl_iseq_for_<16> {
 };
 template <int N> using kl_iseq_for = typename kl_iseq_for_<N>::type;
 
+/* The vector forms of scalar built-ins (KL_LIFT and the others): nothing
+ * unless the program has vectors, whose section vecbase defines them
+ * again.  Without vectors no argument can be one, and a program that
+ * calls sqrt or min does not read the vector machinery. */
+#define KL_LIFT(NAME)
+#define KL_LIFT_NC(NAME)
+#define KL_LIFT_REL(NAME)
+
 /* @section vecbase */
 /* ---- vector traits: what the functions below need of vectors -------------- */
 
@@ -298,6 +306,9 @@ KL_CFN auto kl_lift(F f, const A &...a) {
 }
 #define KL_VEC_T(...) template <class... A, kl_enable_if_t<kl_any_vec<A...>::value, int> = 0>
 /* NAME(vectors and scalars...) applies the scalar NAME component-wise */
+#undef KL_LIFT
+#undef KL_LIFT_NC
+#undef KL_LIFT_REL
 #define KL_LIFT(NAME)                                                         \
     KL_VEC_T() KL_CFN auto NAME(const A &...a) {                              \
         return kl_lift([](auto... e) { return NAME(e...); }, a...);           \
@@ -575,8 +586,6 @@ template <class V, class T, int N> struct kl_int_ops;
         KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)             \
         friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); } \
     };
-KL_INT_OPS(2) KL_INT_OPS(3) KL_INT_OPS(4) KL_INT_OPS(8) KL_INT_OPS(16)
-#undef KL_INT_OPS
 struct kl_no_ops {};
 
 #define KL_REP2(e) e, e
@@ -650,77 +659,14 @@ struct kl_no_ops {};
 template <class T, int N>
 using kl_ops_base = kl_cond_t<kl_is_int<T>::value, kl_int_ops<kl_v<T, N>, T, N>, kl_no_ops>;
 
-template <class T> struct alignas(2 * sizeof(T)) kl_v<T, 2> : kl_ops_base<T, 2> {
-    T x, y;
-    KL_CFN kl_v(kl_mk_tag, T a, T b) : x(a), y(b) {}
-    KL_VHEAD(2)
-};
-template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 3> : kl_ops_base<T, 3> {
-    T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */
-    KL_CFN kl_v(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}
-    KL_VHEAD(3)
-};
-template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 4> : kl_ops_base<T, 4> {
-    T x, y, z, w;
-    KL_CFN kl_v(kl_mk_tag, T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
-    KL_VHEAD(4)
-};
-template <class T> struct alignas(8 * sizeof(T)) kl_v<T, 8> : kl_ops_base<T, 8> {
-    T x, y, z, w, s4, s5, s6, s7;
-    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7)
-        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}
-    KL_VHEAD(8)
-};
-template <class T> struct alignas(16 * sizeof(T)) kl_v<T, 16> : kl_ops_base<T, 16> {
-    T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;
-    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7,
-                T a8, T a9, T aa, T ab, T ac, T ad, T ae, T af)
-        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),
-          s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae), sf(af) {}
-    KL_VHEAD(16)
-};
-
-/* the OpenCL names: kl_<scalar>N; kl_vec<T, N> is defined for OpenCL's
- * element types only.  OpenCL's char is signed whatever the host's char is. */
+/* the OpenCL names: kl_<scalar>N, and kl_vec<T, N>, defined for OpenCL's
+ * element types only, with each width's section below.  OpenCL's char is
+ * signed whatever the host's char is. */
 #define KL_VN(T, N) template <> struct kl_vec<T, N> { typedef kl_v<T, N> type; };
-#define KL_VS(T) KL_VN(T, 2) KL_VN(T, 3) KL_VN(T, 4) KL_VN(T, 8) KL_VN(T, 16)
-KL_VS(signed char) KL_VS(unsigned char) KL_VS(short) KL_VS(unsigned short)
-KL_VS(int) KL_VS(unsigned int) KL_VS(long) KL_VS(unsigned long) KL_VS(float)
-KL_VS(double)
-#undef KL_VS
-#undef KL_VN
-typedef kl_v<signed char, 2> kl_char2; typedef kl_v<signed char, 3> kl_char3;
-typedef kl_v<signed char, 4> kl_char4; typedef kl_v<signed char, 8> kl_char8;
-typedef kl_v<signed char, 16> kl_char16;
-typedef kl_v<unsigned char, 2> kl_uchar2;
-typedef kl_v<unsigned char, 3> kl_uchar3;
-typedef kl_v<unsigned char, 4> kl_uchar4;
-typedef kl_v<unsigned char, 8> kl_uchar8;
-typedef kl_v<unsigned char, 16> kl_uchar16; typedef kl_v<short, 2> kl_short2;
-typedef kl_v<short, 3> kl_short3; typedef kl_v<short, 4> kl_short4;
-typedef kl_v<short, 8> kl_short8; typedef kl_v<short, 16> kl_short16;
-typedef kl_v<unsigned short, 2> kl_ushort2;
-typedef kl_v<unsigned short, 3> kl_ushort3;
-typedef kl_v<unsigned short, 4> kl_ushort4;
-typedef kl_v<unsigned short, 8> kl_ushort8;
-typedef kl_v<unsigned short, 16> kl_ushort16; typedef kl_v<int, 2> kl_int2;
-typedef kl_v<int, 3> kl_int3; typedef kl_v<int, 4> kl_int4;
-typedef kl_v<int, 8> kl_int8; typedef kl_v<int, 16> kl_int16;
-typedef kl_v<unsigned int, 2> kl_uint2; typedef kl_v<unsigned int, 3> kl_uint3;
-typedef kl_v<unsigned int, 4> kl_uint4; typedef kl_v<unsigned int, 8> kl_uint8;
-typedef kl_v<unsigned int, 16> kl_uint16; typedef kl_v<long, 2> kl_long2;
-typedef kl_v<long, 3> kl_long3; typedef kl_v<long, 4> kl_long4;
-typedef kl_v<long, 8> kl_long8; typedef kl_v<long, 16> kl_long16;
-typedef kl_v<unsigned long, 2> kl_ulong2;
-typedef kl_v<unsigned long, 3> kl_ulong3;
-typedef kl_v<unsigned long, 4> kl_ulong4;
-typedef kl_v<unsigned long, 8> kl_ulong8;
-typedef kl_v<unsigned long, 16> kl_ulong16; typedef kl_v<float, 2> kl_float2;
-typedef kl_v<float, 3> kl_float3; typedef kl_v<float, 4> kl_float4;
-typedef kl_v<float, 8> kl_float8; typedef kl_v<float, 16> kl_float16;
-typedef kl_v<double, 2> kl_double2; typedef kl_v<double, 3> kl_double3;
-typedef kl_v<double, 4> kl_double4; typedef kl_v<double, 8> kl_double8;
-typedef kl_v<double, 16> kl_double16;
+#define KL_VS(N)                                                              \
+    KL_VN(signed char, N) KL_VN(unsigned char, N) KL_VN(short, N)             \
+    KL_VN(unsigned short, N) KL_VN(int, N) KL_VN(unsigned int, N)             \
+    KL_VN(long, N) KL_VN(unsigned long, N) KL_VN(float, N) KL_VN(double, N)
 template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
 
 
@@ -956,6 +902,92 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
     kl_vstore_half_<N, MODE>(kl_val(v), p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
 }
 
+/* @section vec2 */
+/* The vector types of one width each: a program gets the widths it names
+ * (kl_float4 ...), loads or stores (kl_vload<N> ...), and with a swizzle
+ * every width up to the widest it has (prelude_select.c): most programs
+ * use one or two widths, and each costs NVRTC as much to read as all the
+ * other vector sections together.  Everything above uses kl_v<T, N> and
+ * kl_vec<T, N> only in templates, so a width is needed only where a
+ * program makes a vector of it. */
+KL_INT_OPS(2)
+template <class T> struct alignas(2 * sizeof(T)) kl_v<T, 2> : kl_ops_base<T, 2> {
+    T x, y;
+    KL_CFN kl_v(kl_mk_tag, T a, T b) : x(a), y(b) {}
+    KL_VHEAD(2)
+};
+KL_VS(2)
+typedef kl_v<signed char, 2> kl_char2;
+typedef kl_v<unsigned char, 2> kl_uchar2; typedef kl_v<short, 2> kl_short2;
+typedef kl_v<unsigned short, 2> kl_ushort2; typedef kl_v<int, 2> kl_int2;
+typedef kl_v<unsigned int, 2> kl_uint2; typedef kl_v<long, 2> kl_long2;
+typedef kl_v<unsigned long, 2> kl_ulong2; typedef kl_v<float, 2> kl_float2;
+typedef kl_v<double, 2> kl_double2;
+
+/* @section vec3 */
+KL_INT_OPS(3)
+template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 3> : kl_ops_base<T, 3> {
+    T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */
+    KL_CFN kl_v(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}
+    KL_VHEAD(3)
+};
+KL_VS(3)
+typedef kl_v<signed char, 3> kl_char3;
+typedef kl_v<unsigned char, 3> kl_uchar3; typedef kl_v<short, 3> kl_short3;
+typedef kl_v<unsigned short, 3> kl_ushort3; typedef kl_v<int, 3> kl_int3;
+typedef kl_v<unsigned int, 3> kl_uint3; typedef kl_v<long, 3> kl_long3;
+typedef kl_v<unsigned long, 3> kl_ulong3; typedef kl_v<float, 3> kl_float3;
+typedef kl_v<double, 3> kl_double3;
+
+/* @section vec4 */
+KL_INT_OPS(4)
+template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 4> : kl_ops_base<T, 4> {
+    T x, y, z, w;
+    KL_CFN kl_v(kl_mk_tag, T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
+    KL_VHEAD(4)
+};
+KL_VS(4)
+typedef kl_v<signed char, 4> kl_char4;
+typedef kl_v<unsigned char, 4> kl_uchar4; typedef kl_v<short, 4> kl_short4;
+typedef kl_v<unsigned short, 4> kl_ushort4; typedef kl_v<int, 4> kl_int4;
+typedef kl_v<unsigned int, 4> kl_uint4; typedef kl_v<long, 4> kl_long4;
+typedef kl_v<unsigned long, 4> kl_ulong4; typedef kl_v<float, 4> kl_float4;
+typedef kl_v<double, 4> kl_double4;
+
+/* @section vec8 */
+KL_INT_OPS(8)
+template <class T> struct alignas(8 * sizeof(T)) kl_v<T, 8> : kl_ops_base<T, 8> {
+    T x, y, z, w, s4, s5, s6, s7;
+    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7)
+        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7) {}
+    KL_VHEAD(8)
+};
+KL_VS(8)
+typedef kl_v<signed char, 8> kl_char8;
+typedef kl_v<unsigned char, 8> kl_uchar8; typedef kl_v<short, 8> kl_short8;
+typedef kl_v<unsigned short, 8> kl_ushort8; typedef kl_v<int, 8> kl_int8;
+typedef kl_v<unsigned int, 8> kl_uint8; typedef kl_v<long, 8> kl_long8;
+typedef kl_v<unsigned long, 8> kl_ulong8; typedef kl_v<float, 8> kl_float8;
+typedef kl_v<double, 8> kl_double8;
+
+/* @section vec16 */
+KL_INT_OPS(16)
+template <class T> struct alignas(16 * sizeof(T)) kl_v<T, 16> : kl_ops_base<T, 16> {
+    T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;
+    KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7,
+                T a8, T a9, T aa, T ab, T ac, T ad, T ae, T af)
+        : x(a0), y(a1), z(a2), w(a3), s4(a4), s5(a5), s6(a6), s7(a7),
+          s8(a8), s9(a9), sa(aa), sb(ab), sc(ac), sd(ad), se(ae), sf(af) {}
+    KL_VHEAD(16)
+};
+KL_VS(16)
+typedef kl_v<signed char, 16> kl_char16;
+typedef kl_v<unsigned char, 16> kl_uchar16; typedef kl_v<short, 16> kl_short16;
+typedef kl_v<unsigned short, 16> kl_ushort16; typedef kl_v<int, 16> kl_int16;
+typedef kl_v<unsigned int, 16> kl_uint16; typedef kl_v<long, 16> kl_long16;
+typedef kl_v<unsigned long, 16> kl_ulong16; typedef kl_v<float, 16> kl_float16;
+typedef kl_v<double, 16> kl_double16;
+
 /* @section math */
 /* ---- math ------------------------------------------------------------------ */
 
@@ -988,6 +1020,7 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
     KL_FN float NAME(float x, float y) { return FF(x, y); }                   \
     KL_LIFT(NAME)
 
+/* @section mathstd */
 KL_F1(kl_acos, acosf, acos) KL_F1(kl_acosh, acoshf, acosh)
 KL_F1(kl_asin, asinf, asin) KL_F1(kl_asinh, asinhf, asinh)
 KL_F1(kl_atan, atanf, atan) KL_F1(kl_atanh, atanhf, atanh)
@@ -1022,9 +1055,11 @@ KL_FN float kl_tanpi_f(float x) { return sinpif(x) / cospif(x); }
 KL_FN double kl_tanpi_d(double x) { return sinpi(x) / cospi(x); }
 KL_F1(kl_tanpi, kl_tanpi_f, kl_tanpi_d)
 
+/* @section mad */
 KL_FN float kl_mad(float a, float b, float c) { return fmaf(a, b, c); }
 KL_FN double kl_mad(double a, double b, double c) { return fma(a, b, c); }
 KL_MIX(kl_mad) KL_LIFT(kl_mad)
+/* @section mathmore */
 template <class T> KL_FN T kl_maxmag_(T x, T y) {
     T ax = fabs(x), ay = fabs(y);
     return ax > ay ? x : ay > ax ? y : fmax(x, y);
@@ -1076,6 +1111,7 @@ KL_FN auto kl_nan(T c) {
 }
 KL_LIFT_NC(kl_nan)
 
+/* @section mathout */
 /* functions with an out pointer: scalar, then vector (pointer to vector) */
 template <class T> KL_FN T kl_fract_(T x, T *ip) {
     T fl = floor(x);
@@ -1150,6 +1186,7 @@ KL_FN auto kl_remquo(const X &x, const Y &y, P *q) {
     return kl_remquo_v<V>(kl_val(x), V(kl_val(y)), q, kl_iseq_for<kl_width<V>::value>{});
 }
 
+/* @section native */
 /* half_ and native_: float only, CUDA's fast intrinsics on the device */
 #if KL_DEV
 #define KL_NAT(f, d) d

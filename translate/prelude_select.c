@@ -28,6 +28,7 @@
 typedef struct prelude_section {
     size_t begin, end; /* the section's text in the prelude */
     uint64_t needs;    /* the other sections its code mentions names of */
+    int width;         /* N for the section "vecN" of width-N vectors, else 0 */
 } prelude_section;
 
 typedef struct owned_name {
@@ -207,6 +208,70 @@ static int section_scan(prelude_map *map, int s)
     return 0;
 }
 
+/* N when the section named at `name` is "vecN" (the vector types of
+ * width N), else 0. */
+static int vector_width_of(const char *name, const char *end)
+{
+    if (end - name < 4 || memcmp(name, "vec", 3) != 0)
+        return 0;
+    int width = 0;
+    for (name += 3; name < end && *name >= '0' && *name <= '9'; ++name)
+        width = width * 10 + (*name - '0');
+    return name < end && *name == ' ' && width > 0 && width <= 16 ? width : 0;
+}
+
+/* The vector widths (bit N for width N) a translation makes vectors of
+ * without naming their types: kl_vload<N> and the other loads and stores
+ * give width N; a swizzle kl_swc<...> makes a width it lists (code 100+k:
+ * k components) or, for lo/hi/even/odd, half of its base's, so it sets
+ * SWIZZLE_BIT and the caller adds every width up to the widest present. */
+#define SWIZZLE_BIT 1u
+static unsigned unnamed_vector_widths(const char *translation)
+{
+    unsigned widths = 0;
+    const char *cursor = translation;
+    const char *end = translation + strlen(translation);
+    const char *text;
+    size_t n;
+    while (next_ident(&cursor, end, 0, &text, &n)) {
+        int swizzle = n == 6 && memcmp(text, "kl_swc", 6) == 0;
+        if (!swizzle && !((n >= 8 && memcmp(text, "kl_vload", 8) == 0) ||
+                          (n >= 9 && memcmp(text, "kl_vstore", 9) == 0)))
+            continue;
+        if (cursor >= end || *cursor != '<')
+            continue;
+        if (swizzle)
+            widths |= SWIZZLE_BIT;
+        /* the template arguments: numbers, possibly negative */
+        const char *p = cursor + 1;
+        int listed = 0; /* components still to skip after a 100+k code */
+        while (p < end && *p != '>') {
+            while (p < end && (*p == ' ' || *p == ','))
+                ++p;
+            int negative = p < end && *p == '-';
+            if (negative)
+                ++p;
+            int value = 0;
+            if (p >= end || *p < '0' || *p > '9')
+                break;
+            while (p < end && *p >= '0' && *p <= '9' && value < 1000)
+                value = value * 10 + (*p++ - '0');
+            if (!swizzle) {
+                if (value >= 2 && value <= 16)
+                    widths |= 1u << value;
+                break; /* the width is the first argument */
+            }
+            if (listed > 0) {
+                --listed;
+            } else if (!negative && value > 101 && value <= 116) {
+                widths |= 1u << (value - 100);
+                listed = value - 100;
+            }
+        }
+    }
+    return widths;
+}
+
 static int line_is(const char *line, const char *end, const char *prefix)
 {
     size_t n = strlen(prefix);
@@ -235,8 +300,9 @@ static int map_build(prelude_map *map, const char *prelude)
                 map->sections[map->count - 1].end = at;
             if (map->count == SECTION_MAX)
                 return 1;
-            map->sections[map->count++] =
-                (prelude_section){(size_t)(next - prelude), size, 0};
+            map->sections[map->count++] = (prelude_section){
+                (size_t)(next - prelude), size, 0,
+                vector_width_of(p + strlen("/* @section "), line_end)};
             in_sections = 1;
         } else if (line_is(p, line_end, "/* @end */") && in_sections) {
             map->sections[map->count - 1].end = at;
@@ -252,7 +318,7 @@ static int map_build(prelude_map *map, const char *prelude)
     int prologue = map->count;
     if (prologue == SECTION_MAX)
         return 1;
-    map->sections[prologue] = (prelude_section){0, map->kept_end, 0};
+    map->sections[prologue] = (prelude_section){0, map->kept_end, 0, 0};
     if (section_scan(map, prologue) != 0)
         return -1;
     for (int s = 0; s < map->count; ++s)
@@ -297,6 +363,22 @@ char *clc_prelude_select(const char *prelude, const char *translation,
             else if (owner < map.count)
                 needed |= (uint64_t)1 << owner;
         }
+        /* the widths of vectors made without naming their type; with a
+         * swizzle, every width up to the widest the program has */
+        unsigned widths = unnamed_vector_widths(translation);
+        for (int s = 0; s < map.count; ++s)
+            if (needed & ((uint64_t)1 << s) && map.sections[s].width > 0)
+                widths |= 1u << map.sections[s].width;
+        if (widths & SWIZZLE_BIT) {
+            unsigned widest = widths & ~SWIZZLE_BIT;
+            while (widest & (widest - 1))
+                widest &= widest - 1;
+            widths |= widest - 1;
+        }
+        for (int s = 0; s < map.count; ++s)
+            if (map.sections[s].width > 0 &&
+                (widths & (1u << map.sections[s].width)))
+                needed |= (uint64_t)1 << s;
         /* what the needed sections need, until nothing is added */
         for (uint64_t before = 0; before != needed;) {
             before = needed;
