@@ -375,6 +375,48 @@ static void test_busy_block_not_reused_early(void **state)
     slow_kernel_close(&slow);
 }
 
+/* A block whose work is still running is not waited for while few of its
+ * size are pending: the allocation gets fresh memory at once and the host
+ * goes on (an array operation allocates its result while the one before
+ * still runs); once the work is done, the block is taken back. */
+static void test_busy_block_not_waited_for(void **state)
+{
+    kiln_context *context = test_context(state);
+    TEST_OK(kiln_pool_set_enabled(context, 1));
+    slow_kernel slow = slow_kernel_open(context, 150.0f);
+    const size_t size = ITEMS * sizeof(int32_t);
+    TEST_OK(kiln_pool_trim(context));
+    kiln_buffer *a = test_buffer(context, size);
+    kiln_event *done;
+    TEST_OK(kiln_event_create(context, &done));
+    kiln_launch_config config = {.grid = KILN_DIM1(1),
+                                 .block = KILN_DIM1(ITEMS)};
+    TEST_OK(kiln_launch_prepared(slow.kernel, &config, "Pii", a,
+                                 (int32_t)slow.iterations, -1));
+    TEST_OK(kiln_event_record(done, NULL));
+    uint64_t reuses = stats_of(context).reuses;
+    TEST_OK(kiln_buffer_release(a));
+    /* Only meaningful while the kernel runs (it has ~150 ms to go). */
+    bool busy = kiln_event_query(done) == KILN_ERR_NOT_READY;
+    kiln_buffer *b = test_buffer(context, size);
+    if (busy && stats_of(context).reuses != reuses)
+        fail_msg("B was given A's block while A's kernel still ran: the "
+                 "allocation waited for the device");
+    if (!busy)
+        print_message("# the kernel had finished before B was made; not a "
+                      "real test this time\n");
+    TEST_OK(kiln_context_synchronize(context));
+    TEST_OK(kiln_buffer_release(b));
+    /* Both blocks are idle now: the next allocation takes one back. */
+    reuses = stats_of(context).reuses;
+    kiln_buffer *c = test_buffer(context, size);
+    if (stats_of(context).reuses != reuses + 1)
+        fail_msg("an idle cached block was not reused");
+    TEST_OK(kiln_buffer_release(c));
+    TEST_OK(kiln_event_release(done));
+    slow_kernel_close(&slow);
+}
+
 /* A buffer last used on one stream while a kernel on another stream still
  * writes it: the pool must wait for both. */
 static void test_busy_on_two_streams(void **state)
@@ -427,6 +469,7 @@ int main(void)
         KILN_TEST(test_trim),
         KILN_TEST(test_disabled_pool_frees),
         KILN_TEST(test_busy_block_not_reused_early),
+        KILN_TEST(test_busy_block_not_waited_for),
         KILN_TEST(test_busy_on_two_streams),
     };
     return kiln_test_main("pool", tests, sizeof tests / sizeof tests[0]);
