@@ -5,8 +5,10 @@
  *
  * Key: Kiln's version, the backend, the backend's cache identity (compiler
  * and driver versions, device architecture, the translator's source
- * digest; never a device index), the language, the options, and the length
- * and 128-bit digest of the source after includes were inlined.  The file
+ * digest; never a device index), the language, the options (as the lists
+ * the backend reads: defines, include directories, flags, each in order),
+ * and the length and 128-bit digest of the source after includes were
+ * inlined.  The file
  * name is a digest of the key; the entry stores the whole key too and a
  * hit requires an exact match.
  *
@@ -51,6 +53,38 @@ typedef struct entry_header {
 
 /* ---- keys ------------------------------------------------------------------ */
 
+/* " <length>:<text>": a list entry no text can be confused with. */
+static bool key_append_text(kiln_string *key, const char *text)
+{
+    return kiln_string_appendf(key, " %zu:%s", strlen(text), text);
+}
+
+/* The option lists, one line per entry. */
+static bool key_append_options(kiln_string *key,
+                               const kiln_backend_source *source)
+{
+    bool ok = kiln_string_appendf(key, "options %zu %zu %zu\n",
+                                  source->define_count,
+                                  source->include_dir_count,
+                                  source->flag_count);
+    for (size_t i = 0; ok && i < source->define_count; ++i) {
+        const kiln_backend_define *define = &source->defines[i];
+        ok = kiln_string_appendf(key, "%s", define->value ? "define" : "undef") &&
+             key_append_text(key, define->name) &&
+             (define->value == NULL || key_append_text(key, define->value)) &&
+             kiln_string_append(key, "\n", 1);
+    }
+    for (size_t i = 0; ok && i < source->include_dir_count; ++i)
+        ok = kiln_string_appendf(key, "%s", "include") &&
+             key_append_text(key, source->include_dirs[i]) &&
+             kiln_string_append(key, "\n", 1);
+    for (size_t i = 0; ok && i < source->flag_count; ++i)
+        ok = kiln_string_appendf(key, "%s", "flag") &&
+             key_append_text(key, source->flags[i]) &&
+             kiln_string_append(key, "\n", 1);
+    return ok;
+}
+
 kiln_status kiln_cache_key_make(kiln_context *context,
                                 const kiln_backend_source *source,
                                 kiln_cache_key *key)
@@ -63,11 +97,13 @@ kiln_status kiln_cache_key_make(kiln_context *context,
     kiln_string text = {0};
     bool ok = kiln_string_appendf(&text,
                                   "kiln %s\nbackend %s\nidentity %s\n"
-                                  "language %d\noptions %s\nsource %zu %s\n",
+                                  "language %d\n",
                                   PACKAGE_VERSION, context->ops->name,
                                   context->cache_identity,
-                                  (int)source->language, source->options,
-                                  source->length, source_digest);
+                                  (int)source->language) &&
+              key_append_options(&text, source) &&
+              kiln_string_appendf(&text, "source %zu %s\n", source->length,
+                                  source_digest);
     if (!ok) {
         kiln_string_free(&text);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,

@@ -478,16 +478,12 @@ KILN_INTERNAL uint64_t kiln_checksum64_pair(const void *first,
 /* ---- source.c ----------------------------------------------------------- */
 
 /* Inlines the files #include names (clc_expand_includes: the front end's
- * preprocessor, with the -D/-U of `options`) with #line markers, so that
- * backends see one text and the cache key covers every included file.
- * *expanded is malloc'ed, or NULL when the program includes nothing (the
- * source is used as it is). */
-KILN_INTERNAL kiln_status kiln_source_expand(const char *source, size_t length,
-                                             const char *source_name,
-                                             const char *options,
+ * preprocessor, with the defines of `source`) with #line markers, searching
+ * source->include_dirs, so that backends see one text and the cache key
+ * covers every included file.  *expanded is malloc'ed, or NULL when the
+ * program includes nothing (the source is used as it is). */
+KILN_INTERNAL kiln_status kiln_source_expand(const kiln_backend_source *source,
                                              bool target_cuda,
-                                             const char *const *include_dirs,
-                                             size_t include_dir_count,
                                              char **expanded,
                                              size_t *expanded_length);
 

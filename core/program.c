@@ -3,7 +3,7 @@
  */
 #include "internal.h"
 
-#include "translate.h" /* clc_option_next_word */
+#include "translate.h" /* clc_options_parse */
 
 #include <ctype.h>
 #include <stdio.h>
@@ -57,58 +57,46 @@ static kiln_status compose_options(const kiln_build_options *options,
     return KILN_OK;
 }
 
-/* -I DIR / -IDIR in the option string also feed the include expansion, so
- * the cache key covers those headers.  The words are split as every other
- * reader of options splits them (clc_option_next_word: "-I 'a dir'" is one
- * directory).  Returns a malloc'ed array of pointers into the malloc'ed
- * `storage`. */
-static kiln_status option_include_dirs(const char *options, char **storage,
-                                       const char ***dirs, size_t *count)
+/* The option string split into lists, once (clc_options_parse: the only
+ * splitter), and the include directories to search: the struct's, then
+ * the -I ones.  The plugins and the front end read these lists. */
+typedef struct parsed_options {
+    clc_option_lists lists;
+    const char **include_dirs;
+} parsed_options;
+
+static kiln_status options_parse(const char *composed,
+                                 const kiln_build_options *options,
+                                 parsed_options *parsed)
 {
-    *storage = NULL;
-    *dirs = NULL;
-    *count = 0;
-    if (options == NULL)
-        return KILN_OK;
-    /* Each word unquoted is no longer than its text: one buffer of the
-     * string's size holds them all, one after another. */
-    size_t size = strlen(options) + 1;
-    char *words = malloc(size * 2);
-    const char **list = calloc(size / 2 + 1, sizeof *list);
-    if (words == NULL || list == NULL) {
-        free(words);
-        free(list);
+    parsed->include_dirs = NULL;
+    int result = clc_options_parse(composed, &parsed->lists);
+    if (result == -2)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    const char *cursor = options;
-    char *word = words;
-    bool take_next = false;
-    size_t length;
-    int got;
-    while ((got = clc_option_next_word(&cursor, word, &length)) != 0) {
-        if (got < 0) {
-            free(words);
-            free(list);
-            return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                              "build options: unterminated quote in '%s'",
-                              options);
-        }
-        const char *dir = NULL;
-        if (take_next) {
-            dir = word;
-            take_next = false;
-        } else if (strcmp(word, "-I") == 0) {
-            take_next = true;
-        } else if (strncmp(word, "-I", 2) == 0) {
-            dir = word + 2;
-        }
-        if (dir != NULL)
-            list[(*count)++] = dir;
-        word += length + 1;
-    }
-    *storage = words;
-    *dirs = list;
+    /* An unclosed quote is a malformed argument; an option without its
+     * value is reported as the compilers report it, a build error. */
+    if (result != 0)
+        return kiln_error(result == -1 ? KILN_ERR_INVALID_ARGUMENT
+                                       : KILN_ERR_BUILD,
+                          "%s", parsed->lists.error);
+    const clc_options *lists = &parsed->lists.options;
+    size_t count = options->include_dir_count + lists->include_dir_count;
+    parsed->include_dirs = calloc(count ? count : 1,
+                                  sizeof *parsed->include_dirs);
+    if (parsed->include_dirs == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    for (size_t i = 0; i < options->include_dir_count; ++i)
+        parsed->include_dirs[i] = options->include_dirs[i];
+    for (size_t i = 0; i < lists->include_dir_count; ++i)
+        parsed->include_dirs[options->include_dir_count + i] =
+            lists->include_dirs[i];
     return KILN_OK;
+}
+
+static void options_free(parsed_options *parsed)
+{
+    clc_option_lists_free(&parsed->lists);
+    free(parsed->include_dirs);
 }
 
 kiln_status kiln_built_program_create(kiln_context *context,
@@ -378,43 +366,39 @@ static kiln_status program_build_common(kiln_context *context,
     kiln_status status = compose_options(options, &composed);
     if (status != KILN_OK)
         return status;
-    char *option_storage;
-    const char **option_dirs;
-    size_t option_dir_count;
-    status = option_include_dirs(composed, &option_storage, &option_dirs,
-                                 &option_dir_count);
+    parsed_options parsed;
+    status = options_parse(composed, options, &parsed);
     if (status != KILN_OK) {
+        options_free(&parsed);
         free(composed);
         return status;
     }
-    size_t dir_count = options->include_dir_count + option_dir_count;
-    const char **dirs = calloc(dir_count ? dir_count : 1, sizeof *dirs);
-    if (dirs == NULL) {
-        free(option_dirs);
-        free(option_storage);
-        free(composed);
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    for (size_t i = 0; i < options->include_dir_count; ++i)
-        dirs[i] = options->include_dirs[i];
-    for (size_t i = 0; i < option_dir_count; ++i)
-        dirs[options->include_dir_count + i] = option_dirs[i];
-
+    const clc_options *lists = &parsed.lists.options;
     const char *name =
         options->source_name ? options->source_name : default_source_name;
+    kiln_backend_source source = {
+        .language = options->language,
+        .text = text,
+        .length = length,
+        .options = composed,
+        .name = name,
+        .defines = lists->defines,
+        .define_count = lists->define_count,
+        .include_dirs = parsed.include_dirs,
+        .include_dir_count =
+            options->include_dir_count + lists->include_dir_count,
+        .flags = lists->flags,
+        .flag_count = lists->flag_count,
+    };
     char *expanded = NULL;
     size_t expanded_length = 0;
-    status = kiln_source_expand(text, length, name, composed,
-                                strcmp(context->ops->name, "cuda") == 0, dirs,
-                                dir_count, &expanded, &expanded_length);
+    status = kiln_source_expand(&source, strcmp(context->ops->name, "cuda") == 0,
+                                &expanded, &expanded_length);
     if (status == KILN_OK) {
-        kiln_backend_source source = {
-            .language = options->language,
-            .text = expanded ? expanded : text,
-            .length = expanded ? expanded_length : length,
-            .options = composed,
-            .name = name,
-        };
+        if (expanded != NULL) {
+            source.text = expanded;
+            source.length = expanded_length;
+        }
         status = program_build_source(context, &source, program);
         if (status == KILN_ERR_BUILD && marker >= 0 &&
             options->language == KILN_LANGUAGE_OPENCL_C)
@@ -426,9 +410,7 @@ static kiln_status program_build_common(kiln_context *context,
                               name, marker_line);
     }
     free(expanded);
-    free(dirs);
-    free(option_dirs);
-    free(option_storage);
+    options_free(&parsed);
     free(composed);
     return status;
 }

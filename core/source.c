@@ -183,11 +183,8 @@ static bool may_include(const char *text, size_t length)
     return false;
 }
 
-kiln_status kiln_source_expand(const char *source, size_t length,
-                               const char *source_name, const char *options,
-                               bool target_cuda,
-                               const char *const *include_dirs,
-                               size_t include_dir_count, char **expanded,
+kiln_status kiln_source_expand(const kiln_backend_source *source,
+                               bool target_cuda, char **expanded,
                                size_t *expanded_length)
 {
     *expanded = NULL;
@@ -197,22 +194,24 @@ kiln_status kiln_source_expand(const char *source, size_t length,
      * is returned as it is, without lexing it, so a hit costs a digest
      * and not a pass of the preprocessor.  The key is the same either
      * way, since such a source expands to itself. */
-    if (!may_include(source, length))
+    if (!may_include(source->text, source->length))
         return KILN_OK;
     char *dir = NULL;
-    include_search search = {.dirs = include_dirs,
-                             .dir_count = include_dir_count};
-    if (source_name != NULL && source_name[0] != '<') {
-        dir = directory_of(source_name);
+    include_search search = {.dirs = source->include_dirs,
+                             .dir_count = source->include_dir_count};
+    if (source->name != NULL && source->name[0] != '<') {
+        dir = directory_of(source->name);
         if (dir == NULL)
             return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                               "out of host memory");
         search.program_dir = dir;
     }
     clc_include_reader reader = {read_include, &search};
+    clc_options options = clc_options_of(source);
     clc_expansion expansion;
     int result = clc_expand_includes(
-        source, length, source_name ? source_name : "<kiln program>", options,
+        source->text, source->length,
+        source->name ? source->name : "<kiln program>", &options,
         target_cuda, &reader, &expansion);
     kiln_status status = KILN_OK;
     if (result == -2)

@@ -51,10 +51,14 @@ extern "C" {
  *   2.1  memory_view (optional)
  *   2.2  kiln_backend_launch.dimensions (an older plugin infers them)
  *   2.3  program_global (optional)
+ *   2.4  kiln_backend_source carries the build options as lists (defines,
+ *        include directories, other flags), split once by the core; a
+ *        plugin reads those instead of splitting `options` (an older one
+ *        still reads `options`)
  * The structs below are the plugin ABI's own: the public ones of kiln.h
  * may grow without changing it. */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 3
+#define KILN_BACKEND_ABI_MINOR 4
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -136,14 +140,36 @@ typedef struct kiln_backend_param {
     const char *type_name;
 } kiln_backend_param;
 
+/* One -D or -U of the build options: -D NAME=VALUE, -D NAME (value "1",
+ * as C compilers define it) or -U NAME (value NULL).  A function-like
+ * macro's name holds its parameter list: -D'F(x)=x*2' is "F(x)", "x*2". */
+typedef struct kiln_backend_define {
+    const char *name;
+    const char *value;       /* NULL: -U NAME                             */
+} kiln_backend_define;
+
 /* A program's source as the core hands it over: #include "..." already
- * inlined (with #line markers), defines folded into `options`. */
+ * inlined (with #line markers).  The build options come split into words
+ * once, by the core (each word as the user meant it, quotes removed), and
+ * sorted into lists, each in the order given. */
 typedef struct kiln_backend_source {
     kiln_language language;
     const char *text;
     size_t length;
-    const char *options;     /* never NULL                                */
+    /* The options as one string, kiln_build_options.defines appended as
+     * -D words: for messages, and for plugins older than ABI 2.4, which
+     * split it themselves.  Never NULL. */
+    const char *options;
     const char *name;        /* for messages: "<kiln program>" or a path  */
+    /* ---- ABI 2.4 ---- */
+    const kiln_backend_define *defines;   /* every -D and -U             */
+    size_t define_count;
+    /* kiln_build_options.include_dirs, then every -I: where the core
+     * looked for the #include files it inlined. */
+    const char *const *include_dirs;
+    size_t include_dir_count;
+    const char *const *flags;   /* every other word ("-cl-mad-enable")  */
+    size_t flag_count;
 } kiln_backend_source;
 
 /* What a backend knows of a kernel; storage owned by the backend kernel and

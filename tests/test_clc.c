@@ -24,12 +24,27 @@
 #include <nvrtc.h>
 #endif
 
+/* clc_translate with an option string (NULL: none), split as the core
+ * splits it. */
+static int translate_with(const char *source, size_t length, const char *name,
+                          const char *options, clc_translation *out)
+{
+    clc_option_lists lists;
+    if (clc_options_parse(options, &lists) != 0)
+        fail_msg("options '%s': %s", options, lists.error);
+    int result = clc_translate(source, length, name,
+                               options ? &lists.options : NULL, out);
+    clc_option_lists_free(&lists);
+    return result;
+}
+
 /* Translates `source`; fails the test with the translator's message when
  * it refuses. */
 static void translate_ok(const char *source, const char *options,
                          clc_translation *out)
 {
-    int result = clc_translate(source, strlen(source), "test.cl", options, out);
+    int result = translate_with(source, strlen(source), "test.cl", options,
+                                out);
     if (result != 0)
         fail_msg("translation refused: %s", out->error ? out->error : "?");
     assert_non_null(out->source);
@@ -436,7 +451,7 @@ static void garbage(void **state)
             }
         }
         clc_translation out;
-        int result = clc_translate(text, length, "garbage.cl", "-DX=1", &out);
+        int result = translate_with(text, length, "garbage.cl", "-DX=1", &out);
         assert_true(result == 0 || result == -1);
         if (result == 0)
             assert_non_null(out.source);
@@ -517,8 +532,10 @@ static void expand_includes(void **state)
     clc_expansion_free(&out);
 
     /* Nothing included: nothing to change. */
-    assert_int_equal(clc_expand_includes("int x;\n", 7, "plain.cl", "-DX=1", 0,
-                                         &reader, &out),
+    static const kiln_backend_define x_is_1[] = {{"X", "1"}};
+    static const clc_options define_x = {.defines = x_is_1, .define_count = 1};
+    assert_int_equal(clc_expand_includes("int x;\n", 7, "plain.cl", &define_x,
+                                         0, &reader, &out),
                      0);
     assert_null(out.text);
     clc_expansion_free(&out);
@@ -765,7 +782,7 @@ static void compile_file(const char *dir, const char *name,
     size_t length = 0;
     char *source = read_text(path, &length);
     clc_translation out;
-    if (clc_translate(source, length, name, options, &out) != 0) {
+    if (translate_with(source, length, name, options, &out) != 0) {
         print_message("# %s: refused: %s\n", name, out.error);
         ++*failures;
     } else {

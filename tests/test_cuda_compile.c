@@ -18,17 +18,27 @@
 static char *ptx_of(const char *source, const char *options)
 {
     cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
+    clc_option_lists lists;
+    if (clc_options_parse(options, &lists) != 0)
+        fail_msg("options '%s': %s", options, lists.error);
     kiln_backend_source program = {
         .language = KILN_LANGUAGE_OPENCL_C,
         .text = source,
         .length = strlen(source),
         .options = options,
         .name = "contract.cl",
+        .defines = lists.options.defines,
+        .define_count = lists.options.define_count,
+        .include_dirs = lists.options.include_dirs,
+        .include_dir_count = lists.options.include_dir_count,
+        .flags = lists.options.flags,
+        .flag_count = lists.options.flag_count,
     };
     cuda_binary binary;
     char *log = NULL;
     kiln_status status =
         cuda_binary_compile(&fuzz_host, &target, &program, &binary, &log, NULL);
+    clc_option_lists_free(&lists);
     if (status != KILN_OK)
         fail_msg("the build failed (%d): %s", (int)status, last_error);
     free(log);

@@ -92,7 +92,7 @@ static void print_signature(const clc_kernel_signature *kernel)
 
 /* CUDA C -> OpenCL C; returns main's status. */
 static int translate_cuda(const char *source, size_t length, const char *path,
-                          const char *options, int signatures)
+                          const clc_options *options, int signatures)
 {
     cuda_translation translation;
     if (cuda_translate(source, length, path, options, &translation) != 0) {
@@ -161,12 +161,12 @@ int main(int argc, char **argv)
     int signatures = 0, used_prelude = 0, whole_prelude = 0;
     int language = 0; /* 1 CUDA C, 2 OpenCL C */
     const char *path = NULL;
-    size_t options_size = 1;
-    for (int i = 1; i < argc; ++i)
-        options_size += strlen(argv[i]) + 1;
-    char *options = calloc(1, options_size);
-    if (options == NULL)
+    /* Every other word that starts with '-' is a build option, each
+     * argument one word as the shell split it. */
+    const char **words = calloc((size_t)argc, sizeof *words);
+    if (words == NULL)
         return 2;
+    size_t word_count = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-s") == 0) {
             signatures = 1;
@@ -179,23 +179,32 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--opencl") == 0) {
             language = 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            strcat(options, argv[i]);
-            strcat(options, " ");
+            words[word_count++] = argv[i];
         } else {
             path = argv[i];
         }
     }
+    clc_option_lists lists;
+    int parsed = clc_options_parse_words(words, word_count, &lists);
+    free(words);
+    if (parsed != 0) {
+        fprintf(stderr, "kiln-clc: %s\n",
+                lists.error ? lists.error : "out of memory");
+        clc_option_lists_free(&lists);
+        return parsed == -2 ? 2 : 1;
+    }
+    const clc_options *options = &lists.options;
     if (language == 0 && path != NULL)
         language = cuda_file(path) ? 1 : 2;
     if (whole_prelude) {
         fputs(language == 1 ? cuda_prelude_source() : clc_prelude_source(),
               stdout);
-        free(options);
+        clc_option_lists_free(&lists);
         return 0;
     }
     if (path == NULL) {
         usage(stderr);
-        free(options);
+        clc_option_lists_free(&lists);
         return TOOL_EXIT_USAGE;
     }
     size_t length = 0;
@@ -203,14 +212,14 @@ int main(int argc, char **argv)
     if (source == NULL) {
         fprintf(stderr, "kiln-clc: cannot read %s: %s\n", path,
                 strerror(errno));
-        free(options);
+        clc_option_lists_free(&lists);
         return 2;
     }
     if (language == 1) {
         int cuda_status = translate_cuda(source, length, path, options,
                                          signatures);
         free(source);
-        free(options);
+        clc_option_lists_free(&lists);
         return cuda_status;
     }
     clc_translation translation;
@@ -240,6 +249,6 @@ int main(int argc, char **argv)
     }
     clc_translation_free(&translation);
     free(source);
-    free(options);
+    clc_option_lists_free(&lists);
     return status;
 }

@@ -2566,15 +2566,20 @@ static int cu_export(cu_state *st, cuda_translation *out)
 }
 
 /* The preprocessor's view of CUDA: __CUDACC__ and __CUDA_ARCH__ as NVRTC
- * defines them for device code, none of OpenCL's. */
-static const char cu_options_prefix[] =
-    "-U__KILN_CUDA__ -U__OPENCL_VERSION__ -U__OPENCL_C_VERSION__ "
-    "-UCL_VERSION_1_0 -UCL_VERSION_1_1 -UCL_VERSION_1_2 -UCL_VERSION_2_0 "
-    "-UCL_VERSION_3_0 -UCLK_LOCAL_MEM_FENCE -UCLK_GLOBAL_MEM_FENCE "
-    "-D__CUDACC__=1 -D__CUDA_ARCH__=600 -D__KILN_CUDA_TO_OPENCL__=1 ";
+ * defines them for device code, none of OpenCL's; the user's -D and -U
+ * come after these. */
+static const kiln_backend_define cu_predefined[] = {
+    {"__KILN_CUDA__", NULL},          {"__OPENCL_VERSION__", NULL},
+    {"__OPENCL_C_VERSION__", NULL},   {"CL_VERSION_1_0", NULL},
+    {"CL_VERSION_1_1", NULL},         {"CL_VERSION_1_2", NULL},
+    {"CL_VERSION_2_0", NULL},         {"CL_VERSION_3_0", NULL},
+    {"CLK_LOCAL_MEM_FENCE", NULL},    {"CLK_GLOBAL_MEM_FENCE", NULL},
+    {"__CUDACC__", "1"},              {"__CUDA_ARCH__", "600"},
+    {"__KILN_CUDA_TO_OPENCL__", "1"},
+};
 
 int cuda_translate(const char *source, size_t length, const char *source_name,
-                   const char *options, cuda_translation *out)
+                   const clc_options *options, cuda_translation *out)
 {
     memset(out, 0, sizeof *out);
     clc_run run;
@@ -2605,15 +2610,25 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
                  "headers are not supported by the OpenCL translation",
                  name, refused_line, refused);
     }
-    const char *user_options = options ? options : "";
-    char *all_options = clc_arena_alloc(&run.arena, sizeof cu_options_prefix +
-                                                    strlen(user_options));
-    memcpy(all_options, cu_options_prefix, sizeof cu_options_prefix - 1);
-    strcpy(all_options + sizeof cu_options_prefix - 1, user_options);
-    out->fast_math = strstr(user_options, "use_fast_math") != NULL;
+    static const clc_options no_options;
+    const clc_options *user = options ? options : &no_options;
+    size_t predefined = sizeof cu_predefined / sizeof cu_predefined[0];
+    kiln_backend_define *defines = clc_arena_alloc(
+        &run.arena, (predefined + user->define_count) * sizeof *defines);
+    memcpy(defines, cu_predefined, sizeof cu_predefined);
+    if (user->define_count > 0)
+        memcpy(defines + predefined, user->defines,
+               user->define_count * sizeof *defines);
+    clc_options all_options = *user;
+    all_options.defines = defines;
+    all_options.define_count = predefined + user->define_count;
+    for (size_t i = 0; i < user->flag_count; ++i)
+        if (strstr(user->flags[i], "use_fast_math") != NULL)
+            out->fast_math = 1;
 
     clc_pp_output pp;
-    clc_preprocess(text, length, name, all_options, &run.arena, &run.interner, &pp);
+    clc_preprocess(text, length, name, &all_options, &run.arena, &run.interner,
+                   &pp);
     cu_intern_names(st);
     st->tokens = pp.tokens;
     st->count = pp.count ? pp.count - 1 : 0;

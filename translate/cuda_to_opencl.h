@@ -93,11 +93,12 @@ typedef struct cuda_translation {
 } cuda_translation;
 
 /* Translates `length` bytes of CUDA C.  `options` are the user's build
- * options: -D, -U are applied here, --use_fast_math sets fast_math, the
- * rest (NVRTC's) are ignored.  Returns 0 on success; -1 with out->error
- * set; -2 when memory runs out.  Always call cuda_translation_free. */
+ * options (NULL: none): -D, -U are applied here, a --use_fast_math flag
+ * sets fast_math, the rest (NVRTC's) are ignored.  Returns 0 on success; -1
+ * with out->error set; -2 when memory runs out.  Always call
+ * cuda_translation_free. */
 int cuda_translate(const char *source, size_t length, const char *source_name,
-                   const char *options, cuda_translation *out);
+                   const clc_options *options, cuda_translation *out);
 
 void cuda_translation_free(cuda_translation *translation);
 

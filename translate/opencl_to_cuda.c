@@ -2245,7 +2245,7 @@ static int tr_export_kernels(const tr_state *st, clc_translation *out)
 }
 
 int clc_translate(const char *source, size_t length, const char *source_name,
-                  const char *options, clc_translation *out)
+                  const clc_options *options, clc_translation *out)
 {
     memset(out, 0, sizeof *out);
     clc_run run;

@@ -2059,59 +2059,34 @@ static const char pp_predefined[] =
     "#define CLK_LOCAL_MEM_FENCE 1\n"
     "#define CLK_GLOBAL_MEM_FENCE 2\n";
 
-/* -D NAME[=VALUE] -> "#define NAME VALUE" (the value up to a newline). */
-static void pp_option_define(clc_buffer *script, const char *value)
+/* -D NAME=VALUE -> "#define NAME VALUE" (the value up to a newline);
+ * -U NAME -> "#undef NAME". */
+static void pp_option_define(clc_buffer *script,
+                             const kiln_backend_define *define)
 {
-    const char *equals = strchr(value, '=');
-    clc_buffer_puts(script, "#define ");
-    if (equals == NULL) {
-        clc_buffer_puts(script, value);
-        clc_buffer_puts(script, " 1\n");
+    if (define->value == NULL) {
+        clc_buffer_printf(script, "#undef %s\n", define->name);
         return;
     }
-    clc_buffer_append(script, value, (size_t)(equals - value));
+    clc_buffer_puts(script, "#define ");
+    clc_buffer_puts(script, define->name);
     clc_buffer_append(script, " ", 1);
-    const char *v = equals + 1;
-    size_t n = strcspn(v, "\r\n");
-    clc_buffer_append(script, v, n);
+    clc_buffer_append(script, define->value, strcspn(define->value, "\r\n"));
     clc_buffer_append(script, "\n", 1);
 }
 
-static void pp_options(pp_state *st, const char *options, clc_buffer *script,
-                       int *c_version, int *fast_math)
+static void pp_options(pp_state *st, const clc_options *options,
+                       clc_buffer *script, int *c_version, int *fast_math)
 {
-    const char *cursor = options ? options : "";
-    size_t size = strlen(cursor) + 1, length;
-    char *w = clc_arena_alloc(st->arena, size);
-    char *next = clc_arena_alloc(st->arena, size);
+    static const clc_options none;
+    if (options == NULL)
+        options = &none;
     *c_version = 120;
     *fast_math = 0;
-    for (;;) {
-        int got = clc_option_next_word(&cursor, w, &length);
-        if (got == 0)
-            break;
-        if (got < 0)
-            clc_fail(st->failure, -1, 0,
-                     "build options: unterminated quote in '%s'", options);
-        if ((w[0] == '-' && (w[1] == 'D' || w[1] == 'U' || w[1] == 'I'))) {
-            char flag = w[1];
-            const char *value = w + 2;
-            if (*value == '\0') {
-                if (clc_option_next_word(&cursor, next, &length) <= 0)
-                    clc_fail(st->failure, -1, 0, "build options: -%c needs a value",
-                             flag);
-                value = next;
-            }
-            if (flag == 'D') {
-                if (*value == '=' || *value == '\0')
-                    clc_fail(st->failure, -1, 0,
-                             "build options: -D needs a macro name");
-                pp_option_define(script, value);
-            } else if (flag == 'U') {
-                clc_buffer_printf(script, "#undef %s\n", value);
-            }
-            continue;
-        }
+    for (size_t i = 0; i < options->define_count; ++i)
+        pp_option_define(script, &options->defines[i]);
+    for (size_t i = 0; i < options->flag_count; ++i) {
+        const char *w = options->flags[i];
         if (strncmp(w, "-cl-std=", 8) == 0) {
             const char *v = w + 8;
             if (strcmp(v, "CL1.0") == 0)
@@ -2138,7 +2113,7 @@ static void pp_options(pp_state *st, const char *options, clc_buffer *script,
 
 /* A preprocessor with the predefined macros and the build options'
  * defines in place, ready for the program (file 0, `name`). */
-static pp_state *pp_start(const char *name, const char *options,
+static pp_state *pp_start(const char *name, const clc_options *options,
                           int target_cuda, clc_arena *arena,
                           clc_interner *interner, int *fast_math)
 {
@@ -2185,7 +2160,7 @@ static pp_state *pp_start(const char *name, const char *options,
 }
 
 void clc_preprocess(const char *source, size_t length, const char *name,
-                    const char *options, clc_arena *arena,
+                    const clc_options *options, clc_arena *arena,
                     clc_interner *interner, clc_pp_output *out)
 {
     int fast_math;
@@ -2230,7 +2205,7 @@ static char *pp_strdup(const char *text, size_t length)
 }
 
 int clc_expand_includes(const char *source, size_t length, const char *name,
-                        const char *options, int target_cuda,
+                        const clc_options *options, int target_cuda,
                         const clc_include_reader *reader, clc_expansion *out)
 {
     memset(out, 0, sizeof *out);

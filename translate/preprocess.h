@@ -36,10 +36,10 @@ typedef struct clc_pp_output {
 } clc_pp_output;
 
 /* Preprocesses `source`.  `name` names file 0 ("<kiln program>" when
- * NULL); `options` is the build option string (may be NULL).  Fails the
+ * NULL); `options` are the build options (NULL: none).  Fails the
  * translation through `arena->failure` (clc_fail) on errors. */
 void clc_preprocess(const char *source, size_t length, const char *name,
-                    const char *options, clc_arena *arena,
+                    const clc_options *options, clc_arena *arena,
                     clc_interner *interner, clc_pp_output *out);
 
 /* Evaluates an integer constant expression made of numbers, character

@@ -26,6 +26,8 @@
 
 #include <stddef.h>
 
+#include "kiln_backend.h" /* kiln_backend_define: the option lists' entries */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -82,27 +84,67 @@ typedef struct clc_translation {
     int unsupported;
 } clc_translation;
 
+/* ---- build options ------------------------------------------------------------ */
+
+/* Build options as lists: what kiln_backend_source carries (the core
+ * splits the user's string once, with clc_options_parse) and what every
+ * part of the front end reads.  NULL arrays with zero counts: none. */
+typedef struct clc_options {
+    const kiln_backend_define *defines;  /* -D and -U, in the order given  */
+    size_t define_count;
+    const char *const *include_dirs;     /* -I, in the order given         */
+    size_t include_dir_count;
+    const char *const *flags;            /* every other word, in order     */
+    size_t flag_count;
+} clc_options;
+
+/* The lists of a program source a plugin was handed. */
+static inline clc_options clc_options_of(const kiln_backend_source *source)
+{
+    clc_options options = {source->defines,      source->define_count,
+                           source->include_dirs, source->include_dir_count,
+                           source->flags,        source->flag_count};
+    return options;
+}
+
+/* Lists made by clc_options_parse, owning their storage. */
+typedef struct clc_option_lists {
+    clc_options options;
+    kiln_backend_define *defines;
+    char **include_dirs;
+    char **flags;
+    char *storage;      /* the words' text                                */
+    char *error;        /* on failure: the message                        */
+} clc_option_lists;
+
+/* Splits a build option string into words the way a POSIX shell would
+ * without expansions (white space separates words, '...' and "..." group,
+ * a backslash escapes the next character; in "..." only \" and \\), and
+ * sorts them into lists: -D NAME[=VALUE], -U NAME and -I DIR take their
+ * value from the same word or the next; every other word is a flag.
+ * This is the only place where option strings are split.  Returns 0; -1
+ * on an unterminated quote; -3 on a malformed option (-D without a macro
+ * name, -D, -U or -I without a value); -2 when memory runs out.  On -1
+ * and -3 out->error says what is wrong ("build options: ...").  NULL
+ * `text`: no options.  Always call clc_option_lists_free(out) after. */
+int clc_options_parse(const char *text, clc_option_lists *out);
+/* The same for options that are words already (a command line's). */
+int clc_options_parse_words(const char *const *words, size_t count,
+                            clc_option_lists *out);
+void clc_option_lists_free(clc_option_lists *lists);
+
 /* Translates `length` bytes of OpenCL C.  `source_name` names the source in
- * #line directives and messages ("<kiln program>" when NULL).  `options` is
- * the user's build option string (may be NULL): the pass honours the -D and
- * -U options in it (the preprocessor runs inside the pass) and ignores the
- * rest; the backend decides what else reaches NVRTC.  Returns 0 on success;
+ * #line directives and messages ("<kiln program>" when NULL).  `options` are
+ * the user's build options (NULL: none): the pass honours their -D and -U
+ * (the preprocessor runs inside the pass), -cl-std= and
+ * -cl-fast-relaxed-math, and ignores the rest; the backend decides what
+ * else reaches NVRTC.  Returns 0 on success;
  * -1 with out->error set when the source cannot be translated; -2 when
  * memory runs out.  Always call clc_translation_free(out) after. */
 int clc_translate(const char *source, size_t length, const char *source_name,
-                  const char *options, clc_translation *out);
+                  const clc_options *options, clc_translation *out);
 
 void clc_translation_free(clc_translation *translation);
-
-/* ---- build options ------------------------------------------------------------ */
-
-/* Splits the next word off `*cursor` the way a POSIX shell would without
- * expansions: white space separates words, '...' and "..." group, and a
- * backslash escapes the next character (in "..." only \" and \\).  The
- * word is written unquoted into `word`, which must hold strlen(*cursor) + 1
- * bytes.  Returns 1 with a word, 0 at the end, -1 on an unterminated
- * quote.  Every reader of build options splits them with this. */
-int clc_option_next_word(const char **cursor, char *word, size_t *length);
 
 /* ---- #include, for the core ------------------------------------------------- */
 
@@ -131,7 +173,8 @@ typedef struct clc_expansion {
 
 /* Inlines the files the program's #include directives name, the way the
  * compiler will see them: this preprocessor runs over the program with the
- * build options' -D and -U (and __KILN_CUDA__ when `target_cuda`), so
+ * build options' -D, -U and -cl-std= (and __KILN_CUDA__ when `target_cuda`;
+ * `options` NULL: none), so
  * comments, strings, line splices, digraphs and conditional groups are
  * what C says they are, and `#include MACRO` is expanded.  An #include in
  * a group that is not taken, or of a file the reader does not find, stays
@@ -142,7 +185,7 @@ typedef struct clc_expansion {
  * a malformed directive), or -2 when memory runs out.  Always call
  * clc_expansion_free(out) after. */
 int clc_expand_includes(const char *source, size_t length, const char *name,
-                        const char *options, int target_cuda,
+                        const clc_options *options, int target_cuda,
                         const clc_include_reader *reader, clc_expansion *out);
 void clc_expansion_free(clc_expansion *expansion);
 

@@ -176,6 +176,25 @@ static int cuda_option_list_add(cuda_option_list *list, const char *prefix,
     return 0;
 }
 
+/* -DNAME=VALUE or -UNAME, as one NVRTC argument. */
+static int cuda_option_list_add_define(cuda_option_list *list,
+                                       const kiln_backend_define *define)
+{
+    size_t size = strlen(define->name) + 1 +
+                  (define->value ? strlen(define->value) + 1 : 0);
+    char *text = malloc(size);
+    if (text == NULL)
+        return -1;
+    if (define->value != NULL)
+        snprintf(text, size, "%s=%s", define->name, define->value);
+    else
+        snprintf(text, size, "%s", define->name);
+    int result = cuda_option_list_add(list, define->value ? "-D" : "-U", text,
+                                      size - 1);
+    free(text);
+    return result;
+}
+
 void cuda_options_free(char **nvrtc_options, size_t count)
 {
     if (nvrtc_options == NULL)
@@ -215,14 +234,13 @@ static const cuda_option_rule *cuda_option_rule_find(const char *word)
 }
 
 kiln_status cuda_options_map(const kiln_host_api *host,
-                             kiln_language language, const char *options,
+                             kiln_language language,
+                             const clc_options *options,
                              const cuda_target *target, char ***nvrtc_options,
                              size_t *count, int *werror)
 {
     cuda_option_list list = {0};
-    char *word = NULL;
     int failed = 0;
-    kiln_status status = KILN_OK;
     *werror = 0;
 
     char architecture[32];
@@ -248,47 +266,21 @@ kiln_status cuda_options_map(const kiln_host_api *host,
                                            strlen("-minimal"));
     }
 
-    const char *cursor = options ? options : "";
-    word = malloc(strlen(cursor) + 1);
-    if (word == NULL)
-        failed = 1;
-    while (!failed && status == KILN_OK) {
-        size_t length = 0;
-        int got = clc_option_next_word(&cursor, word, &length);
-        if (got == 0)
-            break;
-        if (got < 0) {
-            status = host->error(KILN_ERR_INVALID_ARGUMENT,
-                                 "build options: unterminated quote in '%s'",
-                                 options);
-            break;
-        }
-        /* -D, -U and -I take their value in the same word or the next. */
-        if ((word[0] == '-') &&
-            (word[1] == 'D' || word[1] == 'U' || word[1] == 'I')) {
-            char flag[3] = {'-', word[1], '\0'};
-            const char *value = word + 2;
-            size_t value_length = length - 2;
-            if (value_length == 0) {
-                got = clc_option_next_word(&cursor, word, &value_length);
-                if (got <= 0) {
-                    status = host->error(KILN_ERR_INVALID_ARGUMENT,
-                                         "build options: %s needs a value",
-                                         flag);
-                    break;
-                }
-                value = word;
-            }
-            /* The translator has already applied -D and -U to OpenCL C
-             * (its preprocessor runs before the translation), and the core
-             * has already inlined the includes: NVRTC must not see user
-             * macros again, where they could clash with the prelude's
-             * identifiers. */
-            if (language == KILN_LANGUAGE_CUDA_C)
-                failed |= cuda_option_list_add(&list, flag, value,
-                                               value_length);
-            continue;
-        }
+    /* The translator has already applied -D and -U to OpenCL C (its
+     * preprocessor runs before the translation), and the core has already
+     * inlined the includes: NVRTC must not see user macros again, where
+     * they could clash with the prelude's identifiers.  NVRTC takes each
+     * option as one argument: nothing is quoted. */
+    if (language == KILN_LANGUAGE_CUDA_C) {
+        for (size_t i = 0; i < options->define_count; ++i)
+            failed |= cuda_option_list_add_define(&list, &options->defines[i]);
+        for (size_t i = 0; i < options->include_dir_count; ++i)
+            failed |= cuda_option_list_add(&list, "-I",
+                                           options->include_dirs[i],
+                                           strlen(options->include_dirs[i]));
+    }
+    for (size_t i = 0; !failed && i < options->flag_count; ++i) {
+        const char *word = options->flags[i];
         if (strcmp(word, "-Werror") == 0) {
             /* NVRTC has no -Werror: warnings are checked in its log. */
             *werror = 1;
@@ -296,24 +288,21 @@ kiln_status cuda_options_map(const kiln_host_api *host,
         }
         const cuda_option_rule *rule = cuda_option_rule_find(word);
         if (rule == NULL) {
-            failed |= cuda_option_list_add(&list, "", word, length);
+            failed |= cuda_option_list_add(&list, "", word, strlen(word));
             continue;
         }
         if (rule->nvrtc[0] == NULL && host != NULL && host->trace != NULL)
             host->trace("cuda: build option %s has no NVRTC equivalent and is "
                         "dropped",
                         word);
-        for (int i = 0; i < 2 && rule->nvrtc[i] != NULL; ++i)
-            failed |= cuda_option_list_add(&list, "", rule->nvrtc[i],
-                                           strlen(rule->nvrtc[i]));
+        for (int r = 0; r < 2 && rule->nvrtc[r] != NULL; ++r)
+            failed |= cuda_option_list_add(&list, "", rule->nvrtc[r],
+                                           strlen(rule->nvrtc[r]));
     }
-    free(word);
-    if (failed && status == KILN_OK)
-        status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                             "out of host memory mapping build options");
-    if (status != KILN_OK) {
+    if (failed) {
         cuda_options_free(list.items, list.count);
-        return status;
+        return host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                           "out of host memory mapping build options");
     }
     *nvrtc_options = list.items;
     *count = list.count;
@@ -429,9 +418,10 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     char **options = NULL;
     size_t option_count = 0;
     int werror = 0;
+    clc_options lists = clc_options_of(source);
     kiln_status status =
-        cuda_options_map(host, source->language, source->options, target,
-                         &options, &option_count, &werror);
+        cuda_options_map(host, source->language, &lists, target, &options,
+                         &option_count, &werror);
     if (status != KILN_OK)
         return status;
     if (option_count >= INT_MAX) {
@@ -449,8 +439,7 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     if (source->language == KILN_LANGUAGE_OPENCL_C) {
         double start = cuda_seconds();
         int translated = clc_translate(source->text, source->length,
-                                       source->name, source->options,
-                                       &translation);
+                                       source->name, &lists, &translation);
         spent.translation = cuda_seconds() - start;
         if (translated == -2) {
             status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,

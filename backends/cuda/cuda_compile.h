@@ -90,14 +90,14 @@ CUDA_INTERNAL kiln_status cuda_binary_compile(const kiln_host_api *host,
                                               cuda_binary *binary, char **log,
                                               cuda_build_times *times);
 
-/* The NVRTC options for a user option string (exposed for tests): a
+/* The NVRTC options for the user's build options (exposed for tests): a
  * NULL-terminated malloc'ed array of malloc'ed strings, freed with
  * cuda_options_free; *werror is set when -Werror asked for warnings to fail
  * the build.  The table of OpenCL options and what becomes of each is in
  * cuda_compile.c. */
 CUDA_INTERNAL kiln_status cuda_options_map(const kiln_host_api *host,
                                            kiln_language language,
-                                           const char *options,
+                                           const clc_options *options,
                                            const cuda_target *target,
                                            char ***nvrtc_options,
                                            size_t *count, int *werror);

@@ -70,8 +70,9 @@ static kiln_status cuda_program_signatures(const kiln_backend_source *source,
                                            cuda_binary *binary)
 {
     cuda_translation reading;
-    if (cuda_translate(source->text, source->length, source->name,
-                       source->options, &reading) != 0) {
+    clc_options options = clc_options_of(source);
+    if (cuda_translate(source->text, source->length, source->name, &options,
+                       &reading) != 0) {
         cuda_host->trace("cuda: no parameter names for %s: %s", source->name,
                          reading.error ? reading.error : "out of memory");
         cuda_translation_free(&reading);

@@ -23,8 +23,9 @@
 kiln_status opencl_cuda_translate(const kiln_backend_source *source,
                                   cuda_translation *translation)
 {
+    clc_options options = clc_options_of(source);
     int result = cuda_translate(source->text, source->length, source->name,
-                                source->options, translation);
+                                &options, translation);
     if (result == -2)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory translating "

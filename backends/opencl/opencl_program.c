@@ -277,6 +277,87 @@ static void opencl_line_marker(const char *name, char *out, size_t size)
     out[n] = '\0';
 }
 
+/* Appends `word` to `text` (grown as needed) as one word of an OpenCL
+ * option string: quoted with "..." when it holds white space, a quote or a
+ * backslash, the way OpenCL compilers split options (PoCL keeps the
+ * option's prefix out of the quotes: -D "NAME=a b"). */
+static int options_append(char **text, size_t *length, size_t *capacity,
+                          const char *prefix, const char *word)
+{
+    size_t need = *length + 1 + strlen(prefix) + 1 + 2 * strlen(word) + 3;
+    if (need > *capacity) {
+        size_t grown_size = need * 2;
+        char *grown = realloc(*text, grown_size);
+        if (grown == NULL)
+            return -1;
+        *text = grown;
+        *capacity = grown_size;
+    }
+    char *out = *text + *length;
+    if (*length > 0)
+        *out++ = ' ';
+    out += sprintf(out, "%s", prefix);
+    if (word[strcspn(word, " \t\r\n\v\f\"'\\")] == '\0') {
+        out += sprintf(out, "%s", word);
+    } else {
+        if (prefix[0] != '\0')
+            *out++ = ' ';
+        *out++ = '"';
+        for (const char *p = word; *p != '\0'; ++p) {
+            if (*p == '"' || *p == '\\')
+                *out++ = '\\';
+            *out++ = *p;
+        }
+        *out++ = '"';
+    }
+    *out = '\0';
+    *length = (size_t)(out - *text);
+    return 0;
+}
+
+/* The clBuildProgram option string of `source`'s option lists (the core
+ * split the user's string once), then `extra` (NULL: none); malloc'ed,
+ * NULL when memory runs out. */
+static char *options_text(const kiln_backend_source *source,
+                          const char *extra)
+{
+    size_t length = 0, capacity = 64;
+    char *text = malloc(capacity);
+    if (text == NULL)
+        return NULL;
+    text[0] = '\0';
+    int failed = 0;
+    for (size_t i = 0; !failed && i < source->define_count; ++i) {
+        const kiln_backend_define *define = &source->defines[i];
+        if (define->value == NULL) {
+            failed = options_append(&text, &length, &capacity, "-U",
+                                    define->name);
+            continue;
+        }
+        size_t size = strlen(define->name) + strlen(define->value) + 2;
+        char *word = malloc(size);
+        failed = word == NULL;
+        if (word != NULL) {
+            snprintf(word, size, "%s=%s", define->name, define->value);
+            failed = options_append(&text, &length, &capacity, "-D", word);
+        }
+        free(word);
+    }
+    for (size_t i = 0; !failed && i < source->include_dir_count; ++i)
+        failed = options_append(&text, &length, &capacity, "-I",
+                                source->include_dirs[i]);
+    for (size_t i = 0; !failed && i < source->flag_count; ++i)
+        failed = options_append(&text, &length, &capacity, "",
+                                source->flags[i]);
+    if (!failed && extra != NULL)
+        failed = options_append(&text, &length, &capacity, "", extra);
+    if (failed) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 kiln_status opencl_program_build(kiln_backend_context *context,
                                  const kiln_backend_source *source,
                                  kiln_backend_program **program, char **log)
@@ -290,7 +371,11 @@ kiln_status opencl_program_build(kiln_backend_context *context,
     int from_cuda = source->language == KILN_LANGUAGE_CUDA_C;
     const char *text = source->text;
     size_t text_length = source->length;
-    const char *user_options = source->options;
+    /* The options the user gave, as the OpenCL compiler reads them, and
+     * the same with kernel argument info, which lets the core check
+     * launches. */
+    char *user_options = NULL;
+    char *options = NULL;
     if (from_cuda) {
         kiln_status status = opencl_cuda_translate(source, &translation);
         if (status != KILN_OK) {
@@ -299,22 +384,24 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         }
         text = translation.source;
         text_length = strlen(translation.source);
-        user_options = translation.fast_math ? "-cl-fast-relaxed-math" : "";
+        static const char *const fast_math[] = {"-cl-fast-relaxed-math"};
+        const kiln_backend_source translated = {
+            .flags = fast_math, .flag_count = translation.fast_math ? 1 : 0};
+        user_options = options_text(&translated, NULL);
+        options = options_text(&translated, "-cl-kernel-arg-info");
+    } else {
+        user_options = options_text(source, NULL);
+        options = options_text(source, "-cl-kernel-arg-info");
     }
     kiln_backend_program *result = calloc(1, sizeof *result);
-    static const char arg_info[] = " -cl-kernel-arg-info";
-    size_t options_length = strlen(user_options);
-    char *options = malloc(options_length + sizeof arg_info);
-    if (result == NULL || options == NULL) {
+    if (result == NULL || options == NULL || user_options == NULL) {
         free(result);
         free(options);
+        free(user_options);
         cuda_translation_free(&translation);
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
     }
-    /* Kernel argument info is what lets the core check launches. */
-    memcpy(options, user_options, options_length);
-    memcpy(options + options_length, arg_info, sizeof arg_info);
 
     /* A #line in front makes the compiler's messages name the user's file
      * (or "<kiln program>" for a string) instead of the driver's temporary
@@ -353,7 +440,8 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         }
         if (error != CL_SUCCESS)
             status = build_failure(error, result->program, device,
-                                   user_options, log);
+                                   from_cuda ? user_options : source->options,
+                                   log);
         else
             *log = program_log(result->program, device);
         if (*log != NULL && strstr(*log, "<kernel>:") != NULL) {
@@ -365,6 +453,7 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         }
     }
     free(options);
+    free(user_options);
     if (status == KILN_OK)
         status = program_signatures(context, result);
     if (status == KILN_OK && from_cuda)

@@ -13,9 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static const kiln_backend_define defines[] = {{"N", "4"},
+                                                  {"TYPE", "float"}};
+    static const clc_options options = {.defines = defines, .define_count = 2};
     clc_translation translation;
-    int result = clc_translate((const char *)data, size, "fuzz.cl",
-                               "-DN=4 -DTYPE=float", &translation);
+    int result = clc_translate((const char *)data, size, "fuzz.cl", &options,
+                               &translation);
     if (result == 0 && translation.source == NULL)
         abort();
     if (result == -1 && (translation.error == NULL || translation.error[0] == 0))
@@ -23,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     clc_translation_free(&translation);
     /* the other direction, CUDA C -> OpenCL C, on the same bytes */
     cuda_translation cuda;
-    result = cuda_translate((const char *)data, size, "fuzz.cu",
-                            "-DN=4 -DTYPE=float", &cuda);
+    result = cuda_translate((const char *)data, size, "fuzz.cu", &options,
+                            &cuda);
     if (result == 0 && cuda.source == NULL)
         abort();
     if (result == -1 && (cuda.error == NULL || cuda.error[0] == 0))
