@@ -600,6 +600,34 @@ static void test_key_covers_options_source_and_headers(void **state)
     check_affine(context, program, 3.0f, 4.0f);
     TEST_OK(kiln_program_release(program));
     assert_entries(7);
+
+    /* Every kind of option is in the key: a flag, the order of repeated
+     * defines, a value with spaces, an include directory; the same lists
+     * spelt another way are the same entry. */
+    static const struct {
+        const char *options;
+        float scale;
+        bool compiled;
+    } more[] = {
+        {"-DSCALE=2.0f -cl-mad-enable", 2.0f, true},
+        {"-DSCALE=2.0f -DSCALE=6.0f", 6.0f, true},
+        {"-DSCALE=6.0f -DSCALE=2.0f", 2.0f, true},
+        {"-D'SCALE=(2.0f + 1.0f)'", 3.0f, true},
+        {"-D \"SCALE=(2.0f + 1.0f)\"", 3.0f, false},
+        {"-DSCALE=(2.0f\\ +\\ 1.0f)", 3.0f, false},
+        {"-DSCALE=2.0f -I/no-such-kiln-dir", 2.0f, true},
+    };
+    size_t entries = 7;
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; ++i) {
+        program = build(context, affine_macro_source, more[i].options);
+        assert_origin(program, more[i].compiled
+                                   ? KILN_PROGRAM_COMPILED
+                                   : KILN_PROGRAM_FROM_MEMORY_CACHE);
+        check_affine(context, program, more[i].scale, 0.0f);
+        TEST_OK(kiln_program_release(program));
+        entries += more[i].compiled;
+        assert_entries(entries);
+    }
 }
 
 /* ---- (3) corrupt entries -------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 
 #include "cuda_to_opencl.h"
 #include "translate.h"
+#include "cuda_to_opencl.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -549,6 +550,176 @@ static void expand_includes(void **state)
     clc_expansion_free(&out);
 }
 
+/* ---- build options ------------------------------------------------------------ */
+
+/* What one option string must split into: defines as "NAME=VALUE" or
+ * "-NAME" (an -U), directories and flags, each list in order, joined by
+ * '|'. */
+typedef struct option_case {
+    const char *text;
+    const char *defines;
+    const char *include_dirs;
+    const char *flags;
+} option_case;
+
+static void join_list(char *out, size_t size, const char *const *items,
+                      size_t count)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < count; ++i) {
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "%s%s", i ? "|" : "", items[i]);
+    }
+}
+
+static void check_option_case(const option_case *c)
+{
+    clc_option_lists lists;
+    int result = clc_options_parse(c->text, &lists);
+    if (result != 0)
+        fail_msg("<%s>: %d %s", c->text, result, lists.error);
+    const clc_options *o = &lists.options;
+    char got[512] = "", item[256];
+    for (size_t i = 0; i < o->define_count; ++i) {
+        const kiln_backend_define *d = &o->defines[i];
+        if (d->value != NULL)
+            snprintf(item, sizeof item, "%s=%s", d->name, d->value);
+        else
+            snprintf(item, sizeof item, "-%s", d->name);
+        size_t used = strlen(got);
+        snprintf(got + used, sizeof got - used, "%s%s", i ? "|" : "", item);
+    }
+    if (strcmp(got, c->defines) != 0)
+        fail_msg("<%s>: defines [%s], expected [%s]", c->text, got,
+                 c->defines);
+    join_list(got, sizeof got, o->include_dirs, o->include_dir_count);
+    if (strcmp(got, c->include_dirs) != 0)
+        fail_msg("<%s>: include dirs [%s], expected [%s]", c->text, got,
+                 c->include_dirs);
+    join_list(got, sizeof got, o->flags, o->flag_count);
+    if (strcmp(got, c->flags) != 0)
+        fail_msg("<%s>: flags [%s], expected [%s]", c->text, got, c->flags);
+    clc_option_lists_free(&lists);
+}
+
+/* The one splitter: quotes and backslashes group a word however the value
+ * is spelt, -D/-U/-I take the same word or the next, each list keeps the
+ * order given, and every malformed option has its message. */
+static void option_lists(void **state)
+{
+    (void)state;
+    static const option_case cases[] = {
+        {"", "", "", ""},
+        {"  -DV=3\t-D W=4\n", "V=3|W=4", "", ""},
+        /* a value with spaces, spelt four ways */
+        {"-D'V=1 + 2'", "V=1 + 2", "", ""},
+        {"-D \"V=1 + 2\"", "V=1 + 2", "", ""},
+        {"-DV=\"1 + 2\"", "V=1 + 2", "", ""},
+        {"-DV=1\\ +\\ 2", "V=1 + 2", "", ""},
+        {"\"-DV=1 + 2\"", "V=1 + 2", "", ""},
+        /* quotes inside a value: '...' keeps them, "..." takes \" */
+        {"-DS='\"a b\"'", "S=\"a b\"", "", ""},
+        {"-D \"S=\\\"x\\\\y\\\"\"", "S=\"x\\y\"", "", ""},
+        /* no value: 1, as C compilers define it */
+        {"-DV -D W", "V=1|W=1", "", ""},
+        /* repeated: both, in order (the last one wins in the compiler) */
+        {"-DV=2 -DV=5 -DV", "V=2|V=5|V=1", "", ""},
+        {"-DV=4 -UV -U W -DW", "V=4|-V|-W|W=1", "", ""},
+        {"-DF(x)=x*2 -DE=a=b", "F(x)=x*2|E=a=b", "", ""},
+        /* directories with spaces */
+        {"-I '/a dir' -I\"/b dir\" \"-I/c dir\" -I/d\\ dir -Ie", "",
+         "/a dir|/b dir|/c dir|/d dir|e", ""},
+        /* everything else is a flag, in order, whatever it is */
+        {"-cl-mad-enable -DV=1 -w --fmad=false -I x -bogus 'a b' -Werror",
+         "V=1", "x", "-cl-mad-enable|-w|--fmad=false|-bogus|a b|-Werror"},
+        {"-cl-std=CL1.2 -O3 -g ''", "", "", "-cl-std=CL1.2|-O3|-g|"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        check_option_case(&cases[i]);
+
+    static const struct {
+        const char *text;
+        int result;
+        const char *message;
+    } bad[] = {
+        {"-D", -3, "build options: -D needs a value"},
+        {"-DV -U", -3, "build options: -U needs a value"},
+        {"-DV=1 -I", -3, "build options: -I needs a value"},
+        {"-D=3", -3, "build options: -D needs a macro name"},
+        {"-D =3", -3, "build options: -D needs a macro name"},
+        {"-D ''", -3, "build options: -D needs a macro name"},
+        {"-DV='1 + 2", -1,
+         "build options: unterminated quote in '-DV='1 + 2'"},
+        {"-I \"/a dir", -1,
+         "build options: unterminated quote in '-I \"/a dir'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        clc_option_lists lists;
+        int result = clc_options_parse(bad[i].text, &lists);
+        if (result != bad[i].result || lists.error == NULL ||
+            strcmp(lists.error, bad[i].message) != 0)
+            fail_msg("<%s>: %d '%s', expected %d '%s'", bad[i].text, result,
+                     lists.error ? lists.error : "(none)", bad[i].result,
+                     bad[i].message);
+        clc_option_lists_free(&lists);
+    }
+
+    /* A command line's words are not split again. */
+    const char *words[] = {"-D", "V=a b", "-DW=c d", "-I", "x y", "-w"};
+    clc_option_lists lists;
+    assert_int_equal(clc_options_parse_words(words, 6, &lists), 0);
+    assert_int_equal(lists.options.define_count, 2);
+    assert_string_equal(lists.options.defines[0].value, "a b");
+    assert_string_equal(lists.options.defines[1].name, "W");
+    assert_string_equal(lists.options.defines[1].value, "c d");
+    assert_string_equal(lists.options.include_dirs[0], "x y");
+    assert_string_equal(lists.options.flags[0], "-w");
+    clc_option_lists_free(&lists);
+}
+
+/* The translator's preprocessor reads the lists: a value with spaces is
+ * one macro, the last of repeated -D wins, -U after -D undefines, -D
+ * without a value is 1, and -cl-std= sets __OPENCL_C_VERSION__. */
+static void options_reach_the_preprocessor(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "#if V == 3 && W == 1 && R == 4 && !defined(X) && "
+        "__OPENCL_C_VERSION__ == 300\n"
+        "kernel void as_meant(global int *x) { x[0] = S; }\n"
+        "#else\n"
+        "kernel void misread(global int *x) { x[0] = 0; }\n"
+        "#endif\n";
+    clc_translation out;
+    translate_ok(source,
+                 "-D'V=1 + 2' -DW -DR=2 -D R=4 -DX=1 -UX -cl-std=CL3.0 "
+                 "-D \"S=(7 - 2) * 3\"",
+                 &out);
+    assert_int_equal(out.kernel_count, 1);
+    assert_string_equal(out.kernels[0].name, "as_meant");
+    clc_translation_free(&out);
+
+    /* The CUDA C direction reads the same lists. */
+    static const char cuda_source[] =
+        "#if V == 3 && defined(__CUDACC__)\n"
+        "__global__ void as_meant(int *x) { x[0] = 1; }\n"
+        "#else\n"
+        "__global__ void misread(int *x) { x[0] = 0; }\n"
+        "#endif\n";
+    clc_option_lists lists;
+    assert_int_equal(clc_options_parse("-D 'V=1 + 2' --use_fast_math", &lists),
+                     0);
+    cuda_translation cuda;
+    assert_int_equal(cuda_translate(cuda_source, strlen(cuda_source), "t.cu",
+                                    &lists.options, &cuda),
+                     0);
+    assert_int_equal(cuda.kernel_count, 1);
+    assert_string_equal(cuda.kernels[0].signature.name, "as_meant");
+    assert_int_equal(cuda.fast_math, 1);
+    cuda_translation_free(&cuda);
+    clc_option_lists_free(&lists);
+}
+
 /* ---- the translator's identity ------------------------------------------------- */
 
 /* The translator's digest in the cache key is the build's digest of the
@@ -938,6 +1109,8 @@ int main(void)
         KILN_TEST(translator_digest),
         KILN_TEST(prelude_selection),
         KILN_TEST(expand_includes),
+        KILN_TEST(option_lists),
+        KILN_TEST(options_reach_the_preprocessor),
 #ifdef KILN_TEST_NVRTC
         KILN_TEST(nvrtc_prelude_sections),
         KILN_TEST(nvrtc_corpus),

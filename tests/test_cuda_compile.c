@@ -141,11 +141,66 @@ static void errors_use_the_users_names(void **state)
     free(log);
 }
 
+/* What reaches NVRTC: one argument per option word as the core split it
+ * (a value with spaces stays whole), -D/-U/-I for CUDA C only (the
+ * translator applied them to OpenCL C), OpenCL options mapped, -Werror
+ * taken out, unknown flags passed on in order. */
+static void nvrtc_options_from_the_lists(void **state)
+{
+    (void)state;
+    cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 0};
+    clc_option_lists lists;
+    assert_int_equal(clc_options_parse("-D'V=1 + 2' -DW -UX -I 'a b' "
+                                       "-cl-mad-enable -w -Werror "
+                                       "--fmad=false -bogus -cl-std=CL1.2",
+                                       &lists),
+                     0);
+    /* The user's part comes last, after what every program gets. */
+    static const char *const cuda_c[] = {"-DV=1 + 2", "-DW=1", "-UX", "-Ia b",
+                                         "--fmad=true", "-w", "--fmad=false",
+                                         "-bogus"};
+    static const char *const opencl_c[] = {"--fmad=true", "-w",
+                                           "--fmad=false", "-bogus"};
+    for (int language = 0; language < 2; ++language) {
+        const char *const *expected = language ? cuda_c : opencl_c;
+        size_t expected_count = language ? sizeof cuda_c / sizeof *cuda_c
+                                         : sizeof opencl_c / sizeof *opencl_c;
+        char **options = NULL;
+        size_t count = 0;
+        int werror = 0;
+        assert_int_equal(cuda_options_map(&fuzz_host,
+                                          language ? KILN_LANGUAGE_CUDA_C
+                                                   : KILN_LANGUAGE_OPENCL_C,
+                                          &lists.options, &target, &options,
+                                          &count, &werror),
+                         KILN_OK);
+        assert_int_equal(werror, 1);
+        assert_true(count > expected_count);
+        assert_string_equal(options[0], "--gpu-architecture=sm_90");
+        size_t first = count - expected_count;
+        for (size_t i = 0; i < count; ++i) {
+            if (i >= first && strcmp(options[i], expected[i - first]) != 0)
+                fail_msg("NVRTC option %zu: '%s', expected '%s'", i,
+                         options[i], expected[i - first]);
+            if (i < first && (strncmp(options[i], "-D", 2) == 0 ||
+                              strncmp(options[i], "-I", 2) == 0 ||
+                              strncmp(options[i], "-U", 2) == 0 ||
+                              strcmp(options[i], "-Werror") == 0))
+                fail_msg("NVRTC option %zu: '%s' is the user's", i,
+                         options[i]);
+        }
+        assert_null(options[count]);
+        cuda_options_free(options, count);
+    }
+    clc_option_lists_free(&lists);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(fp_contract_off),
         KILN_TEST(errors_use_the_users_names),
+        KILN_TEST(nvrtc_options_from_the_lists),
     };
     return kiln_test_main_plain("cuda compile", tests,
                                 sizeof tests / sizeof tests[0]);

@@ -33,8 +33,9 @@ static const char scale_source[] =
 
 /* Runs `scale` from a build with `options` on random data and checks it
  * against the CPU. */
-static void check_scale(kiln_context *context, const char *options, int scale,
-                        int offset, int negate)
+static void check_scale_with(kiln_context *context,
+                             const kiln_build_options *options, int scale,
+                             int offset, int negate)
 {
     enum { COUNT = 1000 };
     int32_t in[COUNT], out[COUNT], expected[COUNT];
@@ -44,7 +45,9 @@ static void check_scale(kiln_context *context, const char *options, int scale,
         if (negate)
             expected[i] = -expected[i];
     }
-    kiln_program *program = test_build(context, scale_source, options);
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, scale_source, 0, options,
+                                    &program));
     kiln_kernel *kernel = test_kernel(program, "scale");
     kiln_buffer *in_buffer = test_buffer_from(context, in, sizeof in);
     kiln_buffer *out_buffer = test_buffer(context, sizeof out);
@@ -55,12 +58,19 @@ static void check_scale(kiln_context *context, const char *options, int scale,
     TEST_OK(kiln_buffer_read(out_buffer, 0, out, sizeof out));
     for (int i = 0; i < COUNT; ++i)
         if (out[i] != expected[i])
-            fail_msg("options '%s': element %d: got %d, expected %d", options,
-                     i, out[i], expected[i]);
+            fail_msg("options '%s': element %d: got %d, expected %d",
+                     options->options, i, out[i], expected[i]);
     TEST_OK(kiln_buffer_release(in_buffer));
     TEST_OK(kiln_buffer_release(out_buffer));
     TEST_OK(kiln_kernel_release(kernel));
     TEST_OK(kiln_program_release(program));
+}
+
+static void check_scale(kiln_context *context, const char *options, int scale,
+                        int offset, int negate)
+{
+    kiln_build_options with_options = {.options = options};
+    check_scale_with(context, &with_options, scale, offset, negate);
 }
 
 static void defines_in_options_change_results(void **state)
@@ -69,6 +79,57 @@ static void defines_in_options_change_results(void **state)
     check_scale(context, "-DSCALE=3 -DOFFSET=7", 3, 7, 0);
     check_scale(context, "-DSCALE=-5 -DOFFSET=11", -5, 11, 0);
     check_scale(context, "-D SCALE=2 -D OFFSET=0 -DNEGATE", 2, 0, 1);
+}
+
+/* The options are split once, by the core, and every backend's compiler
+ * sees each word as it was meant: values with spaces however they are
+ * quoted (the OpenCL backend quotes them again for the driver), -D without
+ * a value, and a repeated -D whose last value wins. */
+static void option_words_reach_every_compiler_whole(void **state)
+{
+    kiln_context *context = test_context(state);
+    int scale = 2 + (int)(test_random_u64() % 7);
+    int offset = (int)(test_random_u64() % 100);
+    char options[256];
+    snprintf(options, sizeof options, "-D'SCALE=%d * 3' -D \"OFFSET=%d - 1\"",
+             scale, offset);
+    check_scale(context, options, scale * 3, offset - 1, 0);
+    snprintf(options, sizeof options,
+             "-DSCALE=\"(%d + 1)\" -DOFFSET=%d\\ +\\ 2 -D NEGATE", scale,
+             offset);
+    check_scale(context, options, scale + 1, offset + 2, 1);
+    snprintf(options, sizeof options,
+             "-DSCALE=1 -DOFFSET=0 -DSCALE=%d -D OFFSET=%d", scale, offset);
+    check_scale(context, options, scale, offset, 0);
+    /* The defines array appends after the string: its -D is the last. */
+    const char *defines[] = {"NEGATE", "OFFSET=5"};
+    snprintf(options, sizeof options, "-D 'SCALE=%d' -D'OFFSET=1 + 1'",
+             scale);
+    kiln_build_options with_defines = {.options = options,
+                                       .defines = defines,
+                                       .define_count = 2};
+    check_scale_with(context, &with_defines, scale, 5, 1);
+
+    /* Malformed options, the same message on every backend. */
+    static const struct {
+        const char *options;
+        kiln_status status;
+        const char *message;
+    } bad[] = {
+        {"-DSCALE=1 -D", KILN_ERR_BUILD, "build options: -D needs a value"},
+        {"-D=1", KILN_ERR_BUILD, "build options: -D needs a macro name"},
+        {"-I", KILN_ERR_BUILD, "build options: -I needs a value"},
+        {"-D'SCALE=1 -DOFFSET=0", KILN_ERR_INVALID_ARGUMENT,
+         "build options: unterminated quote in '-D'SCALE=1 -DOFFSET=0'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        kiln_program *program = NULL;
+        TEST_FAILS(bad[i].status, kiln_program_build(context, scale_source,
+                                                     bad[i].options,
+                                                     &program));
+        assert_null(program);
+        TEST_ERROR_MENTIONS(bad[i].message);
+    }
 }
 
 static void build_log_and_origin_of_a_good_build(void **state)
@@ -665,6 +726,7 @@ int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(defines_in_options_change_results),
+        KILN_TEST(option_words_reach_every_compiler_whole),
         KILN_TEST(build_log_and_origin_of_a_good_build),
         KILN_TEST(compile_error_carries_the_log),
         KILN_TEST(untranslatable_construct_is_named),

@@ -551,31 +551,57 @@ static void test_includes_the_compiler_would_see(void **state)
     }
 }
 
-/* -I "dir" is the directory, quotes removed: the options are split the
- * same way by the core, the preprocessor and the CUDA backend, so the
- * header is found, inlined and in the key (the core used to look for a
- * directory named with its quotes). */
+/* -I "dir" is the directory, quotes removed: the core splits the options
+ * once and hands the directory over as one word, so the header is found,
+ * inlined and in the key (the core used to look for a directory named
+ * with its quotes).  A directory with a space in its name, in each
+ * spelling that makes it one word, is the same directory and one key. */
 static void test_quoted_include_dir(void **state)
 {
     kiln_context *context = test_context(state);
     workspace w;
     workspace_init(&w, "quoted");
     setenv("KILN_CACHE_DIR", path_in(&w, "cache"), 1);
-    char text[2048], option_text[4600];
-    make_dir(&w, "headers");
+    char text[2048], escaped[4400], header[128];
+    make_dir(&w, "my headers");
     put(&w, "elsewhere.cl", including("#include <val.h>\n", text, sizeof text));
-    snprintf(option_text, sizeof option_text, "-I \"%s\"",
-             path_in(&w, "headers"));
-    kiln_build_options options = {.options = option_text};
+    const char *dir = path_in(&w, "my headers");
+    size_t n = 0;
+    for (const char *p = dir; *p != '\0' && n + 3 < sizeof escaped; ++p) {
+        if (*p == ' ')
+            escaped[n++] = '\\';
+        escaped[n++] = *p;
+    }
+    escaped[n] = '\0';
+    char spellings[4][4600];
+    snprintf(spellings[0], sizeof spellings[0], "-I \"%s\"", dir);
+    snprintf(spellings[1], sizeof spellings[1], "-I'%s' -DUNUSED", dir);
+    snprintf(spellings[2], sizeof spellings[2], "\"-I%s\"", dir);
+    snprintf(spellings[3], sizeof spellings[3], "-I %s", escaped);
     const char *kernel = path_in(&w, "elsewhere.cl");
-    for (int round = 0; round < 2; ++round) {
-        put(&w, "headers/val.h", round ? "#define SCALE 5.0f\n#define OFFSET 0.5f\n"
-                                       : "#define SCALE 2.0f\n#define OFFSET 1.5f\n");
+    for (int k = 0; k < 4; ++k) {
+        float scale = 2.0f + (float)k, offset = 0.5f * (float)k;
+        snprintf(header, sizeof header,
+                 "#define SCALE %.1ff\n#define OFFSET %.1ff\n", scale, offset);
+        put(&w, "my headers/val.h", header);
+        kiln_build_options options = {.options = spellings[k]};
         kiln_program *program = build_file(context, kernel, &options);
         kiln_program_origin origin;
         TEST_OK(kiln_program_get_origin(program, &origin));
-        assert_int_equal(origin, KILN_PROGRAM_COMPILED);
-        check_apply(context, program, round ? 5.0f : 2.0f, round ? 0.5f : 1.5f);
+        if (origin != KILN_PROGRAM_COMPILED)
+            fail_msg("'%s' with a new header was not compiled", spellings[k]);
+        check_apply(context, program, scale, offset);
+        TEST_OK(kiln_program_release(program));
+        if (k == 1)
+            continue; /* the same directory but another define */
+        /* The first spelling names the same directory: the same key. */
+        kiln_build_options first = {.options = spellings[0]};
+        program = build_file(context, kernel, &first);
+        TEST_OK(kiln_program_get_origin(program, &origin));
+        if (origin == KILN_PROGRAM_COMPILED)
+            fail_msg("'%s' and '%s' made two keys", spellings[0],
+                     spellings[k]);
+        check_apply(context, program, scale, offset);
         TEST_OK(kiln_program_release(program));
     }
 }
