@@ -160,13 +160,108 @@ kiln_buffer *test_buffer_from(kiln_context *context, const void *host,
     return buffer;
 }
 
+size_t test_blocks(size_t n, size_t block)
+{
+    return (n + block - 1) / block;
+}
+
 kiln_launch_config test_config_1d(size_t n, size_t block)
 {
     kiln_launch_config config = {
-        .grid = KILN_DIM1((n + block - 1) / block),
+        .grid = KILN_DIM1(test_blocks(n, block)),
         .block = KILN_DIM1(block),
     };
     return config;
+}
+
+void test_read(kiln_buffer *buffer, void *host, size_t size)
+{
+    TEST_OK(kiln_buffer_read(buffer, 0, host, size));
+}
+
+/* ---- objects that live until the test ends ------------------------------------ */
+
+typedef enum temp_kind { TEMP_PROGRAM, TEMP_KERNEL, TEMP_BUFFER, TEMP_MEMORY } temp_kind;
+
+typedef struct temp_object {
+    temp_kind kind;
+    void *object;
+} temp_object;
+
+/* What the running test took with test_temp_*; one test runs at a time. */
+static temp_object *temps;
+static size_t temp_count, temp_capacity;
+
+static void *temp_keep(temp_kind kind, void *object)
+{
+    if (temp_count == temp_capacity) {
+        size_t capacity = temp_capacity ? 2 * temp_capacity : 32;
+        temp_object *grown = realloc(temps, capacity * sizeof *grown);
+        if (grown == NULL)
+            fail_msg("out of host memory");
+        temps = grown;
+        temp_capacity = capacity;
+    }
+    temps[temp_count++] = (temp_object){kind, object};
+    return object;
+}
+
+/* Newest first, so a kernel goes before its program. */
+static void temps_release(void)
+{
+    while (temp_count > 0) {
+        temp_object *temp = &temps[--temp_count];
+        switch (temp->kind) {
+        case TEMP_PROGRAM:
+            kiln_program_release(temp->object);
+            break;
+        case TEMP_KERNEL:
+            kiln_kernel_release(temp->object);
+            break;
+        case TEMP_BUFFER:
+            kiln_buffer_release(temp->object);
+            break;
+        case TEMP_MEMORY:
+            free(temp->object);
+            break;
+        }
+    }
+    free(temps);
+    temps = NULL;
+    temp_capacity = 0;
+}
+
+kiln_program *test_temp_program_file(kiln_context *context,
+                                     const char *path_in_srcdir,
+                                     kiln_language language)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", test_srcdir(), path_in_srcdir);
+    kiln_build_options options = {.language = language};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_file(context, path, &options, &program));
+    return temp_keep(TEMP_PROGRAM, program);
+}
+
+kiln_kernel *test_temp_kernel(kiln_program *program, const char *name)
+{
+    return temp_keep(TEMP_KERNEL, test_kernel(program, name));
+}
+
+kiln_buffer *test_temp_buffer(kiln_context *context, size_t size)
+{
+    return temp_keep(TEMP_BUFFER, test_buffer(context, size));
+}
+
+kiln_buffer *test_temp_buffer_from(kiln_context *context, const void *host,
+                                   size_t size)
+{
+    return temp_keep(TEMP_BUFFER, test_buffer_from(context, host, size));
+}
+
+void *test_temp_alloc(size_t size)
+{
+    return temp_keep(TEMP_MEMORY, test_alloc(size));
 }
 
 const char *test_srcdir(void)
@@ -230,6 +325,7 @@ static int fixture_setup(void **state)
 static int fixture_teardown(void **state)
 {
     backend_fixture *fixture = *state;
+    temps_release();
     if (fixture->context != NULL)
         kiln_context_release(fixture->context);
     fixture->context = NULL;
@@ -343,6 +439,13 @@ int kiln_test_main(const char *suite, const kiln_test *tests, size_t count)
     return result;
 }
 
+static int plain_teardown(void **state)
+{
+    (void)state;
+    temps_release();
+    return 0;
+}
+
 int kiln_test_main_plain(const char *suite, const kiln_test *tests,
                          size_t count)
 {
@@ -352,6 +455,7 @@ int kiln_test_main_plain(const char *suite, const kiln_test *tests,
     for (size_t t = 0; t < count; ++t) {
         cases[t].name = tests[t].name;
         cases[t].test_func = tests[t].function;
+        cases[t].teardown_func = plain_teardown;
     }
     int result = harness_run(suite, cases, count);
     free(cases);

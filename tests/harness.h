@@ -90,6 +90,40 @@ kiln_buffer *test_buffer_from(kiln_context *context, const void *host,
 
 /* A 1-D launch config of `n` threads rounded up to blocks of `block`. */
 kiln_launch_config test_config_1d(size_t n, size_t block);
+/* The blocks of `block` threads that cover `n`. */
+size_t test_blocks(size_t n, size_t block);
+
+/* Launches `kernel` on a grid of `grid_dims` blocks of `block_dims` with
+ * `local_bytes` of dynamic local memory and the kiln_arg values that
+ * follow, failing the test with kiln_last_error() when it does not. */
+#define TEST_LAUNCH(kernel, grid_dims, block_dims, local_bytes, ...)           \
+    do {                                                                       \
+        kiln_launch_config test_config_ = {.grid = grid_dims,                  \
+                                           .block = block_dims,                \
+                                           .local_memory = (local_bytes)};     \
+        kiln_arg test_args_[] = {__VA_ARGS__};                                 \
+        TEST_OK(kiln_launch(kernel, &test_config_,                             \
+                            sizeof test_args_ / sizeof test_args_[0],          \
+                            test_args_));                                      \
+    } while (0)
+
+/* Reads the first `size` bytes of `buffer` (failing the test on error). */
+void test_read(kiln_buffer *buffer, void *host, size_t size);
+
+/* ---- objects that live until the test ends ---------------------------------- */
+
+/* As test_build etc., but the harness releases what these return (and
+ * frees test_temp_alloc's memory) when the test ends, passed, failed or
+ * skipped, before the test's context: a test that takes its objects this
+ * way has no release calls to forget, and a failing one leaks nothing. */
+kiln_program *test_temp_program_file(kiln_context *context,
+                                     const char *path_in_srcdir,
+                                     kiln_language language);
+kiln_kernel *test_temp_kernel(kiln_program *program, const char *name);
+kiln_buffer *test_temp_buffer(kiln_context *context, size_t size);
+kiln_buffer *test_temp_buffer_from(kiln_context *context, const void *host,
+                                   size_t size);
+void *test_temp_alloc(size_t size);
 
 /* Random inputs: never all zeros. */
 uint64_t test_random_u64(void);

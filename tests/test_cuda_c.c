@@ -21,38 +21,17 @@
 
 /* ---- helpers ---------------------------------------------------------------- */
 
+/* tests/kernels/cuda/NAME.cu as CUDA C, released when the test ends (as
+ * everything the tests take with test_temp_*). */
 static kiln_program *cuda_program(kiln_context *context, const char *name)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/kernels/cuda/%s.cu", test_srcdir(),
-             name);
-    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
-    kiln_program *program = NULL;
-    TEST_OK(kiln_program_build_file(context, path, &options, &program));
-    return program;
+    char path[256];
+    snprintf(path, sizeof path, "tests/kernels/cuda/%s.cu", name);
+    return test_temp_program_file(context, path, KILN_LANGUAGE_CUDA_C);
 }
 
-#define LAUNCH(kernel, grid_dims, block_dims, shared_bytes, ...)               \
-    do {                                                                       \
-        kiln_launch_config config_ = {.grid = grid_dims,                       \
-                                      .block = block_dims,                     \
-                                      .local_memory = (shared_bytes)};         \
-        kiln_arg args_[] = {__VA_ARGS__};                                      \
-        TEST_OK(kiln_launch(kernel, &config_, sizeof args_ / sizeof args_[0],  \
-                            args_));                                           \
-    } while (0)
-
-#define ARRAY(type, count) ((type *)test_alloc((size_t)(count) * sizeof(type)))
-
-static size_t blocks_for(size_t n, size_t block)
-{
-    return (n + block - 1) / block;
-}
-
-static void read_back(kiln_buffer *buffer, void *host, size_t size)
-{
-    TEST_OK(kiln_buffer_read(buffer, 0, host, size));
-}
+#define ARRAY(type, count) \
+    ((type *)test_temp_alloc((size_t)(count) * sizeof(type)))
 
 static void expect_ints(const char *what, const int *actual,
                         const int *expected, size_t count)
@@ -84,68 +63,58 @@ static void expect_near(const char *what, const float *actual,
     }
 }
 
-static void release_buffers(kiln_buffer **buffers, size_t count)
-{
-    for (size_t i = 0; i < count; ++i)
-        if (buffers[i] != NULL)
-            kiln_buffer_release(buffers[i]);
-}
-
 /* ---- the PyCUDA tutorial and first kernels ----------------------------------------- */
 
 static void test_doublify(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "tutorial");
-    kiln_kernel *doublify = test_kernel(program, "doublify");
-    kiln_kernel *shared = test_kernel(program, "doublify_shared");
+    kiln_kernel *doublify = test_temp_kernel(program, "doublify");
+    kiln_kernel *shared = test_temp_kernel(program, "doublify_shared");
     float a[16], result[16];
     test_random_floats(a, 16, -10.0f, 10.0f);
-    kiln_buffer *buffer = test_buffer_from(context, a, sizeof a);
-    LAUNCH(doublify, KILN_DIM1(1), KILN_DIM2(4, 4), 0, KILN_ARG_BUFFER(buffer));
-    read_back(buffer, result, sizeof result);
+    kiln_buffer *buffer = test_temp_buffer_from(context, a, sizeof a);
+    TEST_LAUNCH(doublify, KILN_DIM1(1), KILN_DIM2(4, 4), 0,
+                KILN_ARG_BUFFER(buffer));
+    test_read(buffer, result, sizeof result);
     for (int i = 0; i < 16; ++i)
         if (result[i] != 2 * a[i])
             fail_msg("doublify: a[%d] = %g, expected %g", i, result[i], 2 * a[i]);
     /* the shared-memory version doubles the mirror element */
     TEST_OK(kiln_buffer_write(buffer, 0, a, sizeof a));
-    LAUNCH(shared, KILN_DIM1(1), KILN_DIM2(4, 4), 0, KILN_ARG_BUFFER(buffer));
-    read_back(buffer, result, sizeof result);
+    TEST_LAUNCH(shared, KILN_DIM1(1), KILN_DIM2(4, 4), 0,
+                KILN_ARG_BUFFER(buffer));
+    test_read(buffer, result, sizeof result);
     for (int i = 0; i < 16; ++i)
         if (result[i] != 2 * a[15 - i])
             fail_msg("doublify_shared: a[%d] = %g, expected %g", i, result[i],
                      2 * a[15 - i]);
-    kiln_buffer_release(buffer);
-    kiln_kernel_release(doublify);
-    kiln_kernel_release(shared);
-    kiln_program_release(program);
 }
 
 static void test_multiply_them(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "tutorial");
-    kiln_kernel *kernel = test_kernel(program, "multiply_them");
+    kiln_kernel *kernel = test_temp_kernel(program, "multiply_them");
     enum { N = 400 };
     float a[N], b[N], dest[N];
     test_random_floats(a, N, -1.0f, 1.0f);
     test_random_floats(b, N, -1.0f, 1.0f);
     /* PyCUDA's drv.Out / drv.In */
-    LAUNCH(kernel, KILN_DIM1(1), KILN_DIM1(N), 0, KILN_ARG_OUT(dest, sizeof dest),
-           KILN_ARG_IN(a, sizeof a), KILN_ARG_IN(b, sizeof b));
+    TEST_LAUNCH(kernel, KILN_DIM1(1), KILN_DIM1(N), 0,
+                KILN_ARG_OUT(dest, sizeof dest), KILN_ARG_IN(a, sizeof a),
+                KILN_ARG_IN(b, sizeof b));
     for (int i = 0; i < N; ++i)
         if (dest[i] != a[i] * b[i])
             fail_msg("multiply_them: dest[%d] = %g, expected %g", i, dest[i],
                      a[i] * b[i]);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 static void test_sum_of_squares(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "tutorial");
-    kiln_kernel *kernel = test_kernel(program, "sum_of_squares");
+    kiln_kernel *kernel = test_temp_kernel(program, "sum_of_squares");
     enum { N = 10000 };
     float *x = ARRAY(float, N);
     test_random_floats(x, N, -1.0f, 1.0f);
@@ -153,65 +122,50 @@ static void test_sum_of_squares(void **state)
     for (int i = 0; i < N; ++i)
         expected += (double)x[i] * x[i];
     float zero = 0, total = 0;
-    kiln_buffer *in = test_buffer_from(context, x, N * sizeof *x);
-    kiln_buffer *sum = test_buffer_from(context, &zero, sizeof zero);
-    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 256)), KILN_DIM1(256), 0,
-           KILN_ARG_BUFFER(in), KILN_ARG_INT(N), KILN_ARG_BUFFER(sum));
-    read_back(sum, &total, sizeof total);
+    kiln_buffer *in = test_temp_buffer_from(context, x, N * sizeof *x);
+    kiln_buffer *sum = test_temp_buffer_from(context, &zero, sizeof zero);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 256)), KILN_DIM1(256), 0,
+                KILN_ARG_BUFFER(in), KILN_ARG_INT(N), KILN_ARG_BUFFER(sum));
+    test_read(sum, &total, sizeof total);
     /* N float additions in any order: within N * 2^-24 of the exact sum */
     expect_near("sum_of_squares", &total, &expected, 1, 0, N * 0x1p-24);
-    kiln_buffer *buffers[] = {in, sum};
-    release_buffers(buffers, 2);
-    free(x);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 static void test_saxpy_vector_add_matrices(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "tutorial");
-    kiln_kernel *saxpy = test_kernel(program, "saxpy");
-    kiln_kernel *add = test_kernel(program, "vectorAdd");
-    kiln_kernel *matrices = test_kernel(program, "add_matrices");
+    kiln_kernel *saxpy = test_temp_kernel(program, "saxpy");
+    kiln_kernel *add = test_temp_kernel(program, "vectorAdd");
+    kiln_kernel *matrices = test_temp_kernel(program, "add_matrices");
     enum { N = 100003, W = 37, H = 29 };
     float *x = ARRAY(float, N), *y = ARRAY(float, N), *out = ARRAY(float, N);
     double *expected = ARRAY(double, N);
     test_random_floats(x, N, -2.0f, 2.0f);
     test_random_floats(y, N, -2.0f, 2.0f);
     float a = test_random_float(0.5f, 2.0f);
-    kiln_buffer *bx = test_buffer_from(context, x, N * sizeof(float));
-    kiln_buffer *by = test_buffer_from(context, y, N * sizeof(float));
-    kiln_buffer *bout = test_buffer(context, N * sizeof(float));
+    kiln_buffer *bx = test_temp_buffer_from(context, x, N * sizeof(float));
+    kiln_buffer *by = test_temp_buffer_from(context, y, N * sizeof(float));
+    kiln_buffer *bout = test_temp_buffer(context, N * sizeof(float));
     /* a grid-stride loop: fewer threads than elements */
-    LAUNCH(saxpy, KILN_DIM1(40), KILN_DIM1(128), 0, KILN_ARG_FLOAT(a),
-           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_ULONG(N));
-    read_back(by, out, N * sizeof(float));
+    TEST_LAUNCH(saxpy, KILN_DIM1(40), KILN_DIM1(128), 0, KILN_ARG_FLOAT(a),
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_ULONG(N));
+    test_read(by, out, N * sizeof(float));
     for (int i = 0; i < N; ++i)
         expected[i] = (double)a * x[i] + y[i];
     expect_near("saxpy", out, expected, N, 1e-6, 1e-6);
-    LAUNCH(add, KILN_DIM1(blocks_for(N, 256)), KILN_DIM1(256), 0,
-           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bout),
-           KILN_ARG_INT(N));
-    read_back(bout, out, N * sizeof(float));
+    TEST_LAUNCH(add, KILN_DIM1(test_blocks(N, 256)), KILN_DIM1(256), 0,
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bout),
+                KILN_ARG_INT(N));
+    test_read(bout, out, N * sizeof(float));
     for (int i = 0; i < N; ++i)
         expected[i] = 2.0 * x[i];
     expect_near("vectorAdd", out, expected, N, 0, 0);
-    LAUNCH(matrices, KILN_DIM2(blocks_for(W, 16), blocks_for(H, 16)),
-           KILN_DIM2(16, 16), 0, KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bx),
-           KILN_ARG_BUFFER(bout), KILN_ARG_INT(W), KILN_ARG_INT(H));
-    read_back(bout, out, W * H * sizeof(float));
+    TEST_LAUNCH(matrices, KILN_DIM2(test_blocks(W, 16), test_blocks(H, 16)),
+                KILN_DIM2(16, 16), 0, KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bx),
+                KILN_ARG_BUFFER(bout), KILN_ARG_INT(W), KILN_ARG_INT(H));
+    test_read(bout, out, W * H * sizeof(float));
     expect_near("add_matrices", out, expected, W * H, 0, 0);
-    kiln_buffer *buffers[] = {bx, by, bout};
-    release_buffers(buffers, 3);
-    free(x);
-    free(y);
-    free(out);
-    free(expected);
-    kiln_kernel_release(saxpy);
-    kiln_kernel_release(add);
-    kiln_kernel_release(matrices);
-    kiln_program_release(program);
 }
 
 /* ---- shared memory ------------------------------------------------------------------ */
@@ -220,17 +174,18 @@ static void test_transpose_sgemm(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "shared");
-    kiln_kernel *transpose = test_kernel(program, "transposeCoalesced");
-    kiln_kernel *sgemm = test_kernel(program, "sgemm");
+    kiln_kernel *transpose = test_temp_kernel(program, "transposeCoalesced");
+    kiln_kernel *sgemm = test_temp_kernel(program, "sgemm");
     enum { W = 67, H = 45, M = 70, N = 50, K = 33 };
     float *in = ARRAY(float, W * H), *out = ARRAY(float, W * H);
     test_random_floats(in, W * H, -5.0f, 5.0f);
-    kiln_buffer *bin = test_buffer_from(context, in, W * H * sizeof(float));
-    kiln_buffer *bout = test_buffer(context, W * H * sizeof(float));
-    LAUNCH(transpose, KILN_DIM2(blocks_for(W, 16), blocks_for(H, 16)),
-           KILN_DIM2(16, 16), 0, KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bin),
-           KILN_ARG_INT(W), KILN_ARG_INT(H));
-    read_back(bout, out, W * H * sizeof(float));
+    kiln_buffer *bin =
+        test_temp_buffer_from(context, in, W * H * sizeof(float));
+    kiln_buffer *bout = test_temp_buffer(context, W * H * sizeof(float));
+    TEST_LAUNCH(transpose, KILN_DIM2(test_blocks(W, 16), test_blocks(H, 16)),
+                KILN_DIM2(16, 16), 0, KILN_ARG_BUFFER(bout),
+                KILN_ARG_BUFFER(bin), KILN_ARG_INT(W), KILN_ARG_INT(H));
+    test_read(bout, out, W * H * sizeof(float));
     for (int y = 0; y < H; ++y)
         for (int x = 0; x < W; ++x)
             if (out[x * H + y] != in[y * W + x])
@@ -251,46 +206,34 @@ static void test_transpose_sgemm(void **state)
                 acc += (double)a[i * K + k] * b[k * N + j];
             expected[i * N + j] = alpha * acc + (double)beta * c[i * N + j];
         }
-    kiln_buffer *ba = test_buffer_from(context, a, M * K * sizeof(float));
-    kiln_buffer *bb = test_buffer_from(context, b, K * N * sizeof(float));
-    kiln_buffer *bc = test_buffer_from(context, c, M * N * sizeof(float));
-    LAUNCH(sgemm, KILN_DIM2(blocks_for(N, 16), blocks_for(M, 16)),
-           KILN_DIM2(16, 16), 0, KILN_ARG_INT(M), KILN_ARG_INT(N), KILN_ARG_INT(K),
-           KILN_ARG_FLOAT(alpha), KILN_ARG_BUFFER(ba), KILN_ARG_BUFFER(bb),
-           KILN_ARG_FLOAT(beta), KILN_ARG_BUFFER(bc));
-    read_back(bc, result, M * N * sizeof(float));
+    kiln_buffer *ba = test_temp_buffer_from(context, a, M * K * sizeof(float));
+    kiln_buffer *bb = test_temp_buffer_from(context, b, K * N * sizeof(float));
+    kiln_buffer *bc = test_temp_buffer_from(context, c, M * N * sizeof(float));
+    TEST_LAUNCH(sgemm, KILN_DIM2(test_blocks(N, 16), test_blocks(M, 16)),
+                KILN_DIM2(16, 16), 0, KILN_ARG_INT(M), KILN_ARG_INT(N),
+                KILN_ARG_INT(K), KILN_ARG_FLOAT(alpha), KILN_ARG_BUFFER(ba),
+                KILN_ARG_BUFFER(bb), KILN_ARG_FLOAT(beta), KILN_ARG_BUFFER(bc));
+    test_read(bc, result, M * N * sizeof(float));
     expect_near("sgemm", result, expected, M * N, 1e-4, 1e-4);
-    kiln_buffer *buffers[] = {bin, bout, ba, bb, bc};
-    release_buffers(buffers, 5);
-    free(in);
-    free(out);
-    free(a);
-    free(b);
-    free(c);
-    free(result);
-    free(expected);
-    kiln_kernel_release(transpose);
-    kiln_kernel_release(sgemm);
-    kiln_program_release(program);
 }
 
 static void test_reduce_scan(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "shared");
-    kiln_kernel *reduce = test_kernel(program, "reduce");
-    kiln_kernel *scan = test_kernel(program, "scan_block");
+    kiln_kernel *reduce = test_temp_kernel(program, "reduce");
+    kiln_kernel *scan = test_temp_kernel(program, "scan_block");
     enum { N = 100000, B = 256 };
     int *values = ARRAY(int, N);
     test_random_ints(values, N, -1000, 1000);
-    size_t blocks = blocks_for(N, B);
+    size_t blocks = test_blocks(N, B);
     int *partials = ARRAY(int, blocks);
-    kiln_buffer *in = test_buffer_from(context, values, N * sizeof(int));
-    kiln_buffer *out = test_buffer(context, blocks * sizeof(int));
+    kiln_buffer *in = test_temp_buffer_from(context, values, N * sizeof(int));
+    kiln_buffer *out = test_temp_buffer(context, blocks * sizeof(int));
     /* extern __shared__ int sdata[], sized by the launch */
-    LAUNCH(reduce, KILN_DIM1(blocks), KILN_DIM1(B), B * sizeof(int),
-           KILN_ARG_BUFFER(in), KILN_ARG_BUFFER(out), KILN_ARG_UINT(N));
-    read_back(out, partials, blocks * sizeof(int));
+    TEST_LAUNCH(reduce, KILN_DIM1(blocks), KILN_DIM1(B), B * sizeof(int),
+                KILN_ARG_BUFFER(in), KILN_ARG_BUFFER(out), KILN_ARG_UINT(N));
+    test_read(out, partials, blocks * sizeof(int));
     for (size_t k = 0; k < blocks; ++k) {
         int expected = 0;
         for (size_t i = k * B; i < (k + 1) * B && i < N; ++i)
@@ -303,45 +246,36 @@ static void test_reduce_scan(void **state)
     float *x = ARRAY(float, S), *y = ARRAY(float, S);
     double *expected = ARRAY(double, S);
     test_random_floats(x, S, 0.0f, 1.0f);
-    kiln_buffer *bx = test_buffer_from(context, x, S * sizeof(float));
-    kiln_buffer *by = test_buffer(context, S * sizeof(float));
-    LAUNCH(scan, KILN_DIM1(blocks_for(S, B)), KILN_DIM1(B), 0,
-           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_INT(S));
-    read_back(by, y, S * sizeof(float));
+    kiln_buffer *bx = test_temp_buffer_from(context, x, S * sizeof(float));
+    kiln_buffer *by = test_temp_buffer(context, S * sizeof(float));
+    TEST_LAUNCH(scan, KILN_DIM1(test_blocks(S, B)), KILN_DIM1(B), 0,
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_INT(S));
+    test_read(by, y, S * sizeof(float));
     for (int i = 0; i < S; ++i)
         expected[i] = (i % B ? expected[i - 1] : 0.0) + x[i];
     expect_near("scan_block", y, expected, S, 1e-5, 1e-5);
-    kiln_buffer *buffers[] = {in, out, bx, by};
-    release_buffers(buffers, 4);
-    free(values);
-    free(partials);
-    free(x);
-    free(y);
-    free(expected);
-    kiln_kernel_release(reduce);
-    kiln_kernel_release(scan);
-    kiln_program_release(program);
 }
 
 static void test_dynamic_shared(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "shared");
-    kiln_kernel *carve = test_kernel(program, "dynamic_carve");
-    kiln_kernel *reverse = test_kernel(program, "reverse_blocks");
+    kiln_kernel *carve = test_temp_kernel(program, "dynamic_carve");
+    kiln_kernel *reverse = test_temp_kernel(program, "reverse_blocks");
     enum { B = 128, G = 8, N = B * G };
     float *in = ARRAY(float, N), *out = ARRAY(float, N);
     double *expected = ARRAY(double, N);
     int counts[G], expected_counts[G];
     test_random_floats(in, N, -1.0f, 1.0f);
-    kiln_buffer *bin = test_buffer_from(context, in, N * sizeof(float));
-    kiln_buffer *bout = test_buffer(context, N * sizeof(float));
-    kiln_buffer *bcounts = test_buffer(context, sizeof counts);
+    kiln_buffer *bin = test_temp_buffer_from(context, in, N * sizeof(float));
+    kiln_buffer *bout = test_temp_buffer(context, N * sizeof(float));
+    kiln_buffer *bcounts = test_temp_buffer(context, sizeof counts);
     /* three arrays carved from one allocation: floats, ints, bytes */
-    LAUNCH(carve, KILN_DIM1(G), KILN_DIM1(B), B * (sizeof(float) + sizeof(int) + 1),
-           KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bcounts));
-    read_back(bout, out, N * sizeof(float));
-    read_back(bcounts, counts, sizeof counts);
+    TEST_LAUNCH(carve, KILN_DIM1(G), KILN_DIM1(B),
+                B * (sizeof(float) + sizeof(int) + 1), KILN_ARG_BUFFER(bin),
+                KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bcounts));
+    test_read(bout, out, N * sizeof(float));
+    test_read(bcounts, counts, sizeof counts);
     for (int g = 0; g < G; ++g) {
         expected_counts[g] = 0;
         for (int t = 0; t < B; ++t) {
@@ -353,39 +287,30 @@ static void test_dynamic_shared(void **state)
     expect_near("dynamic_carve", out, expected, N, 1e-6, 1e-6);
     expect_ints("dynamic_carve counts", counts, expected_counts, G);
     /* file-scope extern __shared__, used by a __device__ helper */
-    LAUNCH(reverse, KILN_DIM1(G), KILN_DIM1(B), B * sizeof(float),
-           KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout));
-    read_back(bout, out, N * sizeof(float));
+    TEST_LAUNCH(reverse, KILN_DIM1(G), KILN_DIM1(B), B * sizeof(float),
+                KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout));
+    test_read(bout, out, N * sizeof(float));
     for (int g = 0; g < G; ++g)
         for (int t = 0; t < B; ++t)
             expected[g * B + t] = in[g * B + B - 1 - t];
     expect_near("reverse_blocks", out, expected, N, 0, 0);
     /* an inner block's pointer hides the outer one of its name */
-    kiln_kernel *shadowed = test_kernel(program, "shadowed_pointers");
-    LAUNCH(shadowed, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(bin),
-           KILN_ARG_BUFFER(bout));
-    read_back(bout, out, N * sizeof(float));
+    kiln_kernel *shadowed = test_temp_kernel(program, "shadowed_pointers");
+    TEST_LAUNCH(shadowed, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(bin),
+                KILN_ARG_BUFFER(bout));
+    test_read(bout, out, N * sizeof(float));
     for (int g = 0; g < G; ++g)
         for (int t = 0; t < B; ++t)
             expected[g * B + t] = in[g * B + B - 1 - t] * 3.0f;
     expect_near("shadowed_pointers", out, expected, N, 0, 0);
-    kiln_kernel_release(shadowed);
-    kiln_buffer *buffers[] = {bin, bout, bcounts};
-    release_buffers(buffers, 3);
-    free(in);
-    free(out);
-    free(expected);
-    kiln_kernel_release(carve);
-    kiln_kernel_release(reverse);
-    kiln_program_release(program);
 }
 
 static void test_histogram_and_helpers(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "shared");
-    kiln_kernel *histogram = test_kernel(program, "histogram256");
-    kiln_kernel *dots = test_kernel(program, "dots");
+    kiln_kernel *histogram = test_temp_kernel(program, "histogram256");
+    kiln_kernel *dots = test_temp_kernel(program, "dots");
     enum { N = 100000 };
     unsigned char *data = ARRAY(unsigned char, N);
     test_random_bytes(data, N);
@@ -393,13 +318,14 @@ static void test_histogram_and_helpers(void **state)
     memset(expected, 0, sizeof expected);
     for (int i = 0; i < N; ++i)
         expected[data[i]]++;
-    kiln_buffer *bdata = test_buffer_from(context, data, N);
-    kiln_buffer *bhist = test_buffer(context, sizeof hist);
+    kiln_buffer *bdata = test_temp_buffer_from(context, data, N);
+    kiln_buffer *bhist = test_temp_buffer(context, sizeof hist);
     unsigned zero = 0;
     TEST_OK(kiln_buffer_fill(bhist, 0, sizeof hist, &zero, sizeof zero));
-    LAUNCH(histogram, KILN_DIM1(32), KILN_DIM1(256), 0, KILN_ARG_BUFFER(bdata),
-           KILN_ARG_BUFFER(bhist), KILN_ARG_INT(N));
-    read_back(bhist, hist, sizeof hist);
+    TEST_LAUNCH(histogram, KILN_DIM1(32), KILN_DIM1(256), 0,
+                KILN_ARG_BUFFER(bdata), KILN_ARG_BUFFER(bhist),
+                KILN_ARG_INT(N));
+    test_read(bhist, hist, sizeof hist);
     expect_uints("histogram256", hist, expected, 256);
 
     enum { B = 256, G = 4, P = B * G };
@@ -420,31 +346,24 @@ static void test_histogram_and_helpers(void **state)
             want_sums[g] += ab;
         }
     }
-    kiln_buffer *ba = test_buffer_from(context, a, 3 * P * sizeof(float));
-    kiln_buffer *bb = test_buffer_from(context, b, 3 * P * sizeof(float));
-    kiln_buffer *bout = test_buffer(context, sizeof out);
-    kiln_buffer *bsums = test_buffer(context, sizeof sums);
-    LAUNCH(dots, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(ba),
-           KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bout), KILN_ARG_BUFFER(bsums));
-    read_back(bout, out, sizeof out);
-    read_back(bsums, sums, sizeof sums);
+    kiln_buffer *ba = test_temp_buffer_from(context, a, 3 * P * sizeof(float));
+    kiln_buffer *bb = test_temp_buffer_from(context, b, 3 * P * sizeof(float));
+    kiln_buffer *bout = test_temp_buffer(context, sizeof out);
+    kiln_buffer *bsums = test_temp_buffer(context, sizeof sums);
+    TEST_LAUNCH(dots, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(ba),
+                KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bout),
+                KILN_ARG_BUFFER(bsums));
+    test_read(bout, out, sizeof out);
+    test_read(bsums, sums, sizeof sums);
     expect_near("dots (shared and global pointers)", out, want, P, 1e-5, 1e-5);
     expect_near("dots (block_sum)", sums, want_sums, G, 1e-4, 1e-4);
-    kiln_buffer *buffers[] = {bdata, bhist, ba, bb, bout, bsums};
-    release_buffers(buffers, 6);
-    free(data);
-    free(a);
-    free(b);
-    kiln_kernel_release(histogram);
-    kiln_kernel_release(dots);
-    kiln_program_release(program);
 }
 
 static void test_dot_by_example(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "shared");
-    kiln_kernel *kernel = test_kernel(program, "dot");
+    kiln_kernel *kernel = test_temp_kernel(program, "dot");
     enum { N = 33 * 1024, B = 256, G = 32 };
     float *a = ARRAY(float, N), *b = ARRAY(float, N), partial[G];
     test_random_floats(a, N, -1.0f, 1.0f);
@@ -452,12 +371,12 @@ static void test_dot_by_example(void **state)
     double want = 0, got = 0;
     for (int i = 0; i < N; ++i)
         want += (double)a[i] * b[i];
-    kiln_buffer *ba = test_buffer_from(context, a, N * sizeof(float));
-    kiln_buffer *bb = test_buffer_from(context, b, N * sizeof(float));
-    kiln_buffer *bc = test_buffer(context, sizeof partial);
-    LAUNCH(kernel, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(ba),
-           KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bc));
-    read_back(bc, partial, sizeof partial);
+    kiln_buffer *ba = test_temp_buffer_from(context, a, N * sizeof(float));
+    kiln_buffer *bb = test_temp_buffer_from(context, b, N * sizeof(float));
+    kiln_buffer *bc = test_temp_buffer(context, sizeof partial);
+    TEST_LAUNCH(kernel, KILN_DIM1(G), KILN_DIM1(B), 0, KILN_ARG_BUFFER(ba),
+                KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bc));
+    test_read(bc, partial, sizeof partial);
     for (int g = 0; g < G; ++g)
         got += partial[g];
     float total = (float)got;
@@ -473,12 +392,6 @@ static void test_dot_by_example(void **state)
     }
     if (!listed)
         fail_msg("kernel 'dot' is not listed by its name");
-    kiln_buffer *buffers[] = {ba, bb, bc};
-    release_buffers(buffers, 3);
-    free(a);
-    free(b);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 /* ---- atomics -------------------------------------------------------------------------- */
@@ -519,7 +432,7 @@ static void test_atomic_returns(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "atomics_math");
-    kiln_kernel *kernel = test_kernel(program, "atomic_returns");
+    kiln_kernel *kernel = test_temp_kernel(program, "atomic_returns");
     enum { N = 2048 };
     float *fv = ARRAY(float, N), *fold = ARRAY(float, N);
     int *iv = ARRAY(int, N), *iold = ARRAY(int, N);
@@ -533,24 +446,25 @@ static void test_atomic_returns(void **state)
     int isum = -5;
     unsigned long long usum = 7;
     kiln_buffer *b[8] = {
-        test_buffer_from(context, &fsum, sizeof fsum),
-        test_buffer(context, N * sizeof(float)),
-        test_buffer_from(context, fv, N * sizeof(float)),
-        test_buffer_from(context, &isum, sizeof isum),
-        test_buffer(context, N * sizeof(int)),
-        test_buffer_from(context, iv, N * sizeof(int)),
-        test_buffer_from(context, &usum, sizeof usum),
-        test_buffer(context, N * sizeof(unsigned long long))};
-    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-           KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]), KILN_ARG_BUFFER(b[2]),
-           KILN_ARG_BUFFER(b[3]), KILN_ARG_BUFFER(b[4]), KILN_ARG_BUFFER(b[5]),
-           KILN_ARG_BUFFER(b[6]), KILN_ARG_BUFFER(b[7]), KILN_ARG_INT(N));
-    read_back(b[0], &fsum, sizeof fsum);
-    read_back(b[1], fold, N * sizeof(float));
-    read_back(b[3], &isum, sizeof isum);
-    read_back(b[4], iold, N * sizeof(int));
-    read_back(b[6], &usum, sizeof usum);
-    read_back(b[7], uold, N * sizeof(unsigned long long));
+        test_temp_buffer_from(context, &fsum, sizeof fsum),
+        test_temp_buffer(context, N * sizeof(float)),
+        test_temp_buffer_from(context, fv, N * sizeof(float)),
+        test_temp_buffer_from(context, &isum, sizeof isum),
+        test_temp_buffer(context, N * sizeof(int)),
+        test_temp_buffer_from(context, iv, N * sizeof(int)),
+        test_temp_buffer_from(context, &usum, sizeof usum),
+        test_temp_buffer(context, N * sizeof(unsigned long long))};
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]),
+                KILN_ARG_BUFFER(b[2]), KILN_ARG_BUFFER(b[3]),
+                KILN_ARG_BUFFER(b[4]), KILN_ARG_BUFFER(b[5]),
+                KILN_ARG_BUFFER(b[6]), KILN_ARG_BUFFER(b[7]), KILN_ARG_INT(N));
+    test_read(b[0], &fsum, sizeof fsum);
+    test_read(b[1], fold, N * sizeof(float));
+    test_read(b[3], &isum, sizeof isum);
+    test_read(b[4], iold, N * sizeof(int));
+    test_read(b[6], &usum, sizeof usum);
+    test_read(b[7], uold, N * sizeof(unsigned long long));
     for (int i = 0; i < N; ++i) {
         olds[i] = fold[i];
         steps[i] = fv[i];
@@ -565,46 +479,38 @@ static void test_atomic_returns(void **state)
     }
     expect_serial("unsigned long long atomicAdd", olds, steps, N, 0.0,
                   (double)(usum - 7) / 8589934592.0);
-    release_buffers(b, 8);
-    free(fv);
-    free(fold);
-    free(iv);
-    free(iold);
-    free(uold);
-    free(olds);
-    free(steps);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 static void test_atomic_family(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "atomics_math");
-    kiln_kernel *family = test_kernel(program, "atomic_family");
-    kiln_kernel *cas = test_kernel(program, "cas_max");
-    kiln_kernel *count = test_kernel(program, "count_positive");
+    kiln_kernel *family = test_temp_kernel(program, "atomic_family");
+    kiln_kernel *cas = test_temp_kernel(program, "cas_max");
+    kiln_kernel *count = test_temp_kernel(program, "count_positive");
     enum { N = 1000 };
     int *values = ARRAY(int, N);
     test_random_ints(values, N, -100000, 100000);
     unsigned wrap = 0, down = 2, tickets[N];
     int extremes[3] = {INT_MAX, INT_MIN, 0};
     unsigned bits[4] = {0, 0xffffffffu, 0, 0};
-    kiln_buffer *b[6] = {test_buffer_from(context, &wrap, sizeof wrap),
-                         test_buffer(context, sizeof tickets),
-                         test_buffer_from(context, &down, sizeof down),
-                         test_buffer_from(context, extremes, sizeof extremes),
-                         test_buffer_from(context, bits, sizeof bits),
-                         test_buffer_from(context, values, N * sizeof(int))};
-    LAUNCH(family, KILN_DIM1(blocks_for(N, 64)), KILN_DIM1(64), 0,
-           KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]), KILN_ARG_BUFFER(b[2]),
-           KILN_ARG_BUFFER(b[3]), KILN_ARG_BUFFER(b[4]), KILN_ARG_BUFFER(b[5]),
-           KILN_ARG_INT(N));
-    read_back(b[0], &wrap, sizeof wrap);
-    read_back(b[1], tickets, sizeof tickets);
-    read_back(b[2], &down, sizeof down);
-    read_back(b[3], extremes, sizeof extremes);
-    read_back(b[4], bits, sizeof bits);
+    kiln_buffer *b[6] = {test_temp_buffer_from(context, &wrap, sizeof wrap),
+                         test_temp_buffer(context, sizeof tickets),
+                         test_temp_buffer_from(context, &down, sizeof down),
+                         test_temp_buffer_from(context, extremes,
+                                               sizeof extremes),
+                         test_temp_buffer_from(context, bits, sizeof bits),
+                         test_temp_buffer_from(context, values,
+                                               N * sizeof(int))};
+    TEST_LAUNCH(family, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]),
+                KILN_ARG_BUFFER(b[2]), KILN_ARG_BUFFER(b[3]),
+                KILN_ARG_BUFFER(b[4]), KILN_ARG_BUFFER(b[5]), KILN_ARG_INT(N));
+    test_read(b[0], &wrap, sizeof wrap);
+    test_read(b[1], tickets, sizeof tickets);
+    test_read(b[2], &down, sizeof down);
+    test_read(b[3], extremes, sizeof extremes);
+    test_read(b[4], bits, sizeof bits);
     /* atomicInc(p, 9) counts 0..9 and wraps: each ticket 100 times */
     unsigned seen[10] = {0};
     for (int i = 0; i < N; ++i) {
@@ -637,27 +543,20 @@ static void test_atomic_family(void **state)
         want = f[i] > want ? f[i] : want;
         want_positives += f[i] > 0.0f;
     }
-    kiln_buffer *bf = test_buffer_from(context, f, N * sizeof(float));
-    kiln_buffer *bresult = test_buffer_from(context, &result, sizeof result);
-    kiln_buffer *bcount = test_buffer_from(context, &positives, sizeof positives);
-    LAUNCH(cas, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-           KILN_ARG_BUFFER(bf), KILN_ARG_BUFFER(bresult), KILN_ARG_INT(N));
-    LAUNCH(count, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-           KILN_ARG_BUFFER(bf), KILN_ARG_BUFFER(bcount), KILN_ARG_INT(N));
-    read_back(bresult, &result, sizeof result);
-    read_back(bcount, &positives, sizeof positives);
+    kiln_buffer *bf = test_temp_buffer_from(context, f, N * sizeof(float));
+    kiln_buffer *bresult =
+        test_temp_buffer_from(context, &result, sizeof result);
+    kiln_buffer *bcount =
+        test_temp_buffer_from(context, &positives, sizeof positives);
+    TEST_LAUNCH(cas, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                KILN_ARG_BUFFER(bf), KILN_ARG_BUFFER(bresult), KILN_ARG_INT(N));
+    TEST_LAUNCH(count, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                KILN_ARG_BUFFER(bf), KILN_ARG_BUFFER(bcount), KILN_ARG_INT(N));
+    test_read(bresult, &result, sizeof result);
+    test_read(bcount, &positives, sizeof positives);
     if (result != want)
         fail_msg("atomicCAS loop maximum: %g, expected %g", result, want);
     expect_uints("shared-memory atomicAdd count", &positives, &want_positives, 1);
-    release_buffers(b, 6);
-    kiln_buffer *more[] = {bf, bresult, bcount};
-    release_buffers(more, 3);
-    free(values);
-    free(f);
-    kiln_kernel_release(family);
-    kiln_kernel_release(cas);
-    kiln_kernel_release(count);
-    kiln_program_release(program);
 }
 
 /* ---- math ------------------------------------------------------------------------------ */
@@ -666,8 +565,8 @@ static void test_math(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "atomics_math");
-    kiln_kernel *kf = test_kernel(program, "math_float");
-    kiln_kernel *ki = test_kernel(program, "math_integer");
+    kiln_kernel *kf = test_temp_kernel(program, "math_float");
+    kiln_kernel *ki = test_temp_kernel(program, "math_integer");
     enum { N = 512 };
     float *x = ARRAY(float, N), *y = ARRAY(float, N), *out = ARRAY(float, 12 * N);
     double *want = ARRAY(double, 12 * N);
@@ -690,13 +589,13 @@ static void test_math(void **state)
         w[10] = sin(a) + log(fabs(b) + 2.0);
         w[11] = exp2(a * 0.1) + log2(fabs(b) + 1.0) + (a < 0 ? 0 : a > 1 ? 1 : a);
     }
-    kiln_buffer *bx = test_buffer_from(context, x, N * sizeof(float));
-    kiln_buffer *by = test_buffer_from(context, y, N * sizeof(float));
-    kiln_buffer *bout = test_buffer(context, 12 * N * sizeof(float));
-    LAUNCH(kf, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_BUFFER(bout),
-           KILN_ARG_INT(N));
-    read_back(bout, out, 12 * N * sizeof(float));
+    kiln_buffer *bx = test_temp_buffer_from(context, x, N * sizeof(float));
+    kiln_buffer *by = test_temp_buffer_from(context, y, N * sizeof(float));
+    kiln_buffer *bout = test_temp_buffer(context, 12 * N * sizeof(float));
+    TEST_LAUNCH(kf, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_BUFFER(bout),
+                KILN_ARG_INT(N));
+    test_read(bout, out, 12 * N * sizeof(float));
     /* CUDA's fast intrinsics (__expf, __sinf, __logf, __fdividef) are
      * approximations: a tolerance that catches a wrong function, not
      * rounding. */
@@ -727,27 +626,14 @@ static void test_math(void **state)
         w[8] = __builtin_popcountll((unsigned long long)a << 20 | a);
         w[9] = (int)((a < 1000u ? a : 1000u) + (a > 1000u ? a : 1000u) % 7u);
     }
-    kiln_buffer *bu = test_buffer_from(context, u, N * sizeof(unsigned));
-    kiln_buffer *bs = test_buffer_from(context, s, N * sizeof(int));
-    kiln_buffer *biout = test_buffer(context, 10 * N * sizeof(int));
-    LAUNCH(ki, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-           KILN_ARG_BUFFER(bu), KILN_ARG_BUFFER(bs), KILN_ARG_BUFFER(biout),
-           KILN_ARG_INT(N));
-    read_back(biout, iout, 10 * N * sizeof(int));
+    kiln_buffer *bu = test_temp_buffer_from(context, u, N * sizeof(unsigned));
+    kiln_buffer *bs = test_temp_buffer_from(context, s, N * sizeof(int));
+    kiln_buffer *biout = test_temp_buffer(context, 10 * N * sizeof(int));
+    TEST_LAUNCH(ki, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                KILN_ARG_BUFFER(bu), KILN_ARG_BUFFER(bs),
+                KILN_ARG_BUFFER(biout), KILN_ARG_INT(N));
+    test_read(biout, iout, 10 * N * sizeof(int));
     expect_ints("math_integer", iout, iwant, 10 * N);
-    kiln_buffer *buffers[] = {bx, by, bout, bu, bs, biout};
-    release_buffers(buffers, 6);
-    free(x);
-    free(y);
-    free(out);
-    free(want);
-    free(u);
-    free(s);
-    free(iout);
-    free(iwant);
-    kiln_kernel_release(kf);
-    kiln_kernel_release(ki);
-    kiln_program_release(program);
 }
 
 static void test_double(void **state)
@@ -760,20 +646,20 @@ static void test_double(void **state)
         skip();
     }
     kiln_program *program = cuda_program(context, "atomics_math");
-    kiln_kernel *kernel = test_kernel(program, "double_sum");
+    kiln_kernel *kernel = test_temp_kernel(program, "double_sum");
     enum { N = 1000 };
     double x[N], fma_out[N], total = 0.5, want = 0.5;
     test_random_doubles(x, N, -1.0, 1.0);
     for (int i = 0; i < N; ++i)
         want += x[i];
-    kiln_buffer *bx = test_buffer_from(context, x, sizeof x);
-    kiln_buffer *bt = test_buffer_from(context, &total, sizeof total);
-    kiln_buffer *bf = test_buffer(context, sizeof fma_out);
-    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-           KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bt), KILN_ARG_BUFFER(bf),
-           KILN_ARG_INT(N));
-    read_back(bt, &total, sizeof total);
-    read_back(bf, fma_out, sizeof fma_out);
+    kiln_buffer *bx = test_temp_buffer_from(context, x, sizeof x);
+    kiln_buffer *bt = test_temp_buffer_from(context, &total, sizeof total);
+    kiln_buffer *bf = test_temp_buffer(context, sizeof fma_out);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bt), KILN_ARG_BUFFER(bf),
+                KILN_ARG_INT(N));
+    test_read(bt, &total, sizeof total);
+    test_read(bf, fma_out, sizeof fma_out);
     if (fabs(total - want) > 1e-9)
         fail_msg("double atomicAdd: %.17g, expected %.17g", total, want);
     for (int i = 0; i < N; ++i) {
@@ -781,10 +667,6 @@ static void test_double(void **state)
         if (fabs(fma_out[i] - w) > 1e-12)
             fail_msg("double math[%d]: %.17g, expected %.17g", i, fma_out[i], w);
     }
-    kiln_buffer *buffers[] = {bx, bt, bf};
-    release_buffers(buffers, 3);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 /* ---- types ---------------------------------------------------------------------------------- */
@@ -803,7 +685,7 @@ static void test_float3_and_structs(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "types");
-    kiln_kernel *kernel = test_kernel(program, "particles");
+    kiln_kernel *kernel = test_temp_kernel(program, "particles");
     enum { N = 300 };
     _Static_assert(sizeof(host_float3) == 12, "CUDA's float3 is 12 bytes");
     _Static_assert(sizeof(host_particle) == 20, "float3, float, int");
@@ -818,15 +700,16 @@ static void test_float3_and_structs(void **state)
         ps[i].id = i;
     }
     float dt = 0.125f;
-    kiln_buffer *b[4] = {test_buffer_from(context, pos, N * sizeof *pos),
-                         test_buffer_from(context, vel, N * sizeof *vel),
-                         test_buffer(context, N * sizeof *out),
-                         test_buffer_from(context, ps, N * sizeof *ps)};
-    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 64)), KILN_DIM1(64), 0,
-           KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]), KILN_ARG_BUFFER(b[2]),
-           KILN_ARG_BUFFER(b[3]), KILN_ARG_FLOAT(dt), KILN_ARG_INT(N));
-    read_back(b[2], out, N * sizeof *out);
-    read_back(b[3], ps_out, N * sizeof *ps_out);
+    kiln_buffer *b[4] = {test_temp_buffer_from(context, pos, N * sizeof *pos),
+                         test_temp_buffer_from(context, vel, N * sizeof *vel),
+                         test_temp_buffer(context, N * sizeof *out),
+                         test_temp_buffer_from(context, ps, N * sizeof *ps)};
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(b[0]), KILN_ARG_BUFFER(b[1]),
+                KILN_ARG_BUFFER(b[2]), KILN_ARG_BUFFER(b[3]),
+                KILN_ARG_FLOAT(dt), KILN_ARG_INT(N));
+    test_read(b[2], out, N * sizeof *out);
+    test_read(b[3], ps_out, N * sizeof *ps_out);
     for (int i = 0; i < N; ++i) {
         host_float3 step = {vel[i].x * dt, vel[i].y * dt, vel[i].z * dt};
         host_float3 want = {pos[i].x + step.x, pos[i].y + step.y, pos[i].z + step.z};
@@ -847,21 +730,13 @@ static void test_float3_and_structs(void **state)
                      ps_out[i].position.z, ps_out[i].mass, ps_out[i].id,
                      p.position.x, p.position.y, p.position.z, p.mass, p.id);
     }
-    release_buffers(b, 4);
-    free(pos);
-    free(vel);
-    free(out);
-    free(ps);
-    free(ps_out);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 static void test_vectors(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "types");
-    kiln_kernel *kernel = test_kernel(program, "vectors");
+    kiln_kernel *kernel = test_temp_kernel(program, "vectors");
     enum { N = 200 };
     float *a = ARRAY(float, 4 * N), *fo = ARRAY(float, 4 * N);
     int *b = ARRAY(int, 2 * N), *io = ARRAY(int, 2 * N);
@@ -869,18 +744,20 @@ static void test_vectors(void **state)
     test_random_floats(a, 4 * N, -3.0f, 3.0f);
     test_random_ints(b, 2 * N, -1000, 1000);
     test_random_bytes(c, 4 * N);
-    kiln_buffer *buf[6] = {test_buffer_from(context, a, 16 * N),
-                           test_buffer_from(context, b, 8 * N),
-                           test_buffer_from(context, c, 4 * N),
-                           test_buffer(context, 16 * N), test_buffer(context, 8 * N),
-                           test_buffer(context, 4 * N)};
-    LAUNCH(kernel, KILN_DIM1(blocks_for(N, 64)), KILN_DIM1(64), 0,
-           KILN_ARG_BUFFER(buf[0]), KILN_ARG_BUFFER(buf[1]), KILN_ARG_BUFFER(buf[2]),
-           KILN_ARG_BUFFER(buf[3]), KILN_ARG_BUFFER(buf[4]), KILN_ARG_BUFFER(buf[5]),
-           KILN_ARG_INT(N));
-    read_back(buf[3], fo, 16 * N);
-    read_back(buf[4], io, 8 * N);
-    read_back(buf[5], co, 4 * N);
+    kiln_buffer *buf[6] = {test_temp_buffer_from(context, a, 16 * N),
+                           test_temp_buffer_from(context, b, 8 * N),
+                           test_temp_buffer_from(context, c, 4 * N),
+                           test_temp_buffer(context, 16 * N),
+                           test_temp_buffer(context, 8 * N),
+                           test_temp_buffer(context, 4 * N)};
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(buf[0]), KILN_ARG_BUFFER(buf[1]),
+                KILN_ARG_BUFFER(buf[2]), KILN_ARG_BUFFER(buf[3]),
+                KILN_ARG_BUFFER(buf[4]), KILN_ARG_BUFFER(buf[5]),
+                KILN_ARG_INT(N));
+    test_read(buf[3], fo, 16 * N);
+    test_read(buf[4], io, 8 * N);
+    test_read(buf[5], co, 4 * N);
     for (int i = 0; i < N; ++i) {
         const float *v = a + 4 * i;
         float want[4] = {v[0] + v[3], v[1] * 2.0f, v[2] - v[0], v[3]};
@@ -897,15 +774,6 @@ static void test_vectors(void **state)
                      co[4 * i], co[4 * i + 1], co[4 * i + 2], co[4 * i + 3],
                      cw[0], cw[1], cw[2], cw[3]);
     }
-    release_buffers(buf, 6);
-    free(a);
-    free(fo);
-    free(b);
-    free(io);
-    free(c);
-    free(co);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 typedef struct host_params {
@@ -918,7 +786,7 @@ static void test_constant_table_and_structs(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "types");
-    kiln_kernel *kernel = test_kernel(program, "blur");
+    kiln_kernel *kernel = test_temp_kernel(program, "blur");
     enum { N = 333 };
     static const double weights[5] = {0.0625, 0.25, 0.375, 0.25, 0.0625};
     float *in = ARRAY(float, N), *out = ARRAY(float, N);
@@ -926,14 +794,14 @@ static void test_constant_table_and_structs(void **state)
     test_random_floats(in, N, -1.0f, 1.0f);
     host_params params = {test_random_float(0.5f, 2.0f),
                           test_random_float(-1.0f, 1.0f), 2};
-    kiln_buffer *bin = test_buffer_from(context, in, N * sizeof(float));
-    kiln_buffer *bout = test_buffer(context, N * sizeof(float));
+    kiln_buffer *bin = test_temp_buffer_from(context, in, N * sizeof(float));
+    kiln_buffer *bout = test_temp_buffer(context, N * sizeof(float));
     for (int mode = 1; mode <= 2; ++mode) {
-        LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-               KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout),
-               KILN_ARG_VALUE(&params, sizeof params), KILN_ARG_INT(mode),
-               KILN_ARG_INT(N));
-        read_back(bout, out, N * sizeof(float));
+        TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                    KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout),
+                    KILN_ARG_VALUE(&params, sizeof params), KILN_ARG_INT(mode),
+                    KILN_ARG_INT(N));
+        test_read(bout, out, N * sizeof(float));
         for (int i = 0; i < N; ++i) {
             double acc = 0;
             for (int k = -2; k <= 2; ++k) {
@@ -946,19 +814,19 @@ static void test_constant_table_and_structs(void **state)
         expect_near(mode == 2 ? "blur (scale)" : "blur (add)", out, want, N,
                     1e-5, 1e-5);
     }
-    kiln_buffer *buffers[] = {bin, bout};
-    release_buffers(buffers, 2);
-    free(in);
-    free(out);
-    free(want);
-    kiln_kernel_release(kernel);
-    kiln_program_release(program);
 }
 
 static void test_globals(void **state)
 {
     kiln_context *context = test_context(state);
-    kiln_program *program = cuda_program(context, "types");
+    /* Not test_temp_*: the test releases the program before the buffers
+     * of its variables. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/kernels/cuda/types.cu",
+             test_srcdir());
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_file(context, path, &options, &program));
     kiln_kernel *kernel = test_kernel(program, "use_globals");
     enum { N = 500 };
     int lookup[8], *index = ARRAY(int, N), *out = ARRAY(int, N);
@@ -980,9 +848,10 @@ static void test_globals(void **state)
     if (w[0] != 0.0625f || w[2] != 0.375f || w[4] != 0.0625f)
         fail_msg("weights read back as %g %g %g %g %g", w[0], w[1], w[2], w[3],
                  w[4]);
-    kiln_buffer *bindex = test_buffer_from(context, index, N * sizeof(int));
-    kiln_buffer *bout = test_buffer(context, N * sizeof(int));
-    kiln_buffer *bbiased = test_buffer(context, N * sizeof(float));
+    kiln_buffer *bindex =
+        test_temp_buffer_from(context, index, N * sizeof(int));
+    kiln_buffer *bout = test_temp_buffer(context, N * sizeof(int));
+    kiln_buffer *bbiased = test_temp_buffer(context, N * sizeof(float));
     TEST_OK(kiln_program_get_global(program, "launches", &launches));
     unsigned zero = 0;
     TEST_OK(kiln_buffer_write(launches, 0, &zero, sizeof zero));
@@ -993,11 +862,11 @@ static void test_globals(void **state)
             TEST_OK(kiln_program_get_global(program, "bias", &bias));
             TEST_OK(kiln_buffer_write(bias, 0, &bias_value, sizeof bias_value));
         }
-        LAUNCH(kernel, KILN_DIM1(blocks_for(N, 128)), KILN_DIM1(128), 0,
-               KILN_ARG_BUFFER(bindex), KILN_ARG_BUFFER(bout),
-               KILN_ARG_BUFFER(bbiased), KILN_ARG_INT(N));
-        read_back(bout, out, N * sizeof(int));
-        read_back(bbiased, biased, N * sizeof(float));
+        TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 128)), KILN_DIM1(128), 0,
+                    KILN_ARG_BUFFER(bindex), KILN_ARG_BUFFER(bout),
+                    KILN_ARG_BUFFER(bbiased), KILN_ARG_INT(N));
+        test_read(bout, out, N * sizeof(int));
+        test_read(bbiased, biased, N * sizeof(float));
         for (int i = 0; i < N; ++i) {
             if (out[i] != lookup[index[i] & 7])
                 fail_msg("__constant__ lookup: out[%d] = %d, expected %d", i,
@@ -1021,28 +890,28 @@ static void test_globals(void **state)
     kiln_kernel_release(kernel);
     kiln_program_release(program);
     TEST_OK(kiln_buffer_read(table, 0, lookup, sizeof lookup));
-    kiln_buffer *buffers[] = {table, bias, launches, weights, bindex, bout, bbiased};
-    release_buffers(buffers, 7);
-    free(index);
-    free(out);
-    free(biased);
+    kiln_buffer *variables[] = {table, bias, launches, weights};
+    for (size_t i = 0; i < 4; ++i)
+        TEST_OK(kiln_buffer_release(variables[i]));
 }
 
 static void test_grids_and_scalars(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "types");
-    kiln_kernel *grid = test_kernel(program, "grid3d");
-    kiln_kernel *scalars = test_kernel(program, "scalars");
-    kiln_kernel *hello = test_kernel(program, "hello");
-    kiln_kernel *host_device = test_kernel(program, "host_device");
+    kiln_kernel *grid = test_temp_kernel(program, "grid3d");
+    kiln_kernel *scalars = test_temp_kernel(program, "scalars");
+    kiln_kernel *hello = test_temp_kernel(program, "hello");
+    kiln_kernel *host_device = test_temp_kernel(program, "host_device");
     enum { NX = 19, NY = 11, NZ = 5 };
     unsigned *out = ARRAY(unsigned, NX * NY * NZ);
-    kiln_buffer *bout = test_buffer(context, NX * NY * NZ * sizeof(unsigned));
-    LAUNCH(grid, KILN_DIM3(blocks_for(NX, 8), blocks_for(NY, 4), blocks_for(NZ, 2)),
-           KILN_DIM3(8, 4, 2), 0, KILN_ARG_BUFFER(bout), KILN_ARG_INT(NX),
-           KILN_ARG_INT(NY), KILN_ARG_INT(NZ));
-    read_back(bout, out, NX * NY * NZ * sizeof(unsigned));
+    kiln_buffer *bout =
+        test_temp_buffer(context, NX * NY * NZ * sizeof(unsigned));
+    TEST_LAUNCH(grid,
+                KILN_DIM3(test_blocks(NX, 8), test_blocks(NY, 4), test_blocks(NZ, 2)),
+                KILN_DIM3(8, 4, 2), 0, KILN_ARG_BUFFER(bout), KILN_ARG_INT(NX),
+                KILN_ARG_INT(NY), KILN_ARG_INT(NZ));
+    test_read(bout, out, NX * NY * NZ * sizeof(unsigned));
     for (unsigned z = 0; z < NZ; ++z)
         for (unsigned y = 0; y < NY; ++y)
             for (unsigned x = 0; x < NX; ++x) {
@@ -1057,13 +926,14 @@ static void test_grids_and_scalars(void **state)
     unsigned long long base = test_random_u64();
     long long step = (long long)(test_random_u64() >> 20) - (1ll << 43);
     double scale = test_random_float(1.0f, 100.0f);
-    kiln_buffer *bv = test_buffer(context, C * sizeof *v);
+    kiln_buffer *bv = test_temp_buffer(context, C * sizeof *v);
     for (int negate = 0; negate < 2; ++negate) {
         unsigned char flag = (unsigned char)negate;
-        LAUNCH(scalars, KILN_DIM1(blocks_for(C, 64)), KILN_DIM1(64), 0,
-               KILN_ARG_BUFFER(bv), KILN_ARG_ULONG(C), KILN_ARG_VALUE(&flag, 1),
-               KILN_ARG_ULONG(base), KILN_ARG_LONG(step), KILN_ARG_DOUBLE(scale));
-        read_back(bv, v, C * sizeof *v);
+        TEST_LAUNCH(scalars, KILN_DIM1(test_blocks(C, 64)), KILN_DIM1(64), 0,
+                    KILN_ARG_BUFFER(bv), KILN_ARG_ULONG(C),
+                    KILN_ARG_VALUE(&flag, 1), KILN_ARG_ULONG(base),
+                    KILN_ARG_LONG(step), KILN_ARG_DOUBLE(scale));
+        test_read(bv, v, C * sizeof *v);
         for (unsigned long long i = 0; i < C; ++i) {
             unsigned long long want = base + i * (unsigned long long)step;
             if (negate)
@@ -1075,32 +945,23 @@ static void test_grids_and_scalars(void **state)
         }
     }
     int ids[32], want_ids[32];
-    kiln_buffer *bids = test_buffer(context, sizeof ids);
-    LAUNCH(hello, KILN_DIM1(1), KILN_DIM1(32), 0, KILN_ARG_BUFFER(bids));
-    read_back(bids, ids, sizeof ids);
+    kiln_buffer *bids = test_temp_buffer(context, sizeof ids);
+    TEST_LAUNCH(hello, KILN_DIM1(1), KILN_DIM1(32), 0, KILN_ARG_BUFFER(bids));
+    test_read(bids, ids, sizeof ids);
     for (int i = 0; i < 32; ++i)
         want_ids[i] = i;
     expect_ints("hello (printf)", ids, want_ids, 32);
     float x[100], y[100];
     double want[100];
     test_random_floats(x, 100, -2.0f, 2.0f);
-    kiln_buffer *bx = test_buffer_from(context, x, sizeof x);
-    kiln_buffer *by = test_buffer(context, sizeof y);
-    LAUNCH(host_device, KILN_DIM1(2), KILN_DIM1(64), 0, KILN_ARG_BUFFER(bx),
-           KILN_ARG_BUFFER(by), KILN_ARG_INT(100));
-    read_back(by, y, sizeof y);
+    kiln_buffer *bx = test_temp_buffer_from(context, x, sizeof x);
+    kiln_buffer *by = test_temp_buffer(context, sizeof y);
+    TEST_LAUNCH(host_device, KILN_DIM1(2), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by), KILN_ARG_INT(100));
+    test_read(by, y, sizeof y);
     for (int i = 0; i < 100; ++i)
         want[i] = ((2.0 * x[i] - 3.0) * x[i] + 0.5) * x[i] + 1.0;
     expect_near("__host__ __device__", y, want, 100, 1e-5, 1e-5);
-    kiln_buffer *buffers[] = {bout, bv, bids, bx, by};
-    release_buffers(buffers, 5);
-    free(out);
-    free(v);
-    kiln_kernel_release(grid);
-    kiln_kernel_release(scalars);
-    kiln_kernel_release(hello);
-    kiln_kernel_release(host_device);
-    kiln_program_release(program);
 }
 
 /* ---- what Kiln reads of CUDA C --------------------------------------------------------------- */
@@ -1122,7 +983,7 @@ static void test_signatures(void **state)
 {
     kiln_context *context = test_context(state);
     kiln_program *program = cuda_program(context, "tutorial");
-    kiln_kernel *saxpy = test_kernel(program, "saxpy");
+    kiln_kernel *saxpy = test_temp_kernel(program, "saxpy");
     size_t count = 0;
     TEST_OK(kiln_kernel_get_param_count(saxpy, &count));
     if (count != 4)
@@ -1131,7 +992,7 @@ static void test_signatures(void **state)
     expect_param(saxpy, 1, KILN_PARAM_BUFFER, 8, "x", "float*");
     expect_param(saxpy, 2, KILN_PARAM_BUFFER, 8, "y", "float*");
     expect_param(saxpy, 3, KILN_PARAM_VALUE, 8, "n", "size_t");
-    kiln_buffer *buffer = test_buffer(context, 64);
+    kiln_buffer *buffer = test_temp_buffer(context, 64);
     kiln_launch_config config = {.grid = KILN_DIM1(1), .block = KILN_DIM1(4)};
     /* a buffer is no size_t, a double no float */
     kiln_arg wrong_kind[] = {KILN_ARG_FLOAT(1.0f), KILN_ARG_BUFFER(buffer),
@@ -1168,9 +1029,6 @@ static void test_signatures(void **state)
         if (!found)
             fail_msg("kernel '%s' is not listed", expected[e]);
     }
-    kiln_buffer_release(buffer);
-    kiln_kernel_release(saxpy);
-    kiln_program_release(program);
 
     /* a program with variables lists only the user's kernels */
     program = cuda_program(context, "types");
@@ -1183,11 +1041,9 @@ static void test_signatures(void **state)
     }
     if (kernels != 8)
         fail_msg("types.cu lists %zu kernels, expected 8", kernels);
-    kiln_kernel *particles = test_kernel(program, "particles");
+    kiln_kernel *particles = test_temp_kernel(program, "particles");
     expect_param(particles, 0, KILN_PARAM_BUFFER, 8, "pos", "float3*");
     expect_param(particles, 4, KILN_PARAM_VALUE, 4, "dt", "float");
-    kiln_kernel_release(particles);
-    kiln_program_release(program);
 }
 
 /* ---- what the OpenCL translation refuses ------------------------------------------------------ */
@@ -1256,7 +1112,6 @@ static void test_refusals(void **state)
     kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
     kiln_program *program = NULL;
     TEST_OK(kiln_program_build_with(context, accepted, 0, &options, &program));
-    kiln_program_release(program);
 }
 
 int main(void)
