@@ -40,11 +40,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         write_file("once.h", "  #  pragma   once\nint once;\n");
     }
     const char *dirs[] = {directory};
+    static const kiln_backend_define fuzz_define[] = {{"FUZZ", "1"}};
+    kiln_backend_source source = {.text = (const char *)data,
+                                  .length = size,
+                                  .options = "-DFUZZ=1",
+                                  .name = "fuzz.cl",
+                                  .defines = fuzz_define,
+                                  .define_count = 1,
+                                  .include_dirs = dirs,
+                                  .include_dir_count = 1};
     char *expanded = NULL;
     size_t length = 0;
     kiln_status status =
-        kiln_source_expand((const char *)data, size, "fuzz.cl", "-DFUZZ=1",
-                           size % 2 == 0, dirs, 1, &expanded, &length);
+        kiln_source_expand(&source, size % 2 == 0, &expanded, &length);
     if (status == KILN_OK) {
         /* NULL: the program includes nothing and stays as it is. */
         if (expanded != NULL && expanded[length] != '\0')
