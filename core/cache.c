@@ -16,9 +16,9 @@
  * readers see a whole entry or none, and processes building the same
  * program at once both succeed.  Every load checks magic, sizes, checksum
  * and key; anything wrong is a miss and the entry is rebuilt.  The
- * checksum covers the plugin's blob too, so a hit checksums its bytes
- * once: the plugin's reader checks their structure only.  The cache
- * never fails a build: every problem here degrades to "no cache".
+ * checksum covers the saved program too (core/saved_program.c), so a hit
+ * checksums its bytes once: that reader checks their structure only.  The
+ * cache never fails a build: every problem here degrades to "no cache".
  */
 #include "internal.h"
 

@@ -22,6 +22,8 @@ libkiln_la_SOURCES = \
 	core/pool.c \
 	core/prepared.c \
 	core/program.c \
+	core/saved_program.c \
+	core/saved_program.h \
 	core/source.c \
 	core/stream.c \
 	core/strings.c \

@@ -240,18 +240,9 @@ struct kiln_event {
  * context reference; each holder guarantees the context outlives it (a
  * program holds one, the memory cache is emptied before the backend
  * context is destroyed). */
-typedef struct kiln_kernel_names {
-    size_t count;
-    char **names;                  /* pointers into `text`               */
-    char *text;                    /* the backend's list, ';' made '\0'  */
-} kiln_kernel_names;
-
 typedef struct kiln_built_program {
     atomic_int references;
     kiln_backend_program *backend;
-    /* Its kernels' names, asked of the backend on first use; set once
-     * (the first thread to finish wins) and freed with the program. */
-    _Atomic(kiln_kernel_names *) kernel_names;
 } kiln_built_program;
 
 struct kiln_program {

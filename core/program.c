@@ -2,6 +2,7 @@
  * Programs: source in, compiled binary out, through the kernel cache.
  */
 #include "internal.h"
+#include "saved_program.h"
 
 #include "translate.h" /* clc_options_parse */
 
@@ -110,7 +111,6 @@ kiln_status kiln_built_program_create(kiln_context *context,
     }
     atomic_init(&result->references, 1);
     result->backend = backend;
-    atomic_init(&result->kernel_names, NULL);
     *built = result;
     return KILN_OK;
 }
@@ -126,12 +126,6 @@ void kiln_built_program_release(kiln_context *context,
     if (!kiln_reference_drop(&built->references))
         return;
     context->ops->program_destroy(context->backend, built->backend);
-    kiln_kernel_names *names = atomic_load(&built->kernel_names);
-    if (names != NULL) {
-        free(names->names);
-        free(names->text);
-        free(names);
-    }
     free(built);
 }
 
@@ -161,17 +155,66 @@ static kiln_status program_wrap(kiln_context *context,
     return KILN_OK;
 }
 
-/* Loads a cached blob; false (and no error left behind) when the backend
- * refuses it, so the caller compiles instead. */
-static bool program_from_blob(kiln_context *context, const void *blob,
-                              size_t size, kiln_backend_program **backend)
+/* Whether the plugin can save and load programs (ABI 2.5). */
+static bool program_savable(const kiln_context *context)
 {
-    kiln_status status =
-        context->ops->program_load(context->backend, blob, size, backend);
+    return context->ops->program_kernels != NULL &&
+           context->ops->program_image != NULL &&
+           context->ops->program_load_image != NULL;
+}
+
+/* Loads a saved program; false (and no error left behind) when it is not
+ * one of `language` in the current format or the plugin refuses its image,
+ * so the caller compiles instead. */
+static bool program_from_saved(kiln_context *context, kiln_language language,
+                               const void *bytes, size_t size,
+                               kiln_backend_program **backend)
+{
+    if (!program_savable(context))
+        return false;
+    kiln_saved_program saved;
+    kiln_status status = kiln_saved_program_read(bytes, size, language, &saved);
+    if (status == KILN_OK) {
+        status = context->ops->program_load_image(
+            context->backend, language, saved.image, saved.image_size,
+            &saved.info, backend);
+        kiln_saved_program_free(&saved);
+    }
     if (status != KILN_OK) {
-        kiln_trace("cached binary refused (%s): %s", kiln_status_name(status),
+        kiln_trace("saved program refused (%s): %s", kiln_status_name(status),
                    kiln_last_error());
         kiln_error_clear();
+        return false;
+    }
+    return true;
+}
+
+/* The saved form of a program just built (malloc'ed); false, with the
+ * reason traced, when the plugin cannot give it. */
+static bool program_to_saved(kiln_context *context, kiln_language language,
+                             kiln_backend_program *backend, void **bytes,
+                             size_t *size)
+{
+    if (!program_savable(context)) {
+        kiln_trace("program not cacheable: the %s plugin gives no program "
+                   "image (plugin ABI before 2.5)",
+                   context->ops->name);
+        return false;
+    }
+    const kiln_backend_program_info *info = NULL;
+    void *image = NULL;
+    size_t image_size = 0;
+    kiln_status status =
+        context->ops->program_kernels(context->backend, backend, &info);
+    if (status == KILN_OK)
+        status = context->ops->program_image(context->backend, backend, &image,
+                                             &image_size);
+    if (status == KILN_OK)
+        status = kiln_saved_program_write(language, info, image, image_size,
+                                          bytes, size);
+    free(image);
+    if (status != KILN_OK) {
+        kiln_trace("program not cacheable: %s", kiln_last_error());
         return false;
     }
     return true;
@@ -213,7 +256,7 @@ static kiln_status program_build_source(kiln_context *context,
         return status;
 
     /* A hit in this context's memory cache shares the backend program
-     * built earlier: no blob is copied or loaded again. */
+     * built earlier: nothing is copied or loaded again. */
     kiln_built_program *built = kiln_memory_cache_find(context, &key);
     if (built != NULL) {
         kiln_cache_key_free(&key);
@@ -227,15 +270,16 @@ static kiln_status program_build_source(kiln_context *context,
 
     kiln_backend_program *backend = NULL;
     kiln_program_origin origin = KILN_PROGRAM_COMPILED;
-    void *blob = NULL;
-    size_t blob_size = 0;
+    void *saved = NULL;
+    size_t saved_size = 0;
     bool cacheable = false;
-    if (kiln_disk_cache_find(&key, &blob, &blob_size)) {
-        if (program_from_blob(context, blob, blob_size, &backend)) {
+    if (kiln_disk_cache_find(&key, &saved, &saved_size)) {
+        if (program_from_saved(context, source->language, saved, saved_size,
+                               &backend)) {
             origin = KILN_PROGRAM_FROM_DISK_CACHE;
             cacheable = true;
         }
-        free(blob);
+        free(saved);
     }
     char *log = NULL;
     if (backend == NULL) {
@@ -249,13 +293,11 @@ static kiln_status program_build_source(kiln_context *context,
             kiln_cache_key_free(&key);
             return status;
         }
-        if (context->ops->program_serialize(context->backend, backend, &blob,
-                                            &blob_size) == KILN_OK) {
-            kiln_disk_cache_store(&key, blob, blob_size);
-            free(blob);
+        if (program_to_saved(context, source->language, backend, &saved,
+                             &saved_size)) {
+            kiln_disk_cache_store(&key, saved, saved_size);
+            free(saved);
             cacheable = true;
-        } else {
-            kiln_trace("program not cacheable: %s", kiln_last_error());
         }
     }
     status = kiln_built_program_create(context, backend, &built);
@@ -531,82 +573,28 @@ kiln_status kiln_program_get_origin(const kiln_program *program,
 
 /* ---- the kernels of a program ------------------------------------------- */
 
-/* Splits the backend's ';'-separated list in place; empty items (a
- * trailing ';') are dropped. */
-static kiln_kernel_names *kernel_names_parse(char *text)
+/* The program's kernels as its plugin describes them (the plugin's
+ * storage, fixed when the program was built or loaded). */
+static kiln_status program_kernel_list(const kiln_program *program,
+                                       const char *caller,
+                                       const kiln_backend_program_info **out)
 {
-    kiln_kernel_names *result = calloc(1, sizeof *result);
-    size_t capacity = 1;
-    for (const char *p = text; *p != '\0'; ++p)
-        capacity += *p == ';';
-    char **names = calloc(capacity, sizeof *names);
-    if (result == NULL || names == NULL) {
-        free(result);
-        free(names);
-        return NULL;
-    }
-    char *start = text;
-    for (char *p = text;; ++p) {
-        if (*p != ';' && *p != '\0')
-            continue;
-        bool last = *p == '\0';
-        *p = '\0';
-        if (p > start)
-            names[result->count++] = start;
-        if (last)
-            break;
-        start = p + 1;
-    }
-    result->names = names;
-    result->text = text;
-    return result;
-}
-
-/* The program's kernel names, asked of the backend once per built
- * program (shared by every program handle of that build). */
-static kiln_status program_kernel_names(const kiln_program *program,
-                                        const char *caller,
-                                        const kiln_kernel_names **out)
-{
-    kiln_built_program *built = program->built;
-    kiln_kernel_names *names = atomic_load(&built->kernel_names);
-    if (names != NULL) {
-        *out = names;
-        return KILN_OK;
-    }
     kiln_context *context = program->context;
-    if (context->ops->program_kernel_names == NULL)
+    if (context->ops->program_kernels == NULL)
         return kiln_error(KILN_ERR_UNSUPPORTED,
                           "%s: the %s plugin cannot list a program's kernels "
-                          "(it leaves out the optional program_kernel_names "
-                          "op)",
+                          "(it leaves out the optional program_kernels op)",
                           caller, context->ops->name);
-    char *text = NULL;
-    kiln_status status = context->ops->program_kernel_names(
-        context->backend, program->backend, &text);
-    if (status != KILN_OK) {
-        free(text);
+    const kiln_backend_program_info *info = NULL;
+    kiln_status status = context->ops->program_kernels(
+        context->backend, program->backend, &info);
+    if (status != KILN_OK)
         return kiln_error_prefix(status, "%s", caller);
-    }
-    if (text == NULL)
+    if (info == NULL || (info->kernel_count > 0 && info->kernels == NULL))
         return kiln_error(KILN_ERR_BACKEND,
                           "%s: backend %s gave no kernel list", caller,
                           context->ops->name);
-    names = kernel_names_parse(text);
-    if (names == NULL) {
-        free(text);
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    kiln_kernel_names *expected = NULL;
-    if (!atomic_compare_exchange_strong(&built->kernel_names, &expected,
-                                        names)) {
-        /* Another thread listed them first: use its list. */
-        free(names->names);
-        free(names->text);
-        free(names);
-        names = expected;
-    }
-    *out = names;
+    *out = info;
     return KILN_OK;
 }
 
@@ -616,11 +604,11 @@ kiln_status kiln_program_get_kernel_count(const kiln_program *program,
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(count, "count");
-    const kiln_kernel_names *names;
-    kiln_status status = program_kernel_names(program, __func__, &names);
+    const kiln_backend_program_info *info;
+    kiln_status status = program_kernel_list(program, __func__, &info);
     if (status != KILN_OK)
         return status;
-    *count = names->count;
+    *count = info->kernel_count;
     return KILN_OK;
 }
 
@@ -630,17 +618,21 @@ kiln_status kiln_program_get_kernel_name(const kiln_program *program, size_t ind
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(name, "name");
-    const kiln_kernel_names *names;
-    kiln_status status = program_kernel_names(program, __func__, &names);
+    const kiln_backend_program_info *info;
+    kiln_status status = program_kernel_list(program, __func__, &info);
     if (status != KILN_OK)
         return status;
-    if (index >= names->count)
+    if (index >= info->kernel_count)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "%s: the program has %zu kernel%s; there is no "
                           "kernel %zu",
-                          __func__, names->count,
-                          names->count == 1 ? "" : "s", index);
-    *name = names->names[index];
+                          __func__, info->kernel_count,
+                          info->kernel_count == 1 ? "" : "s", index);
+    if (info->kernels[index].name == NULL)
+        return kiln_error(KILN_ERR_BACKEND,
+                          "%s: backend %s gave kernel %zu no name", __func__,
+                          program->context->ops->name, index);
+    *name = info->kernels[index].name;
     return KILN_OK;
 }
 

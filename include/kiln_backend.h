@@ -55,10 +55,18 @@ extern "C" {
  *        include directories, other flags), split once by the core; a
  *        plugin reads those instead of splitting `options` (an older one
  *        still reads `options`)
+ *   2.5  program_kernels, program_image, program_load_image (optional):
+ *        the core keeps saved programs in a format of its own and asks a
+ *        plugin only for its vendor image; kernel information crosses as
+ *        structs.  They replace program_kernel_names, program_serialize
+ *        and program_load, which the core no longer calls (a plugin may
+ *        leave them NULL): a plugin of an older minor still loads and runs,
+ *        but its programs are not kept in the disk cache and listing its
+ *        kernels answers KILN_ERR_UNSUPPORTED.
  * The structs below are the plugin ABI's own: the public ones of kiln.h
  * may grow without changing it. */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 4
+#define KILN_BACKEND_ABI_MINOR 5
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -182,6 +190,53 @@ typedef struct kiln_backend_kernel_info {
     size_t static_local_memory;    /* bytes the kernel declares itself     */
 } kiln_backend_kernel_info;
 
+/* ---- ABI 2.5: what a program holds, listed and saved by the core ---- */
+
+/* A parameter that a CUDA C translation added after the user's, which the
+ * backend sets itself. */
+typedef enum kiln_backend_hidden_kind {
+    KILN_BACKEND_HIDDEN_DYNAMIC_SHARED = 1, /* extern __shared__: a __local
+                                               argument of local_memory bytes */
+    KILN_BACKEND_HIDDEN_VARIABLE            /* the buffer of variables[variable] */
+} kiln_backend_hidden_kind;
+
+typedef struct kiln_backend_hidden_param {
+    kiln_backend_hidden_kind kind;
+    size_t variable;
+} kiln_backend_hidden_param;
+
+/* One kernel of a program: its name (as listed, and as kernel_create
+ * takes it) and what kernel_create needs to know of it after a program
+ * was loaded from an image. */
+typedef struct kiln_backend_kernel_signature {
+    const char *name;
+    /* 0: the backend could not read the parameters (kernel_create asks
+     * the driver, or reports why it cannot); params is then empty. */
+    int params_known;
+    size_t param_count;
+    const kiln_backend_param *params;
+    size_t required_block[3];      /* reqd_work_group_size; 0 0 0 if none  */
+    size_t hidden_count;           /* after the params                     */
+    const kiln_backend_hidden_param *hidden;
+} kiln_backend_kernel_signature;
+
+/* A __device__ or __constant__ variable of a CUDA C program that the
+ * backend keeps as a buffer of its own (the OpenCL backend's translation;
+ * a CUDA module holds its own). */
+typedef struct kiln_backend_variable {
+    const char *name;
+    int is_constant;               /* __constant__, else __device__        */
+    int has_initializer;
+} kiln_backend_variable;
+
+/* What a program holds besides its vendor image. */
+typedef struct kiln_backend_program_info {
+    size_t kernel_count;
+    const kiln_backend_kernel_signature *kernels;
+    size_t variable_count;
+    const kiln_backend_variable *variables;
+} kiln_backend_program_info;
+
 /* One checked launch argument. */
 typedef struct kiln_backend_arg {
     kiln_arg_kind kind;            /* BUFFER, VALUE or LOCAL only          */
@@ -300,12 +355,13 @@ typedef struct kiln_backend_ops {
     kiln_status (*program_build)(kiln_backend_context *context,
                                  const kiln_backend_source *source,
                                  kiln_backend_program **program, char **log);
-    /* A self-contained blob (malloc'ed) from which program_load recreates
-     * the program on a device of the same cache_identity. */
+    /* Before 2.5: a self-contained blob (malloc'ed) from which
+     * program_load recreated the program.  No longer called (see 2.5's
+     * program_image); may be NULL. */
     kiln_status (*program_serialize)(kiln_backend_context *context,
                                      kiln_backend_program *program,
                                      void **data, size_t *size);
-    /* Must reject (any error status) a blob it did not write. */
+    /* Before 2.5; no longer called, may be NULL. */
     kiln_status (*program_load)(kiln_backend_context *context,
                                 const void *data, size_t size,
                                 kiln_backend_program **program);
@@ -336,12 +392,8 @@ typedef struct kiln_backend_ops {
 
     /* ---- ABI 1.1 ---- */
 
-    /* The names of the program's kernels, each one that kernel_create
-     * accepts, separated by ';' as OpenCL's CL_PROGRAM_KERNEL_NAMES gives
-     * them: a malloc'ed string that the core frees ("" for a program
-     * without kernels).  The core asks once per built program and keeps
-     * the list.  Optional: NULL makes kiln_program_get_kernel_count answer
-     * KILN_ERR_UNSUPPORTED. */
+    /* Before 2.5: the kernels' names joined by ';'.  No longer called
+     * (see program_kernels); may be NULL. */
     kiln_status (*program_kernel_names)(kiln_backend_context *context,
                                         kiln_backend_program *program,
                                         char **names);
@@ -403,6 +455,38 @@ typedef struct kiln_backend_ops {
                                   kiln_backend_program *program,
                                   const char *name,
                                   kiln_backend_memory **memory, size_t *size);
+
+    /* ---- ABI 2.5: saved programs ---- */
+
+    /* What `program` holds besides its image, filled when it was built or
+     * loaded: its kernels in the order kiln_program_get_kernel_name lists
+     * them, each with its parameters where known, and its variables.  The
+     * storage is the program's, valid until program_destroy.  Optional:
+     * NULL makes kiln_program_get_kernel_count answer KILN_ERR_UNSUPPORTED
+     * and leaves programs out of the disk cache. */
+    kiln_status (*program_kernels)(kiln_backend_context *context,
+                                   kiln_backend_program *program,
+                                   const kiln_backend_program_info **info);
+    /* The vendor image of `program` alone (malloc'ed; the core frees it):
+     * a CUBIN or PTX for CUDA, the program binary for OpenCL.  The core
+     * saves it with program_kernels' info in a format of its own.
+     * KILN_ERR_UNSUPPORTED, with the reason, when the driver gives none.
+     * Optional, with program_load_image: NULL keeps programs out of the
+     * disk cache. */
+    kiln_status (*program_image)(kiln_backend_context *context,
+                                 kiln_backend_program *program, void **data,
+                                 size_t *size);
+    /* Recreates a program of `language` from an image that program_image
+     * gave on a device of the same cache_identity, and `info` as
+     * program_kernels gave it then (the core's copy, valid during the call
+     * only; names checked: terminated, non-empty, hidden variables in
+     * range).  The core checksums what it saved, so the bytes are the ones
+     * written; any error status makes the core compile instead. */
+    kiln_status (*program_load_image)(kiln_backend_context *context,
+                                      kiln_language language,
+                                      const void *data, size_t size,
+                                      const kiln_backend_program_info *info,
+                                      kiln_backend_program **program);
 } kiln_backend_ops;
 
 /* The size of a table of the required ops: the smallest the core

@@ -10,7 +10,6 @@ backends_cuda_kiln_cuda_la_SOURCES = \
 	backends/cuda/cuda_private.h \
 	backends/cuda/cuda_compile.h \
 	backends/cuda/cuda_backend.c \
-	backends/cuda/cuda_blob.c \
 	backends/cuda/cuda_compile.c \
 	backends/cuda/cuda_context.c \
 	backends/cuda/cuda_device.c \

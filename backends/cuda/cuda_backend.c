@@ -119,17 +119,17 @@ static void cuda_ops_fill(void)
     ops->event_query = cuda_event_query;
     ops->event_elapsed = cuda_event_elapsed;
     ops->program_build = cuda_program_build;
-    ops->program_serialize = cuda_program_serialize;
-    ops->program_load = cuda_program_load;
     ops->program_destroy = cuda_program_destroy;
     ops->kernel_create = cuda_kernel_create;
     ops->kernel_destroy = cuda_kernel_destroy;
     ops->launch = cuda_kernel_launch;
     ops->native_handle = cuda_context_native_handle;
-    ops->program_kernel_names = cuda_program_kernel_names;
     ops->memory_copy_peer = cuda_memory_copy_peer;
     ops->stream_wait_event_peer = cuda_stream_wait_event_peer;
     ops->program_global = cuda_program_global;
+    ops->program_kernels = cuda_program_kernels;
+    ops->program_image = cuda_program_image;
+    ops->program_load_image = cuda_program_load_image;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -588,3 +588,50 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
         cuda_binary_free(binary);
     return status;
 }
+
+/* ---- the binary in memory ---------------------------------------------------- */
+
+void cuda_signatures_free(clc_kernel_signature *kernels, size_t count)
+{
+    if (kernels == NULL)
+        return;
+    for (size_t i = 0; i < count; ++i)
+        free(kernels[i].params);
+    free(kernels);
+}
+
+clc_kernel_signature *cuda_signatures_copy(const clc_kernel_signature *kernels,
+                                           size_t count)
+{
+    clc_kernel_signature *copy = calloc(count ? count : 1, sizeof *copy);
+    if (copy == NULL)
+        return NULL;
+    for (size_t i = 0; i < count; ++i) {
+        copy[i] = kernels[i];
+        copy[i].params = NULL;
+        size_t params = kernels[i].param_count;
+        copy[i].params = calloc(params ? params : 1, sizeof *copy[i].params);
+        if (copy[i].params == NULL) {
+            cuda_signatures_free(copy, i);
+            return NULL;
+        }
+        if (params > 0)
+            memcpy(copy[i].params, kernels[i].params,
+                   params * sizeof *copy[i].params);
+        /* Fixed-size strings from outside: keep them terminated. */
+        copy[i].name[sizeof copy[i].name - 1] = '\0';
+        for (size_t j = 0; j < params; ++j) {
+            clc_param *param = &copy[i].params[j];
+            param->name[sizeof param->name - 1] = '\0';
+            param->type_name[sizeof param->type_name - 1] = '\0';
+        }
+    }
+    return copy;
+}
+
+void cuda_binary_free(cuda_binary *binary)
+{
+    free(binary->image);
+    cuda_signatures_free(binary->kernels, binary->kernel_count);
+    memset(binary, 0, sizeof *binary);
+}

@@ -1,13 +1,12 @@
 /*
  * The driver-free half of the CUDA backend: choosing NVRTC's target,
  * mapping build options, compiling (OpenCL C through the translator, or
- * native CUDA C) with NVRTC, and the program blob kept in the kernel cache.
+ * native CUDA C) with NVRTC, and the compiled binary in memory.
  *
  * Nothing here calls the CUDA driver (no cu* function), so these files
- * link and run on a machine without a GPU or a driver: cuda_compile.c
- * needs NVRTC and the translator; cuda_blob.c (the binary, its signatures
- * and the blob) needs nothing at all, so that it can be fuzzed on its own.
- * Failures are reported through the kiln_host_api passed in.
+ * link and run on a machine without a GPU or a driver; they need NVRTC
+ * and the translator.  Failures are reported through the kiln_host_api
+ * passed in.
  */
 #ifndef KILN_CUDA_COMPILE_H
 #define KILN_CUDA_COMPILE_H
@@ -29,9 +28,6 @@
 #else
 #define CUDA_INTERNAL
 #endif
-
-/* Bumped whenever the blob layout changes; part of the cache identity. */
-#define CUDA_BLOB_VERSION 4 /* 3: no checksum (the cache has one); 4: CUDA C signatures */
 
 /* What NVRTC is asked to produce for a device. */
 typedef struct cuda_target {
@@ -102,17 +98,6 @@ CUDA_INTERNAL kiln_status cuda_options_map(const kiln_host_api *host,
                                            char ***nvrtc_options,
                                            size_t *count, int *werror);
 CUDA_INTERNAL void cuda_options_free(char **nvrtc_options, size_t count);
-
-/* The blob: see cuda_blob.c for the layout.  Serialising allocates the
- * result with malloc; parsing rejects (KILN_ERR_INVALID_ARGUMENT) any blob
- * that this code did not write, truncated or corrupted, without reading
- * past `size` — it is safe on arbitrary bytes. */
-CUDA_INTERNAL kiln_status cuda_binary_serialize(const kiln_host_api *host,
-                                                const cuda_binary *binary,
-                                                void **data, size_t *size);
-CUDA_INTERNAL kiln_status cuda_binary_parse(const kiln_host_api *host,
-                                            const void *data, size_t size,
-                                            cuda_binary *binary);
 
 /* Copies `count` translated signatures (deep); NULL on out of memory. */
 CUDA_INTERNAL clc_kernel_signature *

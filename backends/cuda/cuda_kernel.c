@@ -258,36 +258,42 @@ static void cuda_listed_name(const char *const *symbols, unsigned int count,
     *length = base_length;
 }
 
-kiln_status cuda_program_kernel_names(kiln_backend_context *context,
+/* The names a program lists, one after another, each ended by its NUL, in
+ * a malloc'ed block (*count names): OpenCL C by its translated signatures;
+ * native CUDA C by the loaded module's kernels (cuda_listed_name), or by
+ * Kiln's reading of the source where the driver cannot enumerate a module
+ * (before CUDA 12.4). */
+static kiln_status cuda_program_names(kiln_backend_context *context,
                                       kiln_backend_program *program,
-                                      char **names)
+                                      char **text, size_t *count)
 {
     const cuda_binary *binary = &program->binary;
     const char **symbols = NULL;
-    unsigned int count = 0;
+    unsigned int symbol_count = 0;
     if (binary->language != KILN_LANGUAGE_OPENCL_C) {
-        kiln_status status = cuda_context_enter(context);
-        if (status == KILN_OK)
-            status = cuda_module_symbols(context, program->module, &symbols,
-                                         &count);
-        if (status != KILN_OK)
+        kiln_status status = cuda_module_symbols(context, program->module,
+                                                 &symbols, &symbol_count);
+        if (status == KILN_ERR_OUT_OF_HOST_MEMORY)
             return status;
+        if (status != KILN_OK) {
+            /* Listing never fails a build or a load. */
+            cuda_host->trace("cuda: the driver cannot enumerate the module; "
+                             "listing the kernels Kiln read in the source");
+            symbols = NULL;
+        }
     }
+    size_t listed = symbols == NULL ? binary->kernel_count : symbol_count;
     size_t total = 1;
-    if (symbols == NULL)
-        for (size_t i = 0; i < binary->kernel_count; ++i)
-            total += strlen(binary->kernels[i].name) + 1;
-    else
-        for (unsigned int i = 0; i < count; ++i)
-            total += strlen(symbols[i]) + 1;
-    char *text = malloc(total);
-    if (text == NULL) {
+    for (size_t i = 0; i < listed; ++i)
+        total += strlen(symbols == NULL ? binary->kernels[i].name
+                                        : symbols[i]) + 1;
+    char *names = malloc(total);
+    if (names == NULL) {
         free(symbols);
         return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                 "out of host memory");
     }
     size_t used = 0;
-    size_t listed = symbols == NULL ? binary->kernel_count : count;
     for (size_t i = 0; i < listed; ++i) {
         const char *name;
         size_t length;
@@ -295,16 +301,16 @@ kiln_status cuda_program_kernel_names(kiln_backend_context *context,
             name = binary->kernels[i].name;
             length = strlen(name);
         } else {
-            cuda_listed_name(symbols, count, (unsigned int)i, &name, &length);
+            cuda_listed_name(symbols, symbol_count, (unsigned int)i, &name,
+                             &length);
         }
-        if (used > 0)
-            text[used++] = ';';
-        memcpy(text + used, name, length);
+        memcpy(names + used, name, length);
         used += length;
+        names[used++] = '\0';
     }
-    text[used] = '\0';
     free(symbols);
-    *names = text;
+    *text = names;
+    *count = listed;
     return KILN_OK;
 }
 
@@ -315,6 +321,92 @@ cuda_signature_find(const cuda_binary *binary, const char *name)
         if (strcmp(binary->kernels[i].name, name) == 0)
             return &binary->kernels[i];
     return NULL;
+}
+
+/* A translated parameter as the core sees it. */
+static kiln_param_kind cuda_param_kind(clc_param_kind kind)
+{
+    switch (kind) {
+    case CLC_PARAM_GLOBAL:
+    case CLC_PARAM_CONSTANT:
+        return KILN_PARAM_BUFFER;
+    case CLC_PARAM_LOCAL:
+        return KILN_PARAM_LOCAL;
+    case CLC_PARAM_VALUE:
+        break;
+    }
+    return KILN_PARAM_VALUE;
+}
+
+kiln_status cuda_program_describe(kiln_backend_context *context,
+                                  kiln_backend_program *program,
+                                  const char *names, size_t count)
+{
+    char *own = NULL;
+    if (names == NULL) {
+        kiln_status status = cuda_program_names(context, program, &own,
+                                                &count);
+        if (status != KILN_OK)
+            return status;
+        names = own;
+    }
+    const cuda_binary *binary = &program->binary;
+    size_t param_total = 0, length = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const clc_kernel_signature *signature =
+            cuda_signature_find(binary, names + length);
+        if (signature != NULL)
+            param_total += signature->param_count;
+        length += strlen(names + length) + 1;
+    }
+    program->listed_names = malloc(length ? length : 1);
+    program->listed = calloc(count ? count : 1, sizeof *program->listed);
+    program->listed_params = calloc(param_total ? param_total : 1,
+                                    sizeof *program->listed_params);
+    if (program->listed_names == NULL || program->listed == NULL ||
+        program->listed_params == NULL) {
+        free(own);
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    }
+    if (length > 0)
+        memcpy(program->listed_names, names, length);
+    free(own);
+    size_t at = 0, params_used = 0;
+    for (size_t i = 0; i < count; ++i) {
+        kiln_backend_kernel_signature *kernel = &program->listed[i];
+        kernel->name = program->listed_names + at;
+        at += strlen(kernel->name) + 1;
+        const clc_kernel_signature *signature =
+            cuda_signature_find(binary, kernel->name);
+        if (signature == NULL)
+            continue;
+        kernel->params_known = 1;
+        kernel->param_count = signature->param_count;
+        kernel->params = program->listed_params + params_used;
+        for (size_t p = 0; p < signature->param_count; ++p) {
+            const clc_param *from = &signature->params[p];
+            kiln_backend_param *to = &program->listed_params[params_used++];
+            to->kind = cuda_param_kind(from->kind);
+            to->size = from->size;
+            to->name = from->name;
+            to->type_name = from->type_name;
+        }
+        for (int d = 0; d < 3; ++d)
+            kernel->required_block[d] = signature->reqd_work_group[d];
+    }
+    program->info.kernel_count = count;
+    program->info.kernels = program->listed;
+    return KILN_OK;
+}
+
+kiln_status cuda_program_kernels(kiln_backend_context *context,
+                                 kiln_backend_program *program,
+                                 const kiln_backend_program_info **info)
+{
+    (void)context;
+    *info = &program->info;
+    return KILN_OK;
 }
 
 static kiln_status cuda_kernel_not_found(const cuda_binary *binary,

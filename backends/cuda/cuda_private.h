@@ -68,7 +68,13 @@ typedef struct cuda_global {
 
 struct kiln_backend_program {
     CUmodule module;
-    cuda_binary binary;      /* kept for program_serialize                */
+    cuda_binary binary;      /* the image for program_image, and the
+                                signatures kernel_create reads         */
+    /* program_kernels' answer, filled when built or loaded */
+    kiln_backend_program_info info;
+    kiln_backend_kernel_signature *listed;
+    kiln_backend_param *listed_params; /* names point into binary.kernels */
+    char *listed_names;      /* the listed names, each ended by its NUL    */
     _Atomic(cuda_global *) globals; /* freed with the program              */
 };
 
@@ -256,12 +262,14 @@ CUDA_INTERNAL kiln_status cuda_program_build(kiln_backend_context *context,
                                              const kiln_backend_source *source,
                                              kiln_backend_program **program,
                                              char **log);
-CUDA_INTERNAL kiln_status cuda_program_serialize(kiln_backend_context *context,
-                                                 kiln_backend_program *program,
-                                                 void **data, size_t *size);
-CUDA_INTERNAL kiln_status cuda_program_load(kiln_backend_context *context,
-                                            const void *data, size_t size,
-                                            kiln_backend_program **program);
+/* The program_image op: the CUBIN or PTX the module was loaded from. */
+CUDA_INTERNAL kiln_status cuda_program_image(kiln_backend_context *context,
+                                             kiln_backend_program *program,
+                                             void **data, size_t *size);
+CUDA_INTERNAL kiln_status cuda_program_load_image(
+    kiln_backend_context *context, kiln_language language, const void *data,
+    size_t size, const kiln_backend_program_info *info,
+    kiln_backend_program **program);
 CUDA_INTERNAL void cuda_program_destroy(kiln_backend_context *context,
                                         kiln_backend_program *program);
 
@@ -280,11 +288,19 @@ CUDA_INTERNAL kiln_status cuda_program_global(kiln_backend_context *context,
                                               const char *name,
                                               kiln_backend_memory **memory,
                                               size_t *size);
-/* The program_kernel_names op: OpenCL C from the translated signatures,
- * native CUDA C from the loaded module (CUDA 12.4+ drivers). */
-CUDA_INTERNAL kiln_status cuda_program_kernel_names(
+/* Fills program->info with the kernels the program lists, each with its
+ * signature where the binary has one: `names` (count of them, each ended
+ * by its NUL) as a saved program gives them, or NULL to list them now
+ * (OpenCL C: the translation's; CUDA C: the module's, or Kiln's reading of
+ * the source where the driver cannot enumerate a module). */
+CUDA_INTERNAL kiln_status cuda_program_describe(kiln_backend_context *context,
+                                                kiln_backend_program *program,
+                                                const char *names,
+                                                size_t count);
+/* The program_kernels op. */
+CUDA_INTERNAL kiln_status cuda_program_kernels(
     kiln_backend_context *context, kiln_backend_program *program,
-    char **names);
+    const kiln_backend_program_info **info);
 
 /* ---- cuda_launch.c -------------------------------------------------------------- */
 

@@ -9,7 +9,6 @@ plugin_LTLIBRARIES += backends/opencl/kiln-opencl.la
 backends_opencl_kiln_opencl_la_SOURCES = \
 	backends/opencl/opencl_private.h \
 	backends/opencl/opencl_backend.c \
-	backends/opencl/opencl_blob.c \
 	backends/opencl/opencl_context.c \
 	backends/opencl/opencl_cuda.c \
 	backends/opencl/opencl_device.c \

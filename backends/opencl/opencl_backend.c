@@ -72,15 +72,15 @@ static void opencl_ops_fill(void)
     ops->event_query = opencl_event_query;
     ops->event_elapsed = opencl_event_elapsed;
     ops->program_build = opencl_program_build;
-    ops->program_serialize = opencl_program_serialize;
-    ops->program_load = opencl_program_load;
     ops->program_destroy = opencl_program_destroy;
     ops->kernel_create = opencl_kernel_create;
     ops->kernel_destroy = opencl_kernel_destroy;
     ops->launch = opencl_kernel_launch;
     ops->native_handle = opencl_context_native_handle;
-    ops->program_kernel_names = opencl_program_kernel_names;
     ops->program_global = opencl_program_global;
+    ops->program_kernels = opencl_program_kernels;
+    ops->program_image = opencl_program_image;
+    ops->program_load_image = opencl_program_load_image;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -120,7 +120,7 @@ kiln_status opencl_cuda_adopt(kiln_backend_program *program,
             if (strcmp(translation->kernels[c].signature.name,
                        signature->name) == 0)
                 kernel = &translation->kernels[c];
-        if (kernel != NULL) {
+        if (kernel != NULL && signature->params_known) {
             kiln_status status = adopt_signature(signature, kernel);
             if (status != KILN_OK)
                 return status;

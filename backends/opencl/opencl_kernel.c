@@ -99,10 +99,11 @@ kiln_status opencl_kernel_create(kiln_backend_context *context,
     for (size_t i = 0; i < program->kernel_count && known == NULL; ++i)
         if (strcmp(program->kernels[i].name, name) == 0)
             known = &program->kernels[i];
-    /* A kernel the program's list lacks would be a driver oddity; its own
-     * argument info is the next best source. */
+    /* A kernel the program's list lacks would be a driver oddity, and one
+     * listed without parameters had no argument info at the build: the
+     * driver is asked again (and says why it cannot answer). */
     kiln_status status =
-        known != NULL
+        known != NULL && known->params_known
             ? opencl_signature_copy(known, &result->signature)
             : opencl_signature_query(handle, context->device->address_bits,
                                      &result->signature);

@@ -102,9 +102,12 @@ struct kiln_backend_event {
 
 /* What a program knows of one of its kernels.  Kept with the program
  * because clGetKernelArgInfo is not available for programs created from
- * binaries on every driver: the blob carries it instead. */
+ * binaries on every driver: the core saves it beside the binary. */
 typedef struct opencl_signature {
     char *name;
+    /* 0: the driver gave no argument info (kernel_create asks again and
+     * reports why); params is then empty */
+    int params_known;
     size_t param_count;
     kiln_backend_param *params;  /* name and type_name malloc'ed           */
     /* CUDA C: what the translation added after the user's parameters,
@@ -129,6 +132,11 @@ struct kiln_backend_program {
     int from_cuda;               /* CUDA C translated to OpenCL C         */
     size_t variable_count;
     opencl_variable *variables;
+    /* program_kernels' answer: views of `kernels` and `variables` */
+    kiln_backend_program_info info;
+    kiln_backend_kernel_signature *info_kernels;
+    kiln_backend_hidden_param *info_hidden;
+    kiln_backend_variable *info_variables;
 };
 
 struct kiln_backend_kernel {
@@ -265,18 +273,22 @@ OPENCL_INTERNAL cl_event opencl_event_handle(kiln_backend_event *event);
 OPENCL_INTERNAL kiln_status opencl_program_build(
     kiln_backend_context *context, const kiln_backend_source *source,
     kiln_backend_program **program, char **log);
-OPENCL_INTERNAL kiln_status opencl_program_serialize(
-    kiln_backend_context *context, kiln_backend_program *program, void **data,
-    size_t *size);
-OPENCL_INTERNAL kiln_status opencl_program_load(kiln_backend_context *context,
-                                                const void *data, size_t size,
-                                                kiln_backend_program **program);
+/* The program binary for this device (CL_PROGRAM_BINARIES). */
+OPENCL_INTERNAL kiln_status opencl_program_image(kiln_backend_context *context,
+                                                 kiln_backend_program *program,
+                                                 void **data, size_t *size);
+OPENCL_INTERNAL kiln_status opencl_program_load_image(
+    kiln_backend_context *context, kiln_language language, const void *data,
+    size_t size, const kiln_backend_program_info *info,
+    kiln_backend_program **program);
 OPENCL_INTERNAL void opencl_program_destroy(kiln_backend_context *context,
                                             kiln_backend_program *program);
-/* CL_PROGRAM_KERNEL_NAMES as the driver gives it (';'-separated). */
-OPENCL_INTERNAL kiln_status opencl_program_kernel_names(
+/* The kernels in the driver's order, as kiln_program_get_kernel_name
+ * lists them (a CUDA C translation's own kernels left out), and the
+ * variables. */
+OPENCL_INTERNAL kiln_status opencl_program_kernels(
     kiln_backend_context *context, kiln_backend_program *program,
-    char **names);
+    const kiln_backend_program_info **info);
 
 /* ---- opencl_signature.c -------------------------------------------------- */
 
@@ -331,26 +343,6 @@ OPENCL_INTERNAL kiln_status opencl_cuda_kernel_bind(
 OPENCL_INTERNAL kiln_status opencl_program_global(
     kiln_backend_context *context, kiln_backend_program *program,
     const char *name, kiln_backend_memory **memory, size_t *size);
-
-/* ---- opencl_blob.c ------------------------------------------------------- */
-
-/* The serialized form of a program: see opencl_blob.c for the layout. */
-OPENCL_INTERNAL kiln_status opencl_blob_write(
-    const unsigned char *binary, size_t binary_size,
-    const opencl_signature *kernels, size_t kernel_count,
-    const opencl_variable *variables, size_t variable_count, void **data,
-    size_t *size);
-/* Checks and decodes a blob; on success *binary points into `data` and
- * *kernels (count *kernel_count) are the caller's to free.  Any blob it did
- * not write is refused with KILN_ERR_INVALID_ARGUMENT, never read past its
- * end. */
-OPENCL_INTERNAL kiln_status opencl_blob_read(const void *data, size_t size,
-                                             const unsigned char **binary,
-                                             size_t *binary_size,
-                                             opencl_signature **kernels,
-                                             size_t *kernel_count,
-                                             opencl_variable **variables,
-                                             size_t *variable_count);
 
 /* ---- opencl_kernel.c ----------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
- * Programs: OpenCL C built by the driver, serialized to a blob for the
- * core's kernel cache, and loaded back from one.
+ * Programs: OpenCL C built by the driver; its binary for the core's kernel
+ * cache, and a program made again from that binary and the kernel
+ * information the core saved beside it.
  */
 #include "opencl_private.h"
 
@@ -191,9 +192,134 @@ static void program_free(kiln_backend_program *program)
         opencl_signature_free(&program->kernels[i]);
     free(program->kernels);
     opencl_cuda_variables_free(program);
+    free(program->info_kernels);
+    free(program->info_hidden);
+    free(program->info_variables);
     if (program->program != NULL)
         clReleaseProgram(program->program);
     free(program);
+}
+
+/* Fills program->info, the view of its kernels and variables that
+ * program_kernels gives, once the program is complete. */
+static kiln_status program_describe(kiln_backend_program *program)
+{
+    size_t hidden_total = 0;
+    for (size_t k = 0; k < program->kernel_count; ++k)
+        hidden_total += program->kernels[k].hidden_count;
+    size_t kernel_count = program->kernel_count;
+    size_t variable_count = program->variable_count;
+    program->info_kernels = calloc(kernel_count ? kernel_count : 1,
+                                   sizeof *program->info_kernels);
+    program->info_hidden = calloc(hidden_total ? hidden_total : 1,
+                                  sizeof *program->info_hidden);
+    program->info_variables = calloc(variable_count ? variable_count : 1,
+                                     sizeof *program->info_variables);
+    if (program->info_kernels == NULL || program->info_hidden == NULL ||
+        program->info_variables == NULL)
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    size_t hidden_used = 0;
+    for (size_t k = 0; k < kernel_count; ++k) {
+        const opencl_signature *from = &program->kernels[k];
+        kiln_backend_kernel_signature *to = &program->info_kernels[k];
+        to->name = from->name;
+        to->params_known = from->params_known;
+        to->param_count = from->param_count;
+        to->params = from->params;
+        to->hidden_count = from->hidden_count;
+        to->hidden = program->info_hidden + hidden_used;
+        for (size_t h = 0; h < from->hidden_count; ++h) {
+            kiln_backend_hidden_param *hidden =
+                &program->info_hidden[hidden_used++];
+            hidden->kind = from->hidden[h].kind == CUDA_HIDDEN_VARIABLE
+                               ? KILN_BACKEND_HIDDEN_VARIABLE
+                               : KILN_BACKEND_HIDDEN_DYNAMIC_SHARED;
+            hidden->variable = from->hidden[h].variable;
+        }
+        /* The driver checks reqd_work_group_size itself; kernel_create
+         * reads it there, after a load as after a build. */
+    }
+    for (size_t v = 0; v < variable_count; ++v) {
+        program->info_variables[v].name = program->variables[v].name;
+        program->info_variables[v].is_constant =
+            program->variables[v].is_constant;
+        program->info_variables[v].has_initializer =
+            program->variables[v].has_initializer;
+    }
+    program->info.kernel_count = kernel_count;
+    program->info.kernels = program->info_kernels;
+    program->info.variable_count = variable_count;
+    program->info.variables = program->info_variables;
+    return KILN_OK;
+}
+
+static char *text_copy(const char *text)
+{
+    size_t length = strlen(text) + 1;
+    char *copy = malloc(length);
+    if (copy != NULL)
+        memcpy(copy, text, length);
+    return copy;
+}
+
+/* Takes the kernels and variables of a saved program (the core's copy,
+ * checked by its reader) into `program`. */
+static kiln_status program_adopt_info(kiln_backend_program *program,
+                                      const kiln_backend_program_info *info)
+{
+    program->kernels = calloc(info->kernel_count ? info->kernel_count : 1,
+                              sizeof *program->kernels);
+    program->variables = calloc(info->variable_count ? info->variable_count
+                                                     : 1,
+                                sizeof *program->variables);
+    if (program->kernels == NULL || program->variables == NULL)
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    for (size_t k = 0; k < info->kernel_count; ++k) {
+        const kiln_backend_kernel_signature *from = &info->kernels[k];
+        opencl_signature *to = &program->kernels[k];
+        program->kernel_count = k + 1;
+        to->name = text_copy(from->name);
+        to->params_known = from->params_known;
+        to->params = calloc(from->param_count ? from->param_count : 1,
+                            sizeof *to->params);
+        to->hidden = calloc(from->hidden_count ? from->hidden_count : 1,
+                            sizeof *to->hidden);
+        if (to->name == NULL || to->params == NULL || to->hidden == NULL)
+            return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                      "opencl: out of host memory");
+        for (size_t p = 0; p < from->param_count; ++p) {
+            kiln_backend_param *param = &to->params[p];
+            to->param_count = p + 1;
+            param->kind = from->params[p].kind;
+            param->size = from->params[p].size;
+            param->name = text_copy(from->params[p].name);
+            param->type_name = text_copy(from->params[p].type_name);
+            if (param->name == NULL || param->type_name == NULL)
+                return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                          "opencl: out of host memory");
+        }
+        for (size_t h = 0; h < from->hidden_count; ++h) {
+            to->hidden[h].kind =
+                from->hidden[h].kind == KILN_BACKEND_HIDDEN_VARIABLE
+                    ? CUDA_HIDDEN_VARIABLE
+                    : CUDA_HIDDEN_DYNAMIC_SHARED;
+            to->hidden[h].variable = from->hidden[h].variable;
+        }
+        to->hidden_count = from->hidden_count;
+    }
+    for (size_t v = 0; v < info->variable_count; ++v) {
+        opencl_variable *variable = &program->variables[v];
+        variable->name = text_copy(info->variables[v].name);
+        if (variable->name == NULL)
+            return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                      "opencl: out of host memory");
+        variable->is_constant = info->variables[v].is_constant;
+        variable->has_initializer = info->variables[v].has_initializer;
+        program->variable_count = v + 1;
+    }
+    return KILN_OK;
 }
 
 /* Reads every kernel's signature while the driver still has the argument
@@ -231,14 +357,17 @@ static kiln_status program_signatures(kiln_backend_context *context,
             if (status == KILN_OK) {
                 program->kernel_count++;
             } else if (status == KILN_ERR_UNSUPPORTED) {
-                /* Left out of the list: kernel_create asks the driver
-                 * again and gives the reason then. */
+                /* Listed without parameters: kernel_create asks the
+                 * driver again and gives the reason then. */
                 char *name = opencl_kernel_name(kernels[i]);
                 opencl_host->trace("opencl: kernel '%s' has no argument "
                                    "info",
                                    name ? name : "?");
-                free(name);
                 status = KILN_OK;
+                if (name != NULL) {
+                    signature->name = name;
+                    program->kernel_count++;
+                }
             }
         }
         clReleaseKernel(kernels[i]);
@@ -460,6 +589,8 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         status = opencl_cuda_adopt(result, &translation);
     if (status == KILN_OK && from_cuda)
         status = opencl_cuda_variables_create(context, result);
+    if (status == KILN_OK)
+        status = program_describe(result);
     cuda_translation_free(&translation);
     if (status != KILN_OK) {
         /* A failed build keeps its log for the core; anything later is
@@ -475,9 +606,9 @@ kiln_status opencl_program_build(kiln_backend_context *context,
     return KILN_OK;
 }
 
-kiln_status opencl_program_serialize(kiln_backend_context *context,
-                                     kiln_backend_program *program,
-                                     void **data, size_t *size)
+kiln_status opencl_program_image(kiln_backend_context *context,
+                                 kiln_backend_program *program, void **data,
+                                 size_t *size)
 {
     cl_uint count = 0;
     cl_int error = clGetProgramInfo(program->program, CL_PROGRAM_NUM_DEVICES,
@@ -525,11 +656,12 @@ kiln_status opencl_program_serialize(kiln_backend_context *context,
             CL_SUCCESS)
         status = opencl_fail(error, KILN_ERR_BACKEND,
                              "clGetProgramInfo(CL_PROGRAM_BINARIES)");
-    if (status == KILN_OK)
-        status = opencl_blob_write(binaries[index], sizes[index],
-                                   program->kernels, program->kernel_count,
-                                   program->variables,
-                                   program->variable_count, data, size);
+    if (status == KILN_OK) {
+        /* The caller frees it: taken out of the list freed below. */
+        *data = binaries[index];
+        *size = sizes[index];
+        binaries[index] = NULL;
+    }
     if (binaries != NULL)
         for (cl_uint i = 0; i < count; ++i)
             free(binaries[i]);
@@ -539,37 +671,24 @@ kiln_status opencl_program_serialize(kiln_backend_context *context,
     return status;
 }
 
-kiln_status opencl_program_load(kiln_backend_context *context,
-                                const void *data, size_t size,
-                                kiln_backend_program **program)
+kiln_status opencl_program_load_image(kiln_backend_context *context,
+                                      kiln_language language,
+                                      const void *data, size_t size,
+                                      const kiln_backend_program_info *info,
+                                      kiln_backend_program **program)
 {
-    const unsigned char *binary = NULL;
-    size_t binary_size = 0;
-    opencl_signature *kernels = NULL;
-    size_t kernel_count = 0;
-    opencl_variable *variables = NULL;
-    size_t variable_count = 0;
-    kiln_status status = opencl_blob_read(data, size, &binary, &binary_size,
-                                          &kernels, &kernel_count, &variables,
-                                          &variable_count);
-    if (status != KILN_OK)
-        return status;
     kiln_backend_program *result = calloc(1, sizeof *result);
-    if (result == NULL) {
-        for (size_t i = 0; i < kernel_count; ++i)
-            opencl_signature_free(&kernels[i]);
-        free(kernels);
-        for (size_t v = 0; v < variable_count; ++v)
-            free(variables[v].name);
-        free(variables);
+    if (result == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
+    result->from_cuda = language == KILN_LANGUAGE_CUDA_C;
+    kiln_status status = program_adopt_info(result, info);
+    if (status != KILN_OK) {
+        program_free(result);
+        return status;
     }
-    result->kernels = kernels;
-    result->kernel_count = kernel_count;
-    result->variables = variables;
-    result->variable_count = variable_count;
-
+    const unsigned char *binary = data;
+    size_t binary_size = size;
     cl_device_id device = context->device->device;
     cl_int binary_status = CL_SUCCESS, error = CL_SUCCESS;
     result->program =
@@ -592,6 +711,8 @@ kiln_status opencl_program_load(kiln_backend_context *context,
         return status;
     }
     status = opencl_cuda_variables_create(context, result);
+    if (status == KILN_OK)
+        status = program_describe(result);
     if (status != KILN_OK) {
         program_free(result);
         return status;
@@ -607,20 +728,11 @@ void opencl_program_destroy(kiln_backend_context *context,
     program_free(program);
 }
 
-kiln_status opencl_program_kernel_names(kiln_backend_context *context,
-                                        kiln_backend_program *program,
-                                        char **names)
+kiln_status opencl_program_kernels(kiln_backend_context *context,
+                                   kiln_backend_program *program,
+                                   const kiln_backend_program_info **info)
 {
     (void)context;
-    cl_int error = CL_SUCCESS;
-    char *text = opencl_kernel_names(program->program, ";", &error);
-    if (text == NULL)
-        return error == CL_OUT_OF_HOST_MEMORY
-                   ? opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                        "opencl: out of host memory reading "
-                                        "the kernels' names")
-                   : opencl_fail(error, KILN_ERR_BACKEND,
-                                 "clCreateKernelsInProgram");
-    *names = text;
+    *info = &program->info;
     return KILN_OK;
 }

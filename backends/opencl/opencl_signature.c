@@ -130,6 +130,7 @@ kiln_status opencl_signature_copy(const opencl_signature *source,
                                   opencl_signature *copy)
 {
     memset(copy, 0, sizeof *copy);
+    copy->params_known = source->params_known;
     copy->name = text_copy(source->name);
     copy->params = calloc(source->param_count ? source->param_count : 1,
                           sizeof *copy->params);
@@ -324,5 +325,6 @@ kiln_status opencl_signature_query(cl_kernel kernel, cl_uint address_bits,
             break;
         }
     }
+    signature->params_known = 1;
     return KILN_OK;
 }

@@ -3,12 +3,7 @@
 # kernels.  Built with clang (not the configured compiler), with
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = prepared env cache_entry source translate cuda_blob
-# The OpenCL plugin's blob reader needs the OpenCL headers (and links the
-# ICD loader for opencl_signature.c, which it calls no function of).
-if HAVE_OPENCL
-FUZZ_TARGETS += opencl_blob
-endif
+FUZZ_TARGETS = prepared env cache_entry saved_program source translate
 
 # The targets are automake programs (EXTRA_PROGRAMS: built only by make
 # fuzz), compiled with clang: make fuzz runs the build of each with
@@ -37,8 +32,7 @@ FUZZ_CORE_LIBS = tests/fuzz/libfuzzcore.a $(DL_LIBS) $(XXHASH_LIBS) -lm
 CLEANFILES += $(EXTRA_PROGRAMS) $(EXTRA_LIBRARIES)
 EXTRA_PROGRAMS = tests/fuzz/fuzz_prepared tests/fuzz/fuzz_env \
 	tests/fuzz/fuzz_cache_entry tests/fuzz/fuzz_source \
-	tests/fuzz/fuzz_translate tests/fuzz/fuzz_cuda_blob \
-	tests/fuzz/fuzz_opencl_blob
+	tests/fuzz/fuzz_translate tests/fuzz/fuzz_saved_program
 
 tests_fuzz_fuzz_prepared_SOURCES = tests/fuzz/fuzz_prepared.c
 tests_fuzz_fuzz_prepared_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
@@ -58,6 +52,14 @@ tests_fuzz_fuzz_cache_entry_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_cache_entry_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_cache_entry_LDADD = $(FUZZ_CORE_LIBS)
 
+# The saved-program reader and writer (core/saved_program.c): what the
+# disk cache hands back before any plugin sees it.
+tests_fuzz_fuzz_saved_program_SOURCES = tests/fuzz/fuzz_saved_program.c
+tests_fuzz_fuzz_saved_program_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_saved_program_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_saved_program_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_saved_program_LDADD = $(FUZZ_CORE_LIBS)
+
 tests_fuzz_fuzz_source_SOURCES = tests/fuzz/fuzz_source.c
 tests_fuzz_fuzz_source_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
 tests_fuzz_fuzz_source_CFLAGS = $(FUZZ_COMPILE_FLAGS)
@@ -72,25 +74,6 @@ nodist_tests_fuzz_fuzz_translate_SOURCES = \
 tests_fuzz_fuzz_translate_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
 tests_fuzz_fuzz_translate_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_translate_LDFLAGS = $(FUZZ_LINK_FLAGS)
-
-# The plugins' program blob readers, on their own: they are what the
-# kernel cache hands its bytes to.
-tests_fuzz_fuzz_cuda_blob_SOURCES = tests/fuzz/fuzz_cuda_blob.c \
-	tests/fuzz/fuzz_host.h backends/cuda/cuda_blob.c
-tests_fuzz_fuzz_cuda_blob_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
-tests_fuzz_fuzz_cuda_blob_CFLAGS = $(FUZZ_COMPILE_FLAGS)
-tests_fuzz_fuzz_cuda_blob_LDFLAGS = $(FUZZ_LINK_FLAGS)
-
-# opencl_signature.c needs the OpenCL headers and links the ICD loader,
-# though the reader calls no function of it.
-tests_fuzz_fuzz_opencl_blob_SOURCES = tests/fuzz/fuzz_opencl_blob.c \
-	tests/fuzz/fuzz_host.h backends/opencl/opencl_blob.c \
-	backends/opencl/opencl_signature.c backends/opencl/opencl_errors.c
-tests_fuzz_fuzz_opencl_blob_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS) \
-	-I$(top_srcdir)/backends/opencl
-tests_fuzz_fuzz_opencl_blob_CFLAGS = $(FUZZ_COMPILE_FLAGS)
-tests_fuzz_fuzz_opencl_blob_LDFLAGS = $(FUZZ_LINK_FLAGS)
-tests_fuzz_fuzz_opencl_blob_LDADD = $(OPENCL_LIBS)
 
 # Seeds: the test kernels for the translator and the include expander,
 # short examples for the rest.
@@ -109,7 +92,7 @@ fuzz-corpus:
 	@printf 'opencl\0001\000/usr/lib/kiln:/opt/kiln\000128\0001\000cache' \
 	  > tests/fuzz/corpus-env/a
 	@printf '\000\000' > tests/fuzz/corpus-cache_entry/a
-	@$(MAKE) $(AM_MAKEFLAGS) fuzz-corpus-blobs
+	@$(MAKE) $(AM_MAKEFLAGS) fuzz-corpus-saved
 
 fuzz: fuzz-corpus
 	@test -n "$(CLANG)" || { echo "make fuzz needs clang (configure found none)"; exit 1; }
@@ -123,33 +106,25 @@ fuzz: fuzz-corpus
 	    || { echo "fuzz_$$t FAILED:"; tail -n 40 tests/fuzz/fuzz_$$t.log; status=1; }; \
 	done; rm -rf /tmp/kiln-fuzz-*-*; exit $$status
 
-# Program blob seeds: a small hand-made one per backend (the first byte 1
-# asks the target to add the blob's header), and, when the test suite ran
-# in this tree, real blobs of the test kernels from its kernel cache (found
-# in each entry by the plugin's magic), each both whole (first byte 0) and
-# as payload (first byte 1).
-fuzz-corpus-blobs:
-	@mkdir -p tests/fuzz/corpus-opencl_blob tests/fuzz/corpus-cuda_blob
-	@printf '\001\004\000\000\000\000\000\000\000ELF!\001\000\000\000\005\000\000\000scale\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000\000\000x\006\000\000\000float*\003\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000n\003\000\000\000int' \
-	  > tests/fuzz/corpus-opencl_blob/scale
-	@printf '\001\003\000\000\000\000\000\000\000\002\000\000\000\132\000\000\000\004\000\000\000\000\000\000\000\001\000\000\000\000\000\000\000ptx\000\005\000scale\000\000\000\000\000\000\000\000\000\000\000\000\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\001\000x\006\000float*\004\000\000\000\004\000\000\000\000\000\000\000\001\000n\003\000int' \
-	  > tests/fuzz/corpus-cuda_blob/scale
+# Saved-program seeds: a small hand-made one (the first byte 1 asks the
+# target to add the magic and version: an OpenCL C program of one kernel
+# `scale(float *x, int n)` and a 4-byte image), and, when the test suite
+# ran in this tree, real saved programs from its kernel cache (found in
+# each entry by their magic), whole (first byte 0 for OpenCL C, 2 for CUDA
+# C, read from the entry).
+fuzz-corpus-saved:
+	@mkdir -p tests/fuzz/corpus-saved_program
+	@printf '\001\000\000\000\000\001\000\000\000\000\000\000\000\004\000\000\000\000\000\000\000\006\000\000\000scale\000\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\002\000\000\000\001\000\000\000\010\000\000\000\000\000\000\000\002\000\000\000x\000\007\000\000\000float*\000\003\000\000\000\004\000\000\000\000\000\000\000\002\000\000\000n\000\004\000\000\000int\000\000\000\000\000ELF!' \
+	  > tests/fuzz/corpus-saved_program/scale
 	@n=0; for f in $$(ls -S -r tests/cache/*.kbin 2>/dev/null); do \
-	  for magic in KILN-OCL KILNCUBN; do \
-	    at=$$(LC_ALL=C grep -obUaF $$magic "$$f" | head -n 1 | cut -d: -f1); \
-	    test -n "$$at" && break; \
-	  done; \
-	  case $$magic in \
-	    KILN-OCL) t=opencl_blob; header=24 ;; \
-	    *) t=cuda_blob; header=8 ;; \
-	  esac; \
+	  at=$$(LC_ALL=C grep -obUaF KILNPROG "$$f" | head -n 1 | cut -d: -f1); \
 	  test -n "$$at" || continue; \
-	  base=tests/fuzz/corpus-$$t/$$(basename "$$f" .kbin); \
-	  { printf '\000'; tail -c +$$((at + 1)) "$$f"; } > "$$base-whole"; \
-	  { printf '\001'; tail -c +$$((at + 1 + header)) "$$f"; } > "$$base-payload"; \
+	  language=$$(tail -c +$$((at + 13)) "$$f" | head -c 1 | od -An -tu1 | tr -d ' '); \
+	  base=tests/fuzz/corpus-saved_program/$$(basename "$$f" .kbin); \
+	  { printf "\\$$(printf '%03o' $$((language * 2)))"; tail -c +$$((at + 1)) "$$f"; } > "$$base-whole"; \
 	  n=$$((n + 1)); test $$n -lt 4 || break; \
 	done
-.PHONY: fuzz fuzz-corpus fuzz-corpus-blobs
+.PHONY: fuzz fuzz-corpus fuzz-corpus-saved
 
 
 clean-fuzz:

@@ -1,8 +1,8 @@
 /*
- * The stand-in for the core that the blob fuzz targets hand their plugin
- * code: error() keeps the message in last_error (a target checks that a
- * refusal says why), trace() and getenv() do nothing.  Included once, by
- * one fuzz target's only source file.
+ * A stand-in for the core's host API, for plugin code run without the
+ * core (test_cuda_compile): error() keeps the message in last_error (a
+ * test checks that a refusal says why), trace() does nothing.  Included
+ * once, by one program's only source file.
  */
 #ifndef KILN_FUZZ_HOST_H
 #define KILN_FUZZ_HOST_H
