@@ -13,5 +13,8 @@ KILN_TESTS += \
 	tests/test_pool
 
 # test_cache checks that translated programs are keyed by the translator.
-tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate
-tests_test_cache_LDADD = $(LDADD) translate/libkiln_translate.la
+# It writes entries with a checksum that holds (XXH3, as the cache does).
+tests_test_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
+	$(XXHASH_CFLAGS)
+tests_test_cache_LDADD = $(LDADD) translate/libkiln_translate.la \
+	$(XXHASH_LIBS)

@@ -1,7 +1,9 @@
 /*
  * The kernel cache, through the public API: where a program comes from
  * (kiln_program_get_origin), what makes two builds share an entry, what
- * happens to corrupt entries, unusable directories, processes racing on
+ * happens to corrupt entries, what a saved program keeps (kernels,
+ * parameters, required blocks, CUDA C's variables) and which saved
+ * programs are refused, unusable directories, processes racing on
  * one key, a process without HOME, KILN_CACHE=0, the size limit and its
  * least-recently-used eviction, and kiln_cache_clear.
  *
@@ -32,6 +34,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#define XXH_STATIC_LINKING_ONLY /* XXH3_INITSTATE */
+#include <xxhash.h>
 
 extern char **environ;
 
@@ -748,6 +753,371 @@ static void test_corrupt_entries_are_rebuilt(void **state)
     free(source);
 }
 
+/* ---- (3b) what a saved program keeps ------------------------------------------------- */
+
+/* Two kernels: a required block size, a __local parameter, a vector by
+ * value.  What a program loaded from the disk cache says of them must be
+ * what the compiled one said. */
+static const char two_kernels_source[] =
+    "__attribute__((reqd_work_group_size(64, 1, 1)))\n"
+    "kernel void block_sums(global const float *in, global float *out,\n"
+    "                       local float *scratch, int n)\n"
+    "{\n"
+    "    int l = get_local_id(0), i = get_global_id(0);\n"
+    "    scratch[l] = i < n ? in[i] : 0.0f;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (int s = 32; s > 0; s >>= 1) {\n"
+    "        if (l < s)\n"
+    "            scratch[l] += scratch[l + s];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (l == 0)\n"
+    "        out[get_group_id(0)] = scratch[0];\n"
+    "}\n"
+    "kernel void scale_by(global float *x, float4 factors, int n)\n"
+    "{\n"
+    "    int i = get_global_id(0);\n"
+    "    if (i < n)\n"
+    "        x[i] *= factors.x + factors.w;\n"
+    "}\n";
+
+enum { SUM_BLOCKS = 37, SUM_BLOCK = 64 };
+
+/* Runs both kernels on random data and checks them against the CPU. */
+static void check_two_kernels(kiln_context *context, kiln_program *program)
+{
+    enum { N = SUM_BLOCKS * SUM_BLOCK - 5 };
+    float *in = test_alloc(N * sizeof *in);
+    float sums[SUM_BLOCKS], expected[SUM_BLOCKS];
+    test_random_floats(in, N, -4.0f, 4.0f);
+    for (int b = 0; b < SUM_BLOCKS; ++b) {
+        double sum = 0;
+        for (int i = b * SUM_BLOCK; i < (b + 1) * SUM_BLOCK && i < N; ++i)
+            sum += in[i];
+        expected[b] = (float)sum;
+    }
+    kiln_kernel *sums_kernel = test_kernel(program, "block_sums");
+    kiln_buffer *bin = test_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *bout = test_buffer(context, sizeof sums);
+    kiln_launch_config config = test_config_1d(SUM_BLOCKS * SUM_BLOCK,
+                                               SUM_BLOCK);
+    kiln_arg sum_args[] = {KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout),
+                           KILN_ARG_LOCAL(SUM_BLOCK * sizeof(float)),
+                           KILN_ARG_INT(N)};
+    TEST_OK(kiln_launch(sums_kernel, &config, 4, sum_args));
+    TEST_OK(kiln_buffer_read(bout, 0, sums, sizeof sums));
+    test_assert_floats_near(sums, expected, SUM_BLOCKS, 1e-4);
+
+    float factors[4] = {test_random_float(0.5f, 2.0f), 7.0f, 9.0f,
+                        test_random_float(-1.0f, 1.0f)};
+    kiln_kernel *scale = test_kernel(program, "scale_by");
+    kiln_arg scale_args[] = {KILN_ARG_BUFFER(bin),
+                             KILN_ARG_VALUE(factors, sizeof factors),
+                             KILN_ARG_INT(N)};
+    config = test_config_1d(N, 128);
+    TEST_OK(kiln_launch(scale, &config, 3, scale_args));
+    float *scaled = test_alloc(N * sizeof *scaled);
+    float *want = test_alloc(N * sizeof *want);
+    TEST_OK(kiln_buffer_read(bin, 0, scaled, N * sizeof *scaled));
+    for (int i = 0; i < N; ++i)
+        want[i] = in[i] * (factors[0] + factors[3]);
+    test_assert_floats_near(scaled, want, N, 1e-5);
+    TEST_OK(kiln_buffer_release(bin));
+    TEST_OK(kiln_buffer_release(bout));
+    TEST_OK(kiln_kernel_release(sums_kernel));
+    TEST_OK(kiln_kernel_release(scale));
+    free(in);
+    free(scaled);
+    free(want);
+}
+
+/* What the API tells of a program's kernels, as one comparable text. */
+static void describe_kernels(kiln_program *program, char *text, size_t size)
+{
+    size_t used = 0, count = 0;
+    TEST_OK(kiln_program_get_kernel_count(program, &count));
+    used += (size_t)snprintf(text + used, size - used, "%zu kernels", count);
+    for (size_t k = 0; k < count && used < size; ++k) {
+        const char *name = NULL;
+        TEST_OK(kiln_program_get_kernel_name(program, k, &name));
+        kiln_kernel *kernel = test_kernel(program, name);
+        size_t params = 0, max_block = 0;
+        TEST_OK(kiln_kernel_get_param_count(kernel, &params));
+        TEST_OK(kiln_kernel_get_max_block_size(kernel, &max_block));
+        used += (size_t)snprintf(text + used, size - used,
+                                 "; %s (max block %zu):", name, max_block);
+        for (size_t p = 0; p < params && used < size; ++p) {
+            kiln_param_info info;
+            TEST_OK(kiln_kernel_get_param_info(kernel, p, &info));
+            used += (size_t)snprintf(text + used, size - used,
+                                     " %d/%zu/%s/%s", (int)info.kind,
+                                     info.size, info.name, info.type_name);
+        }
+        TEST_OK(kiln_kernel_release(kernel));
+    }
+}
+
+static void test_saved_program_keeps_kernel_information(void **state)
+{
+    (void)test_context(state); /* skips a backend that is not here */
+    char dir[4096];
+    fresh_cache(dir, sizeof dir, "kernels");
+    char compiled[4096], loaded[4096];
+    kiln_context *context = new_context(state);
+    kiln_program *program = build(context, two_kernels_source, NULL);
+    assert_origin(program, KILN_PROGRAM_COMPILED);
+    describe_kernels(program, compiled, sizeof compiled);
+    check_two_kernels(context, program);
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_context_release(context));
+
+    context = new_context(state);
+    program = build(context, two_kernels_source, NULL);
+    assert_origin(program, KILN_PROGRAM_FROM_DISK_CACHE);
+    describe_kernels(program, loaded, sizeof loaded);
+    if (strcmp(compiled, loaded) != 0)
+        fail_msg("compiled: %s\nloaded:   %s", compiled, loaded);
+    if (strstr(loaded, "2 kernels; block_sums (max block 64)") == NULL ||
+        strstr(loaded, "/in/") == NULL || strstr(loaded, "/factors/") == NULL)
+        fail_msg("unexpected description: %s", loaded);
+    check_two_kernels(context, program);
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_context_release(context));
+}
+
+/* CUDA C: an initialised __device__ array, a __constant__ the host writes,
+ * extern __shared__ memory.  The OpenCL backend translates them into hidden
+ * parameters and buffers of its own, which a saved program must bring
+ * back; CUDA keeps them in the module. */
+static const char cuda_globals_source[] =
+    "__device__ float offsets[4] = {0.5f, -1.0f, 2.0f, 4.0f};\n"
+    "__constant__ float gain;\n"
+    "extern __shared__ float tile[];\n"
+    "__global__ void shift(const float *in, float *out, int n)\n"
+    "{\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    tile[threadIdx.x] = i < n ? in[i] : 0.0f;\n"
+    "    __syncthreads();\n"
+    "    int j = blockDim.x - 1 - threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        out[i] = tile[j] * gain + offsets[i & 3];\n"
+    "}\n";
+
+/* Runs `shift` with a random gain written through kiln_program_get_global
+ * and checks it against the CPU. */
+static void check_cuda_globals(kiln_context *context, kiln_program *program)
+{
+    enum { N = 1000, B = 128 };
+    float *in = test_alloc(N * sizeof *in), *out = test_alloc(N * sizeof *out);
+    float *want = test_alloc(N * sizeof *want);
+    test_random_floats(in, N, -3.0f, 3.0f);
+    float gain = test_random_float(0.5f, 2.0f);
+    kiln_buffer *gain_buffer = NULL, *offsets = NULL;
+    TEST_OK(kiln_program_get_global(program, "gain", &gain_buffer));
+    TEST_OK(kiln_buffer_write(gain_buffer, 0, &gain, sizeof gain));
+    TEST_OK(kiln_program_get_global(program, "offsets", &offsets));
+    size_t size = 0;
+    TEST_OK(kiln_buffer_get_size(offsets, &size));
+    if (size != 4 * sizeof(float))
+        fail_msg("offsets has %zu bytes, expected %zu", size,
+                 4 * sizeof(float));
+    kiln_kernel *kernel = test_kernel(program, "shift");
+    kiln_buffer *bin = test_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *bout = test_buffer(context, N * sizeof *out);
+    kiln_launch_config config = test_config_1d(N, B);
+    config.local_memory = B * sizeof(float);
+    kiln_arg args[] = {KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout),
+                       KILN_ARG_INT(N)};
+    TEST_OK(kiln_launch(kernel, &config, 3, args));
+    TEST_OK(kiln_buffer_read(bout, 0, out, N * sizeof *out));
+    static const float offset_values[4] = {0.5f, -1.0f, 2.0f, 4.0f};
+    for (int i = 0; i < N; ++i) {
+        int block = i / B, j = B - 1 - i % B, source = block * B + j;
+        float value = source < N ? in[source] : 0.0f;
+        want[i] = value * gain + offset_values[i & 3];
+    }
+    test_assert_floats_near(out, want, N, 1e-5);
+    TEST_OK(kiln_buffer_release(gain_buffer));
+    TEST_OK(kiln_buffer_release(offsets));
+    TEST_OK(kiln_buffer_release(bin));
+    TEST_OK(kiln_buffer_release(bout));
+    TEST_OK(kiln_kernel_release(kernel));
+    free(in);
+    free(out);
+    free(want);
+}
+
+static void test_saved_cuda_c_keeps_its_variables(void **state)
+{
+    (void)test_context(state); /* skips a backend that is not here */
+    char dir[4096];
+    fresh_cache(dir, sizeof dir, "cudac");
+    char compiled[4096], loaded[4096];
+    kiln_context *context = new_context(state);
+    kiln_program *program = test_build_cuda(context, cuda_globals_source,
+                                            NULL);
+    assert_origin(program, KILN_PROGRAM_COMPILED);
+    describe_kernels(program, compiled, sizeof compiled);
+    check_cuda_globals(context, program);
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_context_release(context));
+
+    for (int round = 0; round < 2; ++round) {
+        /* twice: a loaded program's variables start from their initial
+         * values, not from what the last one wrote */
+        context = new_context(state);
+        program = test_build_cuda(context, cuda_globals_source, NULL);
+        assert_origin(program, KILN_PROGRAM_FROM_DISK_CACHE);
+        describe_kernels(program, loaded, sizeof loaded);
+        if (strcmp(compiled, loaded) != 0)
+            fail_msg("compiled: %s\nloaded:   %s", compiled, loaded);
+        check_cuda_globals(context, program);
+        TEST_OK(kiln_program_release(program));
+        TEST_OK(kiln_context_release(context));
+    }
+}
+
+/* ---- (3c) saved programs that pass the checksum but not the reader -------------------- */
+
+/* The entry layout of core/cache.c (its own test is the fuzz target and
+ * the corruption test above): a header, the key, the saved program. */
+typedef struct entry_header {
+    char magic[8];
+    uint32_t format;
+    uint32_t reserved;
+    uint64_t key_length;
+    uint64_t saved_length;
+    uint64_t checksum;
+} entry_header;
+
+static unsigned char *read_whole(const char *path, size_t *size)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        fail_msg("cannot open %s: %s", path, strerror(errno));
+    size_t capacity = (size_t)file_size(path);
+    unsigned char *data = test_alloc(capacity ? capacity : 1);
+    *size = fread(data, 1, capacity, file);
+    fclose(file);
+    return data;
+}
+
+/* Writes an entry of `key` holding `saved`, with a checksum that holds. */
+static void write_entry(const char *path, const entry_header *model,
+                        const unsigned char *key, const unsigned char *saved,
+                        size_t saved_length)
+{
+    entry_header header = *model;
+    header.saved_length = saved_length;
+    XXH3_state_t checksum;
+    XXH3_INITSTATE(&checksum);
+    XXH3_64bits_reset(&checksum);
+    XXH3_64bits_update(&checksum, key, header.key_length);
+    XXH3_64bits_update(&checksum, saved, saved_length);
+    header.checksum = XXH3_64bits_digest(&checksum);
+    FILE *file = fopen(path, "wb");
+    if (file == NULL ||
+        fwrite(&header, sizeof header, 1, file) != 1 ||
+        fwrite(key, 1, header.key_length, file) != header.key_length ||
+        (saved_length > 0 &&
+         fwrite(saved, 1, saved_length, file) != saved_length) ||
+        fclose(file) != 0)
+        fail_msg("cannot write %s", path);
+}
+
+static void put_u32(unsigned char *at, uint32_t value)
+{
+    for (int i = 0; i < 4; ++i)
+        at[i] = (unsigned char)(value >> (8 * i));
+}
+
+static void test_unreadable_saved_programs_are_rebuilt(void **state)
+{
+    (void)test_context(state); /* skips a backend that is not here */
+    char dir[4096], entry[4400];
+    fresh_cache(dir, sizeof dir, "saved");
+    char *source = affine_source(2, 9, 0);
+    build_fresh_and_check(state, source, NULL, 2.0f, 9.0f,
+                          KILN_PROGRAM_COMPILED);
+    only_entry(dir, entry, sizeof entry);
+    size_t size = 0;
+    unsigned char *valid = read_whole(entry, &size);
+    entry_header header;
+    memcpy(&header, valid, sizeof header);
+    if (header.key_length + header.saved_length + sizeof header != size ||
+        header.saved_length < 32 ||
+        memcmp(valid + sizeof header + header.key_length, "KILNPROG", 8) != 0)
+        fail_msg("the entry does not hold a saved program where expected");
+    const unsigned char *key = valid + sizeof header;
+    const unsigned char *saved = key + header.key_length;
+    size_t saved_length = (size_t)header.saved_length;
+    unsigned char *bad = test_alloc(saved_length + 64);
+
+    enum { BAD_OLD_OPENCL, BAD_OLD_CUDA, BAD_VERSION, BAD_LANGUAGE,
+           BAD_KERNELS, BAD_IMAGE_SIZE, BAD_TRUNCATED, BAD_PADDED, BAD_NAME,
+           BAD_EMPTY, BAD_CASES };
+    static const char *const names[BAD_CASES] = {
+        "an OpenCL plugin blob of the last format",
+        "a CUDA plugin blob of the last format",
+        "another format version", "the other language",
+        "a kernel count past the bytes", "an image size past the bytes",
+        "a byte cut from the kernel list", "a byte added to the kernel list",
+        "a kernel name that is not terminated", "nothing at all"};
+    for (int c = 0; c < BAD_CASES; ++c) {
+        print_message("# saved program: %s\n", names[c]);
+        size_t length = saved_length;
+        memcpy(bad, saved, saved_length);
+        switch (c) {
+        case BAD_OLD_OPENCL:
+            /* what opencl_blob.c wrote: magic, version 4, flags, size */
+            memcpy(bad, "KILN-OCL\4\0\0\0\0\0\0\0", 16);
+            break;
+        case BAD_OLD_CUDA:
+            memcpy(bad, "KILNCUBN\4\0\0\0\0\0\0\0", 16);
+            break;
+        case BAD_VERSION:
+            put_u32(bad + 8, 0);
+            break;
+        case BAD_LANGUAGE:
+            put_u32(bad + 12, 1);
+            break;
+        case BAD_KERNELS:
+            put_u32(bad + 16, 0x7fffffffu);
+            break;
+        case BAD_IMAGE_SIZE:
+            put_u32(bad + 24, (uint32_t)saved_length);
+            break;
+        case BAD_TRUNCATED:
+            /* one byte out of the first kernel's name */
+            memmove(bad + 37, bad + 38, saved_length - 38);
+            length = saved_length - 1;
+            break;
+        case BAD_PADDED:
+            memmove(bad + 33, bad + 32, saved_length - 32);
+            length = saved_length + 1;
+            break;
+        case BAD_NAME:
+            /* the first kernel's name ("affine\0") loses its NUL */
+            bad[32 + 4 + 6] = 'x';
+            break;
+        case BAD_EMPTY:
+            length = 0;
+            break;
+        }
+        write_entry(entry, &header, key, bad, length);
+        /* A miss: compiled, right, and the entry written again... */
+        build_fresh_and_check(state, source, NULL, 2.0f, 9.0f,
+                              KILN_PROGRAM_COMPILED);
+        /* ...so the next new context finds it on disk. */
+        build_fresh_and_check(state, source, NULL, 2.0f, 9.0f,
+                              KILN_PROGRAM_FROM_DISK_CACHE);
+        assert_entries(1);
+    }
+    free(bad);
+    free(valid);
+    free(source);
+}
+
 /* An entry holds the binary and a digest of the source, not a copy of it
  * (issue 18.4: a 200 MB source made a 210 MB entry). */
 static void test_entry_does_not_copy_the_source(void **state)
@@ -1271,6 +1641,9 @@ int main(int argc, char **argv)
         KILN_TEST(test_hit_after_miss),
         KILN_TEST(test_key_covers_options_source_and_headers),
         KILN_TEST(test_corrupt_entries_are_rebuilt),
+        KILN_TEST(test_saved_program_keeps_kernel_information),
+        KILN_TEST(test_saved_cuda_c_keeps_its_variables),
+        KILN_TEST(test_unreadable_saved_programs_are_rebuilt),
         KILN_TEST(test_key_names_the_translator),
         KILN_TEST(test_entry_does_not_copy_the_source),
         KILN_TEST(test_read_only_directory_still_builds),
