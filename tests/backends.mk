@@ -28,7 +28,7 @@ tests_test_clc_LDADD += $(NVRTC_LIBS)
 check_PROGRAMS += tests/test_cuda_compile
 TESTS += tests/test_cuda_compile
 tests_test_cuda_compile_SOURCES = tests/test_cuda_compile.c \
-	backends/cuda/cuda_compile.c
+	tests/fuzz/fuzz_host.h backends/cuda/cuda_compile.c
 tests_test_cuda_compile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-I$(top_srcdir)/translate -I$(top_srcdir)/backends/cuda $(CUDA_CPPFLAGS)
 tests_test_cuda_compile_LDADD = tests/libkilntest.la libkiln.la \
