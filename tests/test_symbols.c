@@ -323,6 +323,14 @@ static void typedefs_and_members(void **state)
         "}\n",
         CLC_LANGUAGE_OPENCL_C);
     const clc_symbols *s = &p->symbols;
+    /* a function's parameter types see the typedefs before it */
+    const clc_symbol *f = at(p, "f", 0);
+    assert_int_equal(f->kind, CLC_SYMBOL_FUNCTION);
+    assert_int_equal(f->type->param_count, 6);
+    assert_true(clc_type_is_vector(f->type->params[0]));
+    assert_int_equal(f->type->params[1]->kind, CLC_TYPE_STRUCT);
+    assert_int_equal(f->type->params[2]->kind, CLC_TYPE_POINTER);
+    assert_int_equal(f->type->params[5]->kind, CLC_TYPE_POINTER);
     const clc_symbol *vec = at(p, "vec", 0);
     assert_int_equal(vec->kind, CLC_SYMBOL_TYPEDEF);
     assert_true(clc_type_is_vector(vec->type));

@@ -41,14 +41,6 @@ typedef struct tr_kernel {
     size_t body_open; /* token index of the body's '{', or SIZE_MAX */
 } tr_kernel;
 
-/* A function defined or declared in the program: which of its first 64
- * parameters are pointers (C converts any object pointer to them). */
-typedef struct tr_function {
-    int32_t ident;
-    uint64_t pointer_params;
-    int conflicting; /* declared twice with different pointer parameters */
-} tr_function;
-
 typedef struct tr_state {
     clc_arena *arena;
     clc_interner *interner;
@@ -74,8 +66,6 @@ typedef struct tr_state {
 
     tr_kernel *kernels;
     size_t kernel_count, kernel_capacity;
-    tr_function *functions;
-    size_t function_count, function_capacity;
     int uses_printf;
     int uses_double;
     int *unsupported;       /* set before refusing a valid construct */
@@ -86,7 +76,6 @@ enum {
     TR_IDENT_UNSUPPORTED = 8, /* images, pipes, device-side enqueue        */
     TR_IDENT_ADDRESS_CAST = 16, /* to_global/to_local/to_private          */
     TR_IDENT_CUDA_RESERVED = 64, /* a CUDA built-in variable's name       */
-    TR_IDENT_FUNCTION = 128,  /* declared as a function: see tr_function   */
     TR_IDENT_KERNEL = 256     /* a kernel's name: keeps its spelling       */
 };
 
@@ -602,87 +591,43 @@ static void tr_drop_unused_samplers(tr_state *st)
  * pointer parameters, and initialisers of local pointer variables, go
  * through the prelude's kl_cptr(), which converts to whatever pointer the
  * destination is. */
-static tr_function *tr_function_find(const tr_state *st, int32_t ident)
+/* Which of the first 64 parameters of a function type are pointers. */
+static uint64_t tr_pointer_params(const clc_type *function)
 {
-    for (size_t f = 0; f < st->function_count; ++f)
-        if (st->functions[f].ident == ident)
-            return &st->functions[f];
-    return NULL;
+    uint64_t pointers = 0;
+    for (size_t p = 0; p < function->param_count && p < 64; ++p)
+        if (clc_type_is_pointer(function->params[p]))
+            pointers |= UINT64_C(1) << p;
+    return pointers;
 }
 
-static void tr_function_add(tr_state *st, int32_t ident, uint64_t pointers)
+/* The function a call at `open` calls, with its pointer parameters in
+ * *pointers; NULL when the name is no function of the program where it
+ * stands, or when its declarations disagree about which parameters are
+ * pointers (overloads). */
+static const clc_symbol *tr_called_function(const tr_state *st, size_t open,
+                                            uint64_t *pointers)
 {
-    tr_function *known = tr_function_find(st, ident);
-    if (known != NULL) {
-        known->conflicting |= known->pointer_params != pointers;
-        return;
-    }
-    st->functions = tr_grow(st, st->functions, st->function_count,
-                            &st->function_capacity, sizeof *st->functions, 32);
-    st->functions[st->function_count++] =
-        (tr_function){.ident = ident, .pointer_params = pointers};
-    tr_flag_set(st, ident, TR_IDENT_FUNCTION);
-}
-
-/* File-scope `name(parameters)` followed by a body or ';' (attributes
- * between them allowed) declares a function. */
-static void tr_scan_functions(tr_state *st)
-{
-    size_t depth = 0;
-    for (size_t i = 0; i + 1 < st->count; ++i) {
-        if (tr_is_punct(st, i, P_LBRACE)) {
-            ++depth;
-            continue;
-        }
-        if (tr_is_punct(st, i, P_RBRACE)) {
-            depth -= depth > 0;
-            continue;
-        }
-        if (depth != 0 || !tr_is_ident(st, i) ||
-            !tr_is_punct(st, i + 1, P_LPAREN) || st->match[i + 1] == SIZE_MAX)
-            continue;
-        size_t close = st->match[i + 1], next = close + 1;
-        if (tr_is_word(st, i, W___attribute__) || tr_is_word(st, i, W___attribute)) {
-            i = close;
-            continue;
-        }
-        while ((tr_is_word(st, next, W___attribute__) ||
-                tr_is_word(st, next, W___attribute)) &&
-               tr_is_punct(st, next + 1, P_LPAREN) &&
-               st->match[next + 1] != SIZE_MAX)
-            next = st->match[next + 1] + 1;
-        if (!tr_is_punct(st, next, P_LBRACE) && !tr_is_punct(st, next, P_SEMI))
-            continue;
-        uint64_t pointers = 0;
-        size_t param = 0;
-        int pointer = 0;
-        for (size_t j = i + 2; j <= close; ++j) {
-            if (j == close || tr_is_punct(st, j, P_COMMA)) {
-                if (pointer && param < 64)
-                    pointers |= UINT64_C(1) << param;
-                ++param;
-                pointer = 0;
-                continue;
-            }
-            if (tr_is_punct(st, j, P_STAR) || tr_is_punct(st, j, P_LBRACKET))
-                pointer = 1;
-            if (tr_is_open(st, j) && st->match[j] != SIZE_MAX)
-                j = st->match[j];
-        }
-        tr_function_add(st, st->tokens[i].ident, pointers);
-        i = close;
-    }
+    const clc_symbol *function = clc_symbol_at(&st->symbols, open - 1);
+    if (function == NULL || function->kind != CLC_SYMBOL_FUNCTION)
+        return NULL;
+    *pointers = tr_pointer_params(function->type);
+    for (const clc_symbol *other = function->hidden; other != NULL;
+         other = other->hidden)
+        if (other->kind == CLC_SYMBOL_FUNCTION &&
+            tr_pointer_params(other->type) != *pointers)
+            return NULL;
+    return function;
 }
 
 /* At the '(' of a call to one of the program's functions: wraps each
  * argument for a pointer parameter in kl_cptr(...). */
 static void tr_pointer_arguments(tr_state *st, size_t open)
 {
-    const tr_function *function =
-        tr_function_find(st, st->tokens[open - 1].ident);
+    uint64_t pointers = 0;
     size_t close = st->match[open];
-    if (function == NULL || function->conflicting ||
-        function->pointer_params == 0 || close == SIZE_MAX)
+    if (tr_called_function(st, open, &pointers) == NULL || pointers == 0 ||
+        close == SIZE_MAX)
         return;
     /* `type name(...)` inside a body is a declaration, not a call */
     if (open >= 2 && tr_is_type_word(st, open - 2))
@@ -695,7 +640,7 @@ static void tr_pointer_arguments(tr_state *st, size_t open)
         }
         if (j == close || tr_is_punct(st, j, P_COMMA)) {
             if (j > begin && param < 64 &&
-                (function->pointer_params >> param & 1))
+                (pointers >> param & 1))
                 tr_wrap(st, begin, j - 1, "kl_cptr(", ")");
             ++param;
             begin = j + 1;
@@ -1907,7 +1852,7 @@ static void tr_walk(tr_state *st)
                     tr_pointer_initialiser(st, i);
                 break;
             case P_LPAREN:
-                if (depth > 0 && i > 0 && (tr_flags(st, i - 1) & TR_IDENT_FUNCTION))
+                if (depth > 0 && i > 0 && tr_is_ident(st, i - 1))
                     tr_pointer_arguments(st, i);
                 if (tr_compound_literal(st, i)) {
                     continue;
@@ -2280,7 +2225,6 @@ int clc_translate(const char *source, size_t length, const char *source_name,
     clc_symbols_init(&st->symbols, &run.arena, &run.interner,
                      CLC_LANGUAGE_OPENCL_C, st->tokens, st->count, st->match);
     clc_symbols_scan(&st->symbols);
-    tr_scan_functions(st);
     tr_drop_unused_samplers(st);
     tr_walk(st);
 

@@ -466,12 +466,11 @@ static size_t sy_enum(clc_symbols *s, size_t at, size_t end, int declare)
 }
 
 /* The typedef a name at i stands for: the scopes' answer while the scan
- * declares, the recorded one after it. */
-static const clc_symbol *sy_typedef_at(const clc_symbols *s, size_t i,
-                                       int declare)
+ * runs, the recorded one after it. */
+static const clc_symbol *sy_typedef_at(const clc_symbols *s, size_t i)
 {
     const clc_symbol *symbol =
-        declare ? clc_symbol_lookup(s, s->tokens[i].ident) : s->use[i];
+        s->scanning ? clc_symbol_lookup(s, s->tokens[i].ident) : s->use[i];
     return symbol != NULL && symbol->kind == CLC_SYMBOL_TYPEDEF ? symbol
                                                                 : NULL;
 }
@@ -563,10 +562,10 @@ static size_t sy_specifiers_at(clc_symbols *s, size_t at, size_t end,
             spec->type = clc_type_vector(s->arena, ident->info.scalar,
                                          ident->info.width);
         } else if (spec->type == NULL && !any_word &&
-                   sy_typedef_at(s, k, declare) != NULL) {
-            const clc_symbol *symbol = sy_typedef_at(s, k, declare);
+                   sy_typedef_at(s, k) != NULL) {
+            const clc_symbol *symbol = sy_typedef_at(s, k);
             spec->type = symbol->type;
-            if (declare)
+            if (s->scanning)
                 s->use[k] = symbol;
         } else {
             break;
@@ -894,6 +893,7 @@ void clc_symbols_scan(clc_symbols *s)
 {
     sy_scan scan;
     memset(&scan, 0, sizeof scan);
+    s->scanning = 1;
     int statement_start = 1;
     for (size_t i = 0; i < s->count;) {
         if (statement_start) {
@@ -930,4 +930,5 @@ void clc_symbols_scan(clc_symbols *s)
     }
     while (s->scope_count > 1)
         clc_scope_pop(s);
+    s->scanning = 0;
 }

@@ -71,6 +71,9 @@ typedef struct clc_symbols {
     const clc_symbol **use;  /* per token: the declaration it names        */
     size_t symbol_count;
     unsigned nesting;        /* declarators and struct bodies being read */
+    int scanning;            /* inside clc_symbols_scan: a name means what
+                                the open scopes say, after it what `use`
+                                recorded                                  */
 
     /* CUDA C's words, interned by clc_symbols_init */
     int32_t w_device_, w_global_, w_host_, w_shared_, w_constant_,
