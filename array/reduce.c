@@ -364,30 +364,42 @@ static void add_kernels(array_text *source, const reduce_types *types)
                    "KILN_FINAL(kiln_values[0], KILN_INDEX_OF(0), kiln_length);\n"
                    "}\n");
 
-    /* Finish for columns: one work-item per output walks its `splits`
-     * partials in order; neighbouring work-items read neighbouring
-     * partials (coalesced), and there is no tree to wait on. */
+    /* Finish for columns: the columns kernel's tile again, over the
+     * `splits` partials of each column: its work-items read neighbouring
+     * columns, and TILE_Y of them share a column's partials, so that
+     * several loads are in flight (one work-item walking all of a
+     * column's partials waits for each load in turn). */
     array_text_add(
         source,
         "__kernel void kiln_reduce_finish_columns(__global const kiln_acc_t *kiln_partial_values,\n"
         "    __global const long *kiln_partial_indices, long kiln_splits,\n"
-        "    long kiln_inner, long kiln_length, long kiln_outputs,\n"
-        "    __global %1$s *kiln_out, long kiln_out_offset)\n"
+        "    long kiln_inner, long kiln_length,\n"
+        "    __global %3$s *kiln_out, long kiln_out_offset)\n"
         "{\n"
-        "    const long kiln_output = get_global_id(0);\n"
-        "    if (kiln_output >= kiln_outputs)\n"
-        "        return;\n"
-        "    const long kiln_block = kiln_output / kiln_inner;\n"
-        "    const long kiln_column = kiln_output %% kiln_inner;\n"
+        "    __local kiln_acc_t kiln_values[%1$d * %2$d];\n"
+        "    KILN_LOCAL_INDICES(%1$d * %2$d);\n"
+        "    const uint kiln_x = get_local_id(0), kiln_y = get_local_id(1);\n"
+        "    const long kiln_tiles = (kiln_inner + %1$d - 1) / %1$d;\n"
+        "    const long kiln_group = get_group_id(0);\n"
+        "    const long kiln_block = kiln_group / kiln_tiles;\n"
+        "    const long kiln_column = (kiln_group %% kiln_tiles) * %1$d + kiln_x;\n"
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
-        "    for (long s = 0; s < kiln_splits; ++s) {\n"
-        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
-        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
-        "    }\n"
-        "    kiln_out[kiln_out_offset + kiln_output] = KILN_FINAL(kiln_acc, kiln_index, kiln_length);\n"
-        "}\n",
-        array_dtype_ctype(types->output));
+        "    if (kiln_column < kiln_inner)\n"
+        "        for (long s = kiln_y; s < kiln_splits; s += %2$d) {\n"
+        "            long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
+        "            KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
+        "        }\n"
+        "    kiln_values[kiln_y * %1$d + kiln_x] = kiln_acc;\n"
+        "    KILN_SET_INDEX(kiln_y * %1$d + kiln_x, kiln_index);\n"
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
+        TILE_X, TILE_Y, array_dtype_ctype(types->output));
+    add_tree(source, types, "kiln_y", TILE_Y / 2, TILE_X, "kiln_x");
+    array_text_add(source,
+                   "    if (kiln_y == 0 && kiln_column < kiln_inner)\n"
+                   "        kiln_out[kiln_out_offset + kiln_block * kiln_inner + kiln_column] =\n"
+                   "            KILN_FINAL(kiln_values[kiln_x], KILN_INDEX_OF(kiln_x), kiln_length);\n"
+                   "}\n");
 }
 
 /* The generated source of each (op, input dtype), made once per process:
@@ -529,18 +541,21 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
         };
         status = kiln_launch(finish, &config, 6, args);
     } else if (status == KILN_OK && splits > 1) {
-        size_t outputs = outer * inner;
         const kiln_arg args[] = {
             KILN_ARG_BUFFER(values),
             KILN_ARG_BUFFER(indices),
             KILN_ARG_LONG((int64_t)splits),
             KILN_ARG_LONG((int64_t)inner),
             KILN_ARG_LONG((int64_t)length),
-            KILN_ARG_LONG((int64_t)outputs),
             KILN_ARG_BUFFER(result->buffer),
             KILN_ARG_LONG((int64_t)result->offset),
         };
-        status = array_launch_1d(finish, outputs, SIZE_MAX, stream, 8, args);
+        kiln_launch_config config = {
+            .grid = KILN_DIM1(base_groups),
+            .block = KILN_DIM2(TILE_X, TILE_Y),
+            .stream = stream,
+        };
+        status = kiln_launch(finish, &config, 7, args);
     }
     if (partial_values != NULL)
         array_release_buffer(partial_values);

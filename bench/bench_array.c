@@ -489,7 +489,7 @@ int main(int argc, char **argv)
     bench_stats tiny_add = measure_host(&j, run_tiny_add);
     bench_stats tiny_axis = measure_host(&j, run_tiny_axis_sum);
     bench_stats tiny_random = measure_host(&j, run_tiny_random);
-    bench_table_begin("Host time per call (1-element arrays)", "—");
+    bench_table_begin("Host time per call (1-element arrays)", "none");
     const struct {
         const char *what;
         const bench_stats *stats;
