@@ -312,39 +312,24 @@ kiln_status kiln_array_full(kiln_context *context, kiln_dtype dtype,
 
 kiln_arg array_scalar_arg(kiln_dtype dtype, double value, array_scalar *slot)
 {
+    /* Every member of the union starts at its start: the argument is the
+     * union's first `size` bytes. */
     switch (dtype) {
-    case KILN_DTYPE_INT8:
-        slot->i8 = (int8_t)value;
-        return KILN_ARG_VALUE(&slot->i8, 1);
-    case KILN_DTYPE_UINT8:
-        slot->u8 = (uint8_t)value;
-        return KILN_ARG_VALUE(&slot->u8, 1);
-    case KILN_DTYPE_INT16:
-        slot->i16 = (int16_t)value;
-        return KILN_ARG_VALUE(&slot->i16, 2);
-    case KILN_DTYPE_UINT16:
-        slot->u16 = (uint16_t)value;
-        return KILN_ARG_VALUE(&slot->u16, 2);
-    case KILN_DTYPE_INT32:
-        slot->i32 = (int32_t)value;
-        return KILN_ARG_VALUE(&slot->i32, 4);
-    case KILN_DTYPE_UINT32:
-        slot->u32 = (uint32_t)value;
-        return KILN_ARG_VALUE(&slot->u32, 4);
-    case KILN_DTYPE_INT64:
-        slot->i64 = (int64_t)value;
-        return KILN_ARG_VALUE(&slot->i64, 8);
-    case KILN_DTYPE_UINT64:
-        slot->u64 = (uint64_t)value;
-        return KILN_ARG_VALUE(&slot->u64, 8);
-    case KILN_DTYPE_FLOAT32:
-        slot->f32 = (float)value;
-        return KILN_ARG_VALUE(&slot->f32, 4);
+    case KILN_DTYPE_INT8: slot->i8 = (int8_t)value; break;
+    case KILN_DTYPE_UINT8: slot->u8 = (uint8_t)value; break;
+    case KILN_DTYPE_INT16: slot->i16 = (int16_t)value; break;
+    case KILN_DTYPE_UINT16: slot->u16 = (uint16_t)value; break;
+    case KILN_DTYPE_INT32: slot->i32 = (int32_t)value; break;
+    case KILN_DTYPE_UINT32: slot->u32 = (uint32_t)value; break;
+    case KILN_DTYPE_INT64: slot->i64 = (int64_t)value; break;
+    case KILN_DTYPE_UINT64: slot->u64 = (uint64_t)value; break;
+    case KILN_DTYPE_FLOAT32: slot->f32 = (float)value; break;
     case KILN_DTYPE_FLOAT64:
     default:
         slot->f64 = value;
-        return KILN_ARG_VALUE(&slot->f64, 8);
+        return KILN_ARG_VALUE(slot, sizeof slot->f64);
     }
+    return KILN_ARG_VALUE(slot, dtypes[dtype].size);
 }
 
 /* A new 1-D array of `count` elements, each `expression` of its index i
