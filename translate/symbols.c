@@ -346,7 +346,7 @@ static void sy_add_member(clc_symbols *s, clc_type *record, int32_t name,
 
 static size_t sy_declarator(clc_symbols *s, size_t at, size_t end,
                             const clc_type *base, clc_space space,
-                            int declare, clc_declarator *d);
+                            clc_declarator *d);
 static void sy_param_list(clc_symbols *s, size_t open, clc_type *function);
 
 /* struct/union [tag] [{ members }] at the keyword `at`: the index after. */
@@ -409,7 +409,7 @@ static size_t sy_record(clc_symbols *s, size_t at, size_t end, int declare,
         for (;;) {
             clc_declarator d;
             size_t after = sy_declarator(s, j, close, spec.type, spec.space,
-                                         0, &d);
+                                         &d);
             if (after == j)
                 break;
             if (d.name != SIZE_MAX)
@@ -626,7 +626,7 @@ static void sy_param_list(clc_symbols *s, size_t open, clc_type *function)
         size_t j = sy_specifiers(s, i, close, 0, &spec);
         if (j != i && spec.type != NULL) {
             clc_declarator d;
-            if (sy_declarator(s, j, close, spec.type, spec.space, 0, &d) != j)
+            if (sy_declarator(s, j, close, spec.type, spec.space, &d) != j)
                 params[p] = d.type;
             else
                 params[p] = spec.type;
@@ -648,9 +648,8 @@ static void sy_param_list(clc_symbols *s, size_t open, clc_type *function)
 
 static size_t sy_declarator(clc_symbols *s, size_t at, size_t end,
                             const clc_type *base, clc_space space,
-                            int declare, clc_declarator *d)
+                            clc_declarator *d)
 {
-    (void)declare;
     d->name = SIZE_MAX;
     d->params_open = SIZE_MAX;
     d->space = space;
@@ -709,8 +708,7 @@ static size_t sy_declarator(clc_symbols *s, size_t at, size_t end,
         if (s->nesting >= SY_MAX_NESTING)
             return at;
         s->nesting++;
-        sy_declarator(s, inner + 1, close, type, CLC_SPACE_DEFAULT, declare,
-                      &nested);
+        sy_declarator(s, inner + 1, close, type, CLC_SPACE_DEFAULT, &nested);
         s->nesting--;
         d->name = nested.name;
         type = nested.type;
@@ -726,7 +724,7 @@ static size_t sy_declarator(clc_symbols *s, size_t at, size_t end,
 size_t clc_parse_declarator(clc_symbols *s, size_t at, size_t end,
                             const clc_specifiers *spec, clc_declarator *d)
 {
-    return sy_declarator(s, at, end, spec->type, spec->space, 1, d);
+    return sy_declarator(s, at, end, spec->type, spec->space, d);
 }
 
 size_t clc_type_name_at(const clc_symbols *symbols, size_t at, size_t end,
@@ -740,7 +738,7 @@ size_t clc_type_name_at(const clc_symbols *symbols, size_t at, size_t end,
     if (k == at || spec.type == NULL)
         return at;
     clc_declarator d;
-    size_t after = sy_declarator(s, k, end, spec.type, spec.space, 0, &d);
+    size_t after = sy_declarator(s, k, end, spec.type, spec.space, &d);
     if (after != k) {
         if (d.name != SIZE_MAX)
             return at; /* a declaration, not a type name */
