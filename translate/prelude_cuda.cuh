@@ -202,20 +202,30 @@ template <class V> using kl_elem_t = typename kl_is_vec_<kl_decay_t<V>>::elem;
 template <class V>
 using kl_cmp_vt = typename kl_vec<kl_sint_t<(int)sizeof(kl_elem_t<V>)>, kl_width<V>::value>::type;
 
-/* component I by name, at compile time */
-template <int I> struct kl_mem;
-#define KL_MEM(I, m)                                                          \
-    template <> struct kl_mem<I> {                                            \
-        template <class V> static KL_CFN auto get(V &v) -> decltype((v.m)) {  \
-            return v.m;                                                       \
-        }                                                                     \
-    };
-KL_MEM(0, x) KL_MEM(1, y) KL_MEM(2, z) KL_MEM(3, w) KL_MEM(4, s4) KL_MEM(5, s5)
-KL_MEM(6, s6) KL_MEM(7, s7) KL_MEM(8, s8) KL_MEM(9, s9) KL_MEM(10, sa)
-KL_MEM(11, sb) KL_MEM(12, sc) KL_MEM(13, sd) KL_MEM(14, se) KL_MEM(15, sf)
-#undef KL_MEM
-template <int I, class V> KL_CFN auto kl_get(V &v) -> decltype(kl_mem<I>::get(v)) {
-    return kl_mem<I>::get(v);
+/* component I by name, at compile time (one function, not a class per
+ * index: NVRTC instantiates this for every component a program touches) */
+template <int I, class V> KL_CFN auto &kl_get(V &v) {
+    if constexpr (I < 4) {
+        if constexpr (I == 0) return v.x;
+        else if constexpr (I == 1) return v.y;
+        else if constexpr (I == 2) return v.z;
+        else return v.w;
+    } else if constexpr (I < 8) {
+        if constexpr (I == 4) return v.s4;
+        else if constexpr (I == 5) return v.s5;
+        else if constexpr (I == 6) return v.s6;
+        else return v.s7;
+    } else if constexpr (I < 12) {
+        if constexpr (I == 8) return v.s8;
+        else if constexpr (I == 9) return v.s9;
+        else if constexpr (I == 10) return v.sa;
+        else return v.sb;
+    } else {
+        if constexpr (I == 12) return v.sc;
+        else if constexpr (I == 13) return v.sd;
+        else if constexpr (I == 14) return v.se;
+        else return v.sf;
+    }
 }
 /* component by run-time index (members are contiguous) */
 template <class V, kl_enable_if_t<kl_is_vec<V>::value, int> = 0>
@@ -439,13 +449,18 @@ KL_FN T kl_convert(S x) {
     else
         return (D)x;
 }
+/* component-wise, written out rather than through kl_lift: conversions
+ * are common in vector code and this is far less for NVRTC to instantiate */
+template <class T, int SAT, int MODE, class V, int... I>
+KL_FN T kl_convert_v(const V &x, kl_iseq<I...>) {
+    return T(kl_mk_tag{}, kl_convert<kl_elem_t<T>, SAT, MODE>(kl_get<I>(x))...);
+}
 template <class T, int SAT, int MODE, class S,
           kl_enable_if_t<kl_is_vecish<S>::value && kl_is_vec<T>::value, int> = 0>
 KL_FN T kl_convert(const S &x) {
     static_assert(kl_width<T>::value == kl_width<kl_val_t<S>>::value,
                   "convert_: source and destination widths differ");
-    return kl_lift<false>(
-        [](auto e) { return kl_convert<kl_elem_t<T>, SAT, MODE>(e); }, x);
+    return kl_convert_v<T, SAT, MODE>(kl_val(x), kl_iseq_for<kl_width<T>::value>{});
 }
 /* as_T: reinterpretation (N=3 and N=4 types are both 4 elements big) */
 template <class T, class S> KL_CFN T kl_as(const S &x) {
@@ -618,7 +633,7 @@ struct kl_no_ops {};
                                  (true && ... && kl_is_scalar<S>::value),     \
                              int> = 0>                                        \
     KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
-        : kl_v(kl_make_<kl_v>(kl_iseq_for<N>{}, a, b, s...)) {}               \
+        : kl_v(kl_mk_tag{}, (T)a, (T)b, (T)s...) {}                           \
     /* volatile vectors (volatile __global int4 *p): copy in and out one  */ \
     /* component at a time.  Templates, so the implicit copy operations    */ \
     /* stay trivial.                                                       */ \
