@@ -38,7 +38,12 @@
  *    whose names the translation uses (prelude_select.c).  A name belongs
  *    to the section where it first appears in code, so every name is
  *    declared before any use, in templates too, and #if tests only macros
- *    of the part above the first section.
+ *    of the part above the first section.  A name ending in '_' is taken
+ *    for a prefix macros paste onto (kl_native_): the names it begins
+ *    belong to its section, so a helper is never named like another name's
+ *    beginning (kl_vload_n, not kl_vload_, beside kl_vload_half).  The
+ *    sections vecN hold the width-N types, and a program gets those of the
+ *    widths it makes vectors of (prelude_select.c).
  */
 #ifndef KILN_CLC_PRELUDE_CUH
 #define KILN_CLC_PRELUDE_CUH
@@ -101,20 +106,37 @@ template <class T> struct kl_id { typedef T type; };
 template <class T> using kl_id_t = typename kl_id<T>::type;
 template <class T> T &&kl_declval();
 
-template <class T> struct kl_is_int_ : kl_bool_c<false> {};
+/* what kind of scalar T is, cv and references peeled off first: one
+ * class per type, so each trait below costs NVRTC one instantiation (they
+ * are asked of every type in an overload resolution with vectors).
+ * Typedefs, not values: with -default-device every static member value of
+ * a new class becomes a __device__ variable in the PTX. */
+template <class T> struct kl_kind_ {
+    typedef kl_bool_c<false> is_int, is_fp;
+    typedef kl_bool_c<__is_enum(T)> is_scalar;
+};
+template <class T> struct kl_kind_<const T> : kl_kind_<T> {};
+template <class T> struct kl_kind_<volatile T> : kl_kind_<T> {};
+template <class T> struct kl_kind_<const volatile T> : kl_kind_<T> {};
+template <class T> struct kl_kind_<T &> : kl_kind_<T> {};
+template <class T> struct kl_kind_<T &&> : kl_kind_<T> {};
+struct kl_int_kind_ { typedef kl_bool_c<true> is_int, is_scalar; typedef kl_bool_c<false> is_fp; };
+struct kl_fp_kind_ { typedef kl_bool_c<false> is_int; typedef kl_bool_c<true> is_fp, is_scalar; };
 #define KL_INT_TYPE(T) \
-    template <> struct kl_is_int_<T> : kl_bool_c<true> {};
+    template <> struct kl_kind_<T> : kl_int_kind_ {};
 KL_INT_TYPE(bool) KL_INT_TYPE(char) KL_INT_TYPE(signed char)
 KL_INT_TYPE(unsigned char) KL_INT_TYPE(short) KL_INT_TYPE(unsigned short)
 KL_INT_TYPE(int) KL_INT_TYPE(unsigned int) KL_INT_TYPE(long)
 KL_INT_TYPE(unsigned long) KL_INT_TYPE(long long)
 KL_INT_TYPE(unsigned long long)
 #undef KL_INT_TYPE
-template <class T> struct kl_is_int : kl_is_int_<kl_decay_t<T>> {};
-template <class T> struct kl_is_fp : kl_bool_c<(kl_is_same<kl_decay_t<T>, float>::value || kl_is_same<kl_decay_t<T>, double>::value)> {};
-template <class T> struct kl_is_arith : kl_bool_c<(kl_is_int<T>::value || kl_is_fp<T>::value)> {};
+template <> struct kl_kind_<float> : kl_fp_kind_ {};
+template <> struct kl_kind_<double> : kl_fp_kind_ {};
+template <class T> struct kl_is_int : kl_kind_<T>::is_int {};
+template <class T> struct kl_is_fp : kl_kind_<T>::is_fp {};
+template <class T> struct kl_is_arith : kl_bool_c<(kl_kind_<T>::is_int::value || kl_kind_<T>::is_fp::value)> {};
 /* what may be splat into a vector: arithmetic types and enumerations */
-template <class T> struct kl_is_scalar : kl_bool_c<(kl_is_arith<T>::value || __is_enum(kl_decay_t<T>))> {};
+template <class T> struct kl_is_scalar : kl_kind_<T>::is_scalar {};
 template <class T> struct kl_is_signed : kl_bool_c<(kl_is_arith<T>::value && (kl_decay_t<T>)(-1) < (kl_decay_t<T>)0)> {};
 
 /* integer types by size: OpenCL's long is 64 bits, like CUDA's long (LP64) */
@@ -338,6 +360,7 @@ KL_CFN auto kl_lift(F f, const A &...a) {
             a...);                                                            \
     }
 
+/* @section convert */
 /* ---- conversions ----------------------------------------------------------- */
 
 template <class T> KL_CFN T kl_int_max() {
@@ -469,6 +492,7 @@ template <class T, class S> KL_CFN T kl_as(const S &x) {
     return __builtin_bit_cast(T, (V)kl_val(x));
 }
 
+/* @section shifts */
 /* ---- shifts with a non-literal count ---------------------------------------- */
 
 template <class T> KL_CFN auto kl_shift_count(T x) {
@@ -809,23 +833,26 @@ template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v) {
 /* ---- vector loads and stores ------------------------------------------------ */
 
 template <int N, class T, int... I>
-KL_FN auto kl_vload_(size_t off, const T *p, kl_iseq<I...>) {
+KL_FN auto kl_vload_n(size_t off, const T *p, kl_iseq<I...>) {
     typedef typename kl_vec<kl_decay_t<T>, N>::type R;
     p += off * N;
     return R(kl_mk_tag{}, p[I]...);
 }
 template <int N, class T> KL_FN auto kl_vload(size_t off, const T *p) {
-    return kl_vload_<N>(off, p, kl_iseq_for<N>{});
+    return kl_vload_n<N>(off, p, kl_iseq_for<N>{});
 }
 template <int N, class T, class V, int... I>
-KL_FN void kl_vstore_(const V &v, size_t off, T *p, kl_iseq<I...>) {
+KL_FN void kl_vstore_n(const V &v, size_t off, T *p, kl_iseq<I...>) {
     p += off * N;
     ((p[I] = kl_get<I>(v)), ...);
 }
 template <int N, class V, class T> KL_FN void kl_vstore(const V &v, size_t off, T *p) {
     static_assert(kl_width<kl_val_t<V>>::value == N, "vstoreN: the vector is not N wide");
-    kl_vstore_<N>(kl_val(v), off, p, kl_iseq_for<N>{});
+    kl_vstore_n<N>(kl_val(v), off, p, kl_iseq_for<N>{});
 }
+
+/* @section half */
+/* ---- half loads and stores ---------------------------------------------- */
 
 /* half <-> float/double */
 KL_FN float kl_half_to_float(unsigned short h) {
