@@ -1112,6 +1112,7 @@ static void test_refusals(void **state)
     kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
     kiln_program *program = NULL;
     TEST_OK(kiln_program_build_with(context, accepted, 0, &options, &program));
+    TEST_OK(kiln_program_release(program));
 }
 
 int main(void)
