@@ -553,7 +553,6 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
 #define KL_CMP_(m, OP) -(a.m OP b.m)
 #define KL_UN_(m, OP) OP a.m
 #define KL_NOT_(m, OP) -(OP a.m)
-#define KL_INC_(m, OP) a.m OP 1
 /* shifts: the count masked to the element width; left shifts unsigned */
 #define KL_SHL_(m, T) (T)((kl_unsigned_t<T>)a.m << (b.m & (sizeof(T) * 8 - 1)))
 #define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
@@ -572,9 +571,7 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
         return KL_MK(V, N, KL_BIN_, OP);                                      \
     }                                                                         \
     KL_VSCALAR(V, T, V, OP)                                                   \
-    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
-        return a = KL_MK(V, N, KL_BIN_, OP);                                  \
-    }
+    friend KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }
 #define KL_VCMP(V, T, N, C, OP)                                                \
     friend KL_CFN C operator OP(const V &a, const V &b) {                     \
         return KL_MK(C, N, KL_CMP_, OP);                                      \
@@ -585,9 +582,7 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
         return KL_MK(V, N, F, T);                                             \
     }                                                                         \
     KL_VSCALAR(V, T, V, OP)                                                   \
-    friend KL_CFN V &operator OP##=(V &a, const V &b) {                       \
-        return a = KL_MK(V, N, F, T);                                         \
-    }                                                                         \
+    friend KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }  \
     template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
         return a OP kl_shc_vec<V>(c);                                         \
     }                                                                         \
@@ -604,14 +599,8 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
     friend KL_CFN V operator-(const V &a) { return KL_MK(V, N, KL_UN_, -); }  \
     friend KL_CFN V operator+(const V &a) { return a; }                       \
     friend KL_CFN C operator!(const V &a) { return KL_MK(C, N, KL_NOT_, !); } \
-    KL_CFN V &operator++() {                                                  \
-        V &a = *this;                                                         \
-        return a = KL_MK(V, N, KL_INC_, +);                                   \
-    }                                                                         \
-    KL_CFN V &operator--() {                                                  \
-        V &a = *this;                                                         \
-        return a = KL_MK(V, N, KL_INC_, -);                                   \
-    }                                                                         \
+    KL_CFN V &operator++() { return *this = *this + V((T)1); }               \
+    KL_CFN V &operator--() { return *this = *this - V((T)1); }               \
     KL_CFN V operator++(int) { V t = *this; ++*this; return t; }              \
     KL_CFN V operator--(int) { V t = *this; --*this; return t; }
 /* integer types add % & | ^ ~ and the shifts: friends of this empty base,
