@@ -539,8 +539,9 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
 /* Operators: hidden friends and members of each vector type, so that an
  * expression only looks at the operators of the types in it (found by ADL,
  * also through a proxy, whose template argument is the vector type).  The
- * vector-vector forms are non-templates, so proxies and scalars convert;
- * vector-scalar forms take the element type, to which the scalar converts. */
+ * operators are non-templates taking two vectors, so proxies convert, and
+ * so do scalars (the splat constructor): v * 2 is v * V(2), with no
+ * vector-scalar forms to declare for every type. */
 
 #define KL_E2(F, X) F(x, X), F(y, X)
 #define KL_E3(F, X) F(x, X), F(y, X), F(z, X)
@@ -558,11 +559,6 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
 #define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
 #define KL_MK(V, N, F, X) V(kl_mk_tag{}, KL_E##N(F, X))
 
-/* vector op scalar: the element type as the parameter (a standard conversion
- * beats the user-defined one to V, so v * 2 and proxy + 1.0f pick these) */
-#define KL_VSCALAR(V, T, R, OP)                                               \
-    friend KL_CFN R operator OP(const V &a, T b) { return a OP V(b); }        \
-    friend KL_CFN R operator OP(T a, const V &b) { return V(a) OP b; }
 /* compound assignments are friends too, so that the integer-only ones can
  * live in a base class; V & binds only non-const, non-volatile lvalues, as
  * the implicit object of a member would */
@@ -570,18 +566,15 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
     friend KL_CFN V operator OP(const V &a, const V &b) {                     \
         return KL_MK(V, N, KL_BIN_, OP);                                      \
     }                                                                         \
-    KL_VSCALAR(V, T, V, OP)                                                   \
     friend KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }
 #define KL_VCMP(V, T, N, C, OP)                                                \
     friend KL_CFN C operator OP(const V &a, const V &b) {                     \
         return KL_MK(C, N, KL_CMP_, OP);                                      \
-    }                                                                         \
-    KL_VSCALAR(V, T, C, OP)
+    }
 #define KL_VSH(V, T, N, OP, F)                                                \
     friend KL_CFN V operator OP(const V &a, const V &b) {                     \
         return KL_MK(V, N, F, T);                                             \
     }                                                                         \
-    KL_VSCALAR(V, T, V, OP)                                                   \
     friend KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }  \
     template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
         return a OP kl_shc_vec<V>(c);                                         \
