@@ -615,14 +615,9 @@ struct kl_no_ops {};
 #define KL_REP8(e) KL_REP4(e), KL_REP4(e)
 #define KL_REP16(e) KL_REP8(e), KL_REP8(e)
 
-#define KL_VOLATILE_OP(OP)                                                    \
-    template <class V, class B,                                               \
-              kl_enable_if_t<kl_is_same<V, volatile kl_v>::value, int> = 0>   \
-    friend KL_FN void operator OP(V &a, const B &b) {                         \
-        kl_v t(a);                                                            \
-        t OP b;                                                               \
-        a = t;                                                                \
-    }
+/* the members of volatile vectors, in section volatile: only programs that
+ * say volatile read them */
+#define KL_VOLATILE_MEMBERS(N)
 /* the members every width has; T and N are the template's */
 #define KL_VHEAD(N)                                                           \
     typedef T kl_elem_type;                                                   \
@@ -640,31 +635,7 @@ struct kl_no_ops {};
                              int> = 0>                                        \
     KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
         : kl_v(kl_mk_tag{}, (T)a, (T)b, (T)s...) {}                           \
-    /* volatile vectors (volatile __global int4 *p): copy in and out one  */ \
-    /* component at a time.  Templates, so the implicit copy operations    */ \
-    /* stay trivial.                                                       */ \
-    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
-    KL_FN kl_v(const volatile V &b) {                                         \
-        const volatile T *from = &b.x;                                        \
-        T *to = &x;                                                           \
-        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
-            to[i] = from[i];                                                  \
-    }                                                                         \
-    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
-    KL_FN void operator=(const V &b) volatile {                               \
-        const T *from = &b.x;                                                 \
-        volatile T *to = &x;                                                  \
-        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
-            to[i] = from[i];                                                  \
-    }                                                                         \
-    /* compound assignment to a volatile vector; V deduces the object's  */ \
-    /* own type, so only volatile objects see these                         */ \
-    KL_VOLATILE_OP(+=) KL_VOLATILE_OP(-=)                                     \
-    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)                                     \
-    template <int... C> KL_FN auto kl_swc() const volatile & {                \
-        const kl_v t(*this);                                                  \
-        return kl_swz_rv<N, C...>(t);                                         \
-    }                                                                         \
+    KL_VOLATILE_MEMBERS(N)                                                    \
     template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
         return kl_swz_lv<N, C...>(*this);                                     \
     }                                                                         \
@@ -925,6 +896,45 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
     static_assert(kl_width<kl_val_t<V>>::value == N, "vstorea_halfN: the value is not N wide");
     kl_vstore_half_<N, MODE>(kl_val(v), p + off * (N == 3 ? 4 : N), kl_iseq_for<N>{});
 }
+
+/* @section volatile */
+/* ---- volatile vectors (volatile __global int4 *p) --------------------------- */
+
+/* Copied in and out one component at a time.  Templates, so the implicit
+ * copy operations stay trivial.  A program whose translation says volatile
+ * gets this section (prelude_select.c), before the vector types. */
+#define KL_VOLATILE_OP(OP)                                                    \
+    template <class V, class B,                                               \
+              kl_enable_if_t<kl_is_same<V, volatile kl_v>::value, int> = 0>   \
+    friend KL_FN void operator OP(V &a, const B &b) {                         \
+        kl_v t(a);                                                            \
+        t OP b;                                                               \
+        a = t;                                                                \
+    }
+#undef KL_VOLATILE_MEMBERS
+#define KL_VOLATILE_MEMBERS(N)                                                \
+    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
+    KL_FN kl_v(const volatile V &b) {                                         \
+        const volatile T *from = &b.x;                                        \
+        T *to = &x;                                                           \
+        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
+            to[i] = from[i];                                                  \
+    }                                                                         \
+    template <class V, kl_enable_if_t<kl_is_same<V, kl_v>::value, int> = 0>   \
+    KL_FN void operator=(const V &b) volatile {                               \
+        const T *from = &b.x;                                                 \
+        volatile T *to = &x;                                                  \
+        for (int i = 0; i < (N == 3 ? 4 : N); ++i)                            \
+            to[i] = from[i];                                                  \
+    }                                                                         \
+    /* compound assignment to a volatile vector; V deduces the object's  */ \
+    /* own type, so only volatile objects see these                         */ \
+    KL_VOLATILE_OP(+=) KL_VOLATILE_OP(-=)                                     \
+    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)                                     \
+    template <int... C> KL_FN auto kl_swc() const volatile & {                \
+        const kl_v t(*this);                                                  \
+        return kl_swz_rv<N, C...>(t);                                         \
+    }
 
 /* @section vec2 */
 /* The vector types of one width each: a program gets the widths it names

@@ -29,6 +29,7 @@ typedef struct prelude_section {
     size_t begin, end; /* the section's text in the prelude */
     uint64_t needs;    /* the other sections its code mentions names of */
     int width;         /* N for the section "vecN" of width-N vectors, else 0 */
+    int is_volatile;   /* the section "volatile": volatile vectors' members */
 } prelude_section;
 
 typedef struct owned_name {
@@ -226,14 +227,18 @@ static int vector_width_of(const char *name, const char *end)
  * k components) or, for lo/hi/even/odd, half of its base's, so it sets
  * SWIZZLE_BIT and the caller adds every width up to the widest present. */
 #define SWIZZLE_BIT 1u
-static unsigned unnamed_vector_widths(const char *translation)
+static unsigned unnamed_vector_widths(const char *translation,
+                                      int *says_volatile)
 {
     unsigned widths = 0;
     const char *cursor = translation;
     const char *end = translation + strlen(translation);
     const char *text;
     size_t n;
+    *says_volatile = 0;
     while (next_ident(&cursor, end, 0, &text, &n)) {
+        if (n == 8 && memcmp(text, "volatile", 8) == 0)
+            *says_volatile = 1;
         int swizzle = n == 6 && memcmp(text, "kl_swc", 6) == 0;
         if (!swizzle && !((n >= 8 && memcmp(text, "kl_vload", 8) == 0) ||
                           (n >= 9 && memcmp(text, "kl_vstore", 9) == 0)))
@@ -300,9 +305,11 @@ static int map_build(prelude_map *map, const char *prelude)
                 map->sections[map->count - 1].end = at;
             if (map->count == SECTION_MAX)
                 return 1;
+            const char *name = p + strlen("/* @section ");
             map->sections[map->count++] = (prelude_section){
                 (size_t)(next - prelude), size, 0,
-                vector_width_of(p + strlen("/* @section "), line_end)};
+                vector_width_of(name, line_end),
+                line_is(name, line_end, "volatile ")};
             in_sections = 1;
         } else if (line_is(p, line_end, "/* @end */") && in_sections) {
             map->sections[map->count - 1].end = at;
@@ -318,7 +325,7 @@ static int map_build(prelude_map *map, const char *prelude)
     int prologue = map->count;
     if (prologue == SECTION_MAX)
         return 1;
-    map->sections[prologue] = (prelude_section){0, map->kept_end, 0, 0};
+    map->sections[prologue] = (prelude_section){0, map->kept_end, 0, 0, 0};
     if (section_scan(map, prologue) != 0)
         return -1;
     for (int s = 0; s < map->count; ++s)
@@ -365,7 +372,8 @@ char *clc_prelude_select(const char *prelude, const char *translation,
         }
         /* the widths of vectors made without naming their type; with a
          * swizzle, every width up to the widest the program has */
-        unsigned widths = unnamed_vector_widths(translation);
+        int says_volatile = 0;
+        unsigned widths = unnamed_vector_widths(translation, &says_volatile);
         for (int s = 0; s < map.count; ++s)
             if (needed & ((uint64_t)1 << s) && map.sections[s].width > 0)
                 widths |= 1u << map.sections[s].width;
@@ -378,6 +386,12 @@ char *clc_prelude_select(const char *prelude, const char *translation,
         for (int s = 0; s < map.count; ++s)
             if (map.sections[s].width > 0 &&
                 (widths & (1u << map.sections[s].width)))
+                needed |= (uint64_t)1 << s;
+        /* volatile vectors' members, for programs with vectors that say
+         * volatile (most say it of scalars, for atomics) */
+        for (int s = 0; s < map.count; ++s)
+            if (map.sections[s].is_volatile && says_volatile &&
+                (widths & ~SWIZZLE_BIT) != 0)
                 needed |= (uint64_t)1 << s;
         /* what the needed sections need, until nothing is added */
         for (uint64_t before = 0; before != needed;) {
