@@ -16,6 +16,15 @@
  * translation needs the sections owning the names it mentions, with what
  * those need.  A kl_ name no section owns takes the whole prelude: a name
  * this cannot place costs compile time, never a failed build.
+ *
+ * Two kinds of section are chosen by what the translation does rather than
+ * by the names it mentions.  The sections "vecN" hold the vector types of
+ * width N: a program gets the widths it names (kl_float4 is in vec4), the
+ * widths of its loads and stores (kl_vload<N>, kl_vstore_half<N, M>), and,
+ * when it has a swizzle, every width up to its widest (.lo of a float8 is
+ * a float4 it never names).  The section "volatile" holds volatile
+ * vectors' members: a program gets it when it says volatile and has
+ * vectors.
  */
 #include "translate.h"
 
