@@ -618,6 +618,9 @@ struct kl_no_ops {};
 /* the members of volatile vectors, in section volatile: only programs that
  * say volatile read them */
 #define KL_VOLATILE_MEMBERS(N)
+/* swizzles (the translator's .kl_swc<...>()), in section swizzles: only
+ * programs with swizzles read them */
+#define KL_SWIZZLE_MEMBERS(N)
 /* the members every width has; T and N are the template's */
 #define KL_VHEAD(N)                                                           \
     typedef T kl_elem_type;                                                   \
@@ -636,15 +639,7 @@ struct kl_no_ops {};
     KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
         : kl_v(kl_mk_tag{}, (T)a, (T)b, (T)s...) {}                           \
     KL_VOLATILE_MEMBERS(N)                                                    \
-    template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
-        return kl_swz_lv<N, C...>(*this);                                     \
-    }                                                                         \
-    template <int... C> KL_CFN auto kl_swc() const & {                        \
-        return kl_swz_rv<N, C...>(*this);                                     \
-    }                                                                         \
-    template <int... C> KL_CFN auto kl_swc() && {                             \
-        return kl_swz_rv<N, C...>(*this);                                     \
-    }                                                                         \
+    KL_SWIZZLE_MEMBERS(N)                                                     \
     KL_OPS_F(kl_v, T, N, kl_cmp_type)
 
 /* the base with the integer operators, for integer elements */
@@ -662,7 +657,25 @@ using kl_ops_base = kl_cond_t<kl_is_int<T>::value, kl_int_ops<kl_v<T, N>, T, N>,
 template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
 
 
+/* @section swizzles */
 /* ---- swizzles ---------------------------------------------------------- */
+
+#undef KL_SWIZZLE_MEMBERS
+#define KL_SWIZZLE_MEMBERS(N)                                                 \
+    template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
+        return kl_swz_lv<N, C...>(*this);                                     \
+    }                                                                         \
+    template <int... C> KL_CFN auto kl_swc() const & {                        \
+        return kl_swz_rv<N, C...>(*this);                                     \
+    }                                                                         \
+    template <int... C> KL_CFN auto kl_swc() && {                             \
+        return kl_swz_rv<N, C...>(*this);                                     \
+    }                                                                         \
+    /* a volatile vector (only its own section makes one) is read first */   \
+    template <int... C> KL_FN auto kl_swc() const volatile & {                \
+        const kl_v t(*this);                                                  \
+        return kl_swz_rv<N, C...>(t);                                         \
+    }
 
 struct kl_ilist { int n; int v[16]; };
 /* the index list of a kl_swc<C...> chain on a width-N base; n = 0 if bad */
@@ -783,6 +796,7 @@ template <int N, int... C, class V> KL_CFN auto kl_swz_rv(const V &v) {
         return kl_swz_value<S>(v, kl_iseq_for<S::L().n>{});
 }
 
+/* @section loads */
 /* ---- vector loads and stores ------------------------------------------------ */
 
 template <int N, class T, int... I>
@@ -930,11 +944,7 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
     /* compound assignment to a volatile vector; V deduces the object's  */ \
     /* own type, so only volatile objects see these                         */ \
     KL_VOLATILE_OP(+=) KL_VOLATILE_OP(-=)                                     \
-    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)                                     \
-    template <int... C> KL_FN auto kl_swc() const volatile & {                \
-        const kl_v t(*this);                                                  \
-        return kl_swz_rv<N, C...>(t);                                         \
-    }
+    KL_VOLATILE_OP(*=) KL_VOLATILE_OP(/=)
 
 /* @section vec2 */
 /* The vector types of one width each: a program gets the widths it names
