@@ -1172,7 +1172,8 @@ static void test_key_names_the_translator(void **state)
     assert_int_equal(fread(bytes, 1, size, file), size);
     fclose(file);
     char wanted[64];
-    snprintf(wanted, sizeof wanted, "translator %s ", clc_translator_digest());
+    /* The digest has a fixed length, so no longer digest can match. */
+    snprintf(wanted, sizeof wanted, "translator %s", clc_translator_digest());
     if (memmem(bytes, size, wanted, strlen(wanted)) == NULL)
         fail_msg("the entry's key does not name the translator ('%s')",
                  wanted);
