@@ -210,19 +210,20 @@ static void add_tree(array_text *source, const reduce_types *types,
                    "    }\n");
 }
 
-/* Writes either the final result (splits == 1) or a partial (its index
- * too, for argmin / argmax). */
+/* Writes either the final result (where `final` holds) or a partial (its
+ * index too, for argmin / argmax). */
 static void add_store(array_text *source, const reduce_types *types,
-                      const char *condition, const char *column,
-                      const char *output_index, const char *partial_index)
+                      const char *condition, const char *final,
+                      const char *column, const char *output_index,
+                      const char *partial_index)
 {
     array_text_add(source,
                    "    if (%1$s) {\n"
-                   "        if (kiln_splits == 1)\n"
+                   "        if (%5$s)\n"
                    "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[%4$s], KILN_INDEX_OF(%4$s), kiln_length);\n"
                    "        else {\n"
                    "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n",
-                   condition, output_index, partial_index, column);
+                   condition, output_index, partial_index, column, final);
     if (types->arg)
         array_text_add(source,
                        "            kiln_partial_indices[%s] = kiln_indices[%s];\n",
@@ -239,7 +240,8 @@ static void add_common_params(array_text *source, const reduce_types *types)
                    "    long kiln_splits, long kiln_chunk,\n"
                    "    __global kiln_acc_t *kiln_partial_values,\n"
                    "    __global long *kiln_partial_indices,\n"
-                   "    __global %s *kiln_out, long kiln_out_offset)\n",
+                   "    __global %s *kiln_out, long kiln_out_offset,\n"
+                   "    int kiln_finish)\n",
                    array_dtype_ctype(types->input),
                    array_dtype_ctype(types->output));
 }
@@ -283,12 +285,18 @@ static void add_kernels(array_text *source, const reduce_types *types)
         ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
     /* the tree pairs work-items x and x + half */
     add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2, 1, "0");
-    add_store(source, types, "kiln_x == 0", "0", "kiln_row",
+    add_store(source, types, "kiln_x == 0", "kiln_splits == 1", "0",
+              "kiln_row",
               "kiln_row * kiln_splits + kiln_split");
     array_text_add(source, "}\n");
 
     /* Columns: group g covers columns tile * TILE_X + x of row block
-     * `outer`, stretch `split` of the reduced axis, TILE_Y rows at a time. */
+     * `outer`, stretch `split` of the reduced axis, TILE_Y rows at a time.
+     * Split reductions launch it again with kiln_finish set: group g then
+     * combines the `splits` partials of tile g, TILE_Y work-items sharing
+     * each column's, so that several loads are in flight.  One kernel for
+     * both launches: a kernel made for each costs the host as much as a
+     * launch. */
     array_text_add(source, "__kernel void kiln_reduce_columns");
     add_common_params(source, types);
     array_text_add(
@@ -299,15 +307,21 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    const uint kiln_x = get_local_id(0), kiln_y = get_local_id(1);\n"
         "    const long kiln_tiles = (kiln_inner + %1$d - 1) / %1$d;\n"
         "    const long kiln_group = get_group_id(0);\n"
-        "    const long kiln_split = kiln_group %% kiln_splits;\n"
-        "    const long kiln_tile = (kiln_group / kiln_splits) %% kiln_tiles;\n"
-        "    const long kiln_block = kiln_group / kiln_splits / kiln_tiles;\n"
+        "    const long kiln_split = kiln_finish ? 0 : kiln_group %% kiln_splits;\n"
+        "    const long kiln_rest = kiln_finish ? kiln_group : kiln_group / kiln_splits;\n"
+        "    const long kiln_tile = kiln_rest %% kiln_tiles;\n"
+        "    const long kiln_block = kiln_rest / kiln_tiles;\n"
         "    const long kiln_column = kiln_tile * %1$d + kiln_x;\n"
         "    const long kiln_start = kiln_split * kiln_chunk;\n"
         "    const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
-        "    if (kiln_column < kiln_inner) {\n"
+        "    if (kiln_column < kiln_inner && kiln_finish) {\n"
+        "        for (long s = kiln_y; s < kiln_splits; s += %2$d) {\n"
+        "            long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
+        "            KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
+        "        }\n"
+        "    } else if (kiln_column < kiln_inner) {\n"
         "        __global const %3$s *kiln_base = kiln_in + kiln_in_offset\n"
         "            + kiln_block * kiln_length * kiln_inner + kiln_column;\n"
         "        long j = kiln_start + kiln_y;\n"
@@ -330,7 +344,7 @@ static void add_kernels(array_text *source, const reduce_types *types)
         TILE_X, TILE_Y, array_dtype_ctype(types->input));
     add_tree(source, types, "kiln_y", TILE_Y / 2, TILE_X, "kiln_x");
     add_store(source, types, "kiln_y == 0 && kiln_column < kiln_inner",
-              "kiln_x",
+              "kiln_finish || kiln_splits == 1", "kiln_x",
               "kiln_block * kiln_inner + kiln_column",
               "(kiln_block * kiln_splits + kiln_split) * kiln_inner + kiln_column");
     array_text_add(source, "}\n");
@@ -362,43 +376,6 @@ static void add_kernels(array_text *source, const reduce_types *types)
                    "    if (kiln_r == 0)\n"
                    "        kiln_out[kiln_out_offset + kiln_output] = "
                    "KILN_FINAL(kiln_values[0], KILN_INDEX_OF(0), kiln_length);\n"
-                   "}\n");
-
-    /* Finish for columns: the columns kernel's tile again, over the
-     * `splits` partials of each column: its work-items read neighbouring
-     * columns, and TILE_Y of them share a column's partials, so that
-     * several loads are in flight (one work-item walking all of a
-     * column's partials waits for each load in turn). */
-    array_text_add(
-        source,
-        "__kernel void kiln_reduce_finish_columns(__global const kiln_acc_t *kiln_partial_values,\n"
-        "    __global const long *kiln_partial_indices, long kiln_splits,\n"
-        "    long kiln_inner, long kiln_length,\n"
-        "    __global %3$s *kiln_out, long kiln_out_offset)\n"
-        "{\n"
-        "    __local kiln_acc_t kiln_values[%1$d * %2$d];\n"
-        "    KILN_LOCAL_INDICES(%1$d * %2$d);\n"
-        "    const uint kiln_x = get_local_id(0), kiln_y = get_local_id(1);\n"
-        "    const long kiln_tiles = (kiln_inner + %1$d - 1) / %1$d;\n"
-        "    const long kiln_group = get_group_id(0);\n"
-        "    const long kiln_block = kiln_group / kiln_tiles;\n"
-        "    const long kiln_column = (kiln_group %% kiln_tiles) * %1$d + kiln_x;\n"
-        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
-        "    long kiln_index = KILN_NO_INDEX;\n"
-        "    if (kiln_column < kiln_inner)\n"
-        "        for (long s = kiln_y; s < kiln_splits; s += %2$d) {\n"
-        "            long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
-        "            KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
-        "        }\n"
-        "    kiln_values[kiln_y * %1$d + kiln_x] = kiln_acc;\n"
-        "    KILN_SET_INDEX(kiln_y * %1$d + kiln_x, kiln_index);\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
-        TILE_X, TILE_Y, array_dtype_ctype(types->output));
-    add_tree(source, types, "kiln_y", TILE_Y / 2, TILE_X, "kiln_x");
-    array_text_add(source,
-                   "    if (kiln_y == 0 && kiln_column < kiln_inner)\n"
-                   "        kiln_out[kiln_out_offset + kiln_block * kiln_inner + kiln_column] =\n"
-                   "            KILN_FINAL(kiln_values[kiln_x], KILN_INDEX_OF(kiln_x), kiln_length);\n"
                    "}\n");
 }
 
@@ -479,14 +456,12 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
     if (chunk == 0)
         chunk = 1;
 
+    /* Columns finish with their own kernel launched again. */
     kiln_kernel *kernel = NULL, *finish = NULL;
     status = kiln_kernel_create(
         program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns", &kernel);
-    if (status == KILN_OK && splits > 1)
-        status = kiln_kernel_create(program,
-                                    rows ? "kiln_reduce_finish"
-                                         : "kiln_reduce_finish_columns",
-                                    &finish);
+    if (status == KILN_OK && splits > 1 && rows)
+        status = kiln_kernel_create(program, "kiln_reduce_finish", &finish);
     array_release_program(program); /* the kernels keep it */
 
     kiln_buffer *partial_values = NULL, *partial_indices = NULL;
@@ -503,30 +478,30 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
      * own, or the values', stand in. */
     kiln_buffer *values = partial_values ? partial_values : result->buffer;
     kiln_buffer *indices = partial_indices ? partial_indices : values;
-    if (status == KILN_OK) {
-        const kiln_arg args[] = {
-            KILN_ARG_BUFFER(a->buffer),
-            KILN_ARG_LONG((int64_t)a->offset),
-            KILN_ARG_LONG((int64_t)outer),
-            KILN_ARG_LONG((int64_t)length),
-            KILN_ARG_LONG((int64_t)inner),
-            KILN_ARG_LONG((int64_t)splits),
-            KILN_ARG_LONG((int64_t)chunk),
-            KILN_ARG_BUFFER(values),
-            KILN_ARG_BUFFER(indices),
-            KILN_ARG_BUFFER(result->buffer),
-            KILN_ARG_LONG((int64_t)result->offset),
-        };
-        kiln_launch_config config = {
-            .grid = KILN_DIM1(base_groups * splits),
-            .block = rows ? KILN_DIM1(ARRAY_GROUP_SIZE)
-                          : KILN_DIM2(TILE_X, TILE_Y),
-            .stream = stream,
-        };
-        status = kiln_launch(kernel, &config, 11, args);
-    }
+    kiln_arg args[] = {
+        KILN_ARG_BUFFER(a->buffer),
+        KILN_ARG_LONG((int64_t)a->offset),
+        KILN_ARG_LONG((int64_t)outer),
+        KILN_ARG_LONG((int64_t)length),
+        KILN_ARG_LONG((int64_t)inner),
+        KILN_ARG_LONG((int64_t)splits),
+        KILN_ARG_LONG((int64_t)chunk),
+        KILN_ARG_BUFFER(values),
+        KILN_ARG_BUFFER(indices),
+        KILN_ARG_BUFFER(result->buffer),
+        KILN_ARG_LONG((int64_t)result->offset),
+        KILN_ARG_INT(0), /* kiln_finish */
+    };
+    const size_t arg_count = sizeof args / sizeof args[0];
+    kiln_launch_config config = {
+        .grid = KILN_DIM1(base_groups * splits),
+        .block = rows ? KILN_DIM1(ARRAY_GROUP_SIZE) : KILN_DIM2(TILE_X, TILE_Y),
+        .stream = stream,
+    };
+    if (status == KILN_OK)
+        status = kiln_launch(kernel, &config, arg_count, args);
     if (status == KILN_OK && splits > 1 && rows) {
-        const kiln_arg args[] = {
+        const kiln_arg finish_args[] = {
             KILN_ARG_BUFFER(values),
             KILN_ARG_BUFFER(indices),
             KILN_ARG_LONG((int64_t)splits),
@@ -534,28 +509,16 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
             KILN_ARG_BUFFER(result->buffer),
             KILN_ARG_LONG((int64_t)result->offset),
         };
-        kiln_launch_config config = {
+        const kiln_launch_config finish_config = {
             .grid = KILN_DIM1(outer),
             .block = KILN_DIM1(FINISH_THREADS),
             .stream = stream,
         };
-        status = kiln_launch(finish, &config, 6, args);
+        status = kiln_launch(finish, &finish_config, 6, finish_args);
     } else if (status == KILN_OK && splits > 1) {
-        const kiln_arg args[] = {
-            KILN_ARG_BUFFER(values),
-            KILN_ARG_BUFFER(indices),
-            KILN_ARG_LONG((int64_t)splits),
-            KILN_ARG_LONG((int64_t)inner),
-            KILN_ARG_LONG((int64_t)length),
-            KILN_ARG_BUFFER(result->buffer),
-            KILN_ARG_LONG((int64_t)result->offset),
-        };
-        kiln_launch_config config = {
-            .grid = KILN_DIM1(base_groups),
-            .block = KILN_DIM2(TILE_X, TILE_Y),
-            .stream = stream,
-        };
-        status = kiln_launch(finish, &config, 7, args);
+        args[arg_count - 1] = KILN_ARG_INT(1);
+        config.grid = KILN_DIM1(base_groups);
+        status = kiln_launch(kernel, &config, arg_count, args);
     }
     if (partial_values != NULL)
         array_release_buffer(partial_values);
