@@ -53,19 +53,30 @@ bool kiln_string_append(kiln_string *string, const char *text, size_t length)
 
 bool kiln_string_appendf(kiln_string *string, const char *format, ...)
 {
+    /* Formatted once into the room there is (at least 256 bytes), again
+     * only when it did not fit: a cache key is formatted on every build,
+     * memory-cache hits included. */
+    if (!string_reserve(string, 256))
+        return false;
     va_list args;
     va_start(args, format);
     va_list copy;
     va_copy(copy, args);
-    int needed = vsnprintf(NULL, 0, format, copy);
+    size_t room = string->capacity - string->length;
+    int needed = vsnprintf(string->data + string->length, room, format, copy);
     va_end(copy);
-    bool ok = needed >= 0 && string_reserve(string, (size_t)needed);
-    if (ok) {
-        vsnprintf(string->data + string->length, (size_t)needed + 1, format,
-                  args);
-        string->length += (size_t)needed;
+    bool ok = needed >= 0;
+    if (ok && (size_t)needed >= room) {
+        ok = string_reserve(string, (size_t)needed);
+        if (ok)
+            vsnprintf(string->data + string->length, (size_t)needed + 1,
+                      format, args);
     }
     va_end(args);
+    if (ok)
+        string->length += (size_t)needed;
+    else if (string->data != NULL)
+        string->data[string->length] = '\0'; /* what a failed try wrote */
     return ok;
 }
 
