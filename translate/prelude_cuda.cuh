@@ -476,7 +476,8 @@ KL_FN T kl_convert(S x) {
  * are common in vector code and this is far less for NVRTC to instantiate */
 template <class T, int SAT, int MODE, class V, int... I>
 KL_FN T kl_convert_v(const V &x, kl_iseq<I...>) {
-    return T(kl_mk_tag{}, kl_convert<kl_elem_t<T>, SAT, MODE>(kl_get<I>(x))...);
+    const kl_elem_t<V> *e = &x.x;
+    return T(kl_mk_tag{}, kl_convert<kl_elem_t<T>, SAT, MODE>(e[I])...);
 }
 template <class T, int SAT, int MODE, class S,
           kl_enable_if_t<kl_is_vecish<S>::value && kl_is_vec<T>::value, int> = 0>
@@ -744,10 +745,18 @@ template <class S, int... I> struct kl_swz_comp {
 template <class V, class R, int... I> struct kl_swp {
     typedef kl_elem_t<V> E;
     V &v;
-    KL_FN operator R() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
-    KL_FN R kl_value() const { return R(kl_mk_tag{}, kl_get<I>(v)...); }
+    /* components through pointers rather than kl_get<I>: one function
+     * instead of one per component for NVRTC to instantiate and NVVM to
+     * inline (members are contiguous, as kl_at has them) */
+    KL_FN operator R() const { return kl_value(); }
+    KL_FN R kl_value() const {
+        const E *e = &v.x;
+        return R(kl_mk_tag{}, e[I]...);
+    }
     template <int... J> KL_FN void kl_store(const R &r, kl_iseq<J...>) const {
-        ((kl_get<I>(v) = kl_get<J>(r)), ...);
+        E *e = &v.x;
+        const E *from = &r.x;
+        ((e[I] = from[J]), ...);
     }
     KL_FN const kl_swp &operator=(const R &r) const {
         kl_store(r, kl_iseq_for<(int)sizeof...(I)>{});
@@ -811,7 +820,8 @@ template <int N, class T> KL_FN auto kl_vload(size_t off, const T *p) {
 template <int N, class T, class V, int... I>
 KL_FN void kl_vstore_n(const V &v, size_t off, T *p, kl_iseq<I...>) {
     p += off * N;
-    ((p[I] = kl_get<I>(v)), ...);
+    const kl_elem_t<V> *e = &v.x; /* members are contiguous (kl_at) */
+    ((p[I] = e[I]), ...);
 }
 template <int N, class V, class T> KL_FN void kl_vstore(const V &v, size_t off, T *p) {
     static_assert(kl_width<kl_val_t<V>>::value == N, "vstoreN: the vector is not N wide");
