@@ -240,10 +240,38 @@ struct kiln_event {
  * context reference; each holder guarantees the context outlives it (a
  * program holds one, the memory cache is emptied before the backend
  * context is destroyed). */
+/* A backend kernel whose kiln_kernel was released, kept for the next
+ * kiln_kernel_create of its name: making one asks the driver a dozen
+ * questions (NVIDIA's clCreateKernel, CUDA's parameter and attribute
+ * queries), as much host time as a launch, and the array layer makes
+ * its kernels on every operation.  Each backend kernel still serves one
+ * kiln_kernel at a time. */
+typedef struct kiln_spare_kernel {
+    struct kiln_spare_kernel *next;
+    char *name;
+    kiln_backend_kernel *backend;
+    kiln_backend_kernel_info info;
+} kiln_spare_kernel;
+
 typedef struct kiln_built_program {
     atomic_int references;
     kiln_backend_program *backend;
+    pthread_mutex_t spare_lock;
+    kiln_spare_kernel *spares; /* newest first, at most KILN_SPARE_KERNELS */
+    size_t spare_count;
 } kiln_built_program;
+
+#define KILN_SPARE_KERNELS 16
+
+/* The spare backend kernel named `name`, taken off the list, or NULL. */
+KILN_INTERNAL kiln_spare_kernel *
+kiln_built_program_take_spare(kiln_built_program *built, const char *name);
+/* Keeps a released kernel's backend kernel (and takes over `name`, a
+ * malloc'ed copy); false when the list is full: the caller destroys it. */
+KILN_INTERNAL bool kiln_built_program_keep_spare(kiln_built_program *built,
+                                                 char *name,
+                                                 kiln_backend_kernel *backend,
+                                                 const kiln_backend_kernel_info *info);
 
 struct kiln_program {
     uint32_t magic;

@@ -22,13 +22,22 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     kiln_context *context = program->context;
-    kiln_status status =
-        context->ops->kernel_create(context->backend, program->backend, name,
-                                    &result->backend, &result->info);
-    if (status != KILN_OK) {
-        free(result->name);
-        free(result);
-        return status;
+    kiln_spare_kernel *spare =
+        kiln_built_program_take_spare(program->built, name);
+    if (spare != NULL) {
+        result->backend = spare->backend;
+        result->info = spare->info;
+        free(spare->name);
+        free(spare);
+    } else {
+        kiln_status status = context->ops->kernel_create(
+            context->backend, program->backend, name, &result->backend,
+            &result->info);
+        if (status != KILN_OK) {
+            free(result->name);
+            free(result);
+            return status;
+        }
     }
     if (result->info.param_count > 0 && result->info.params == NULL) {
         context->ops->kernel_destroy(context->backend, result->backend);
@@ -65,9 +74,15 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
     if (last) {
         kiln_program *program = kernel->program;
         kiln_context *context = program->context;
-        context->ops->kernel_destroy(context->backend, kernel->backend);
+        /* The backend kernel waits for the next kiln_kernel_create of its
+         * name (the name goes with it). */
+        if (!kiln_built_program_keep_spare(program->built, kernel->name,
+                                           kernel->backend, &kernel->info)) {
+            context->ops->kernel_destroy(context->backend, kernel->backend);
+            free(kernel->name);
+        }
+        kernel->name = NULL;
         kiln_prepared_types_free(atomic_load(&kernel->prepared));
-        free(kernel->name);
         kiln_handle_bury(kernel);
         kiln_program_release_internal(program);
     }

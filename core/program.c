@@ -111,8 +111,50 @@ kiln_status kiln_built_program_create(kiln_context *context,
     }
     atomic_init(&result->references, 1);
     result->backend = backend;
+    pthread_mutex_init(&result->spare_lock, NULL);
+    result->spares = NULL;
+    result->spare_count = 0;
     *built = result;
     return KILN_OK;
+}
+
+kiln_spare_kernel *kiln_built_program_take_spare(kiln_built_program *built,
+                                                 const char *name)
+{
+    pthread_mutex_lock(&built->spare_lock);
+    kiln_spare_kernel **link = &built->spares;
+    while (*link != NULL && strcmp((*link)->name, name) != 0)
+        link = &(*link)->next;
+    kiln_spare_kernel *spare = *link;
+    if (spare != NULL) {
+        *link = spare->next;
+        built->spare_count--;
+    }
+    pthread_mutex_unlock(&built->spare_lock);
+    return spare;
+}
+
+bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
+                                   kiln_backend_kernel *backend,
+                                   const kiln_backend_kernel_info *info)
+{
+    kiln_spare_kernel *spare = malloc(sizeof *spare);
+    if (spare == NULL)
+        return false;
+    pthread_mutex_lock(&built->spare_lock);
+    bool kept = built->spare_count < KILN_SPARE_KERNELS;
+    if (kept) {
+        spare->name = name;
+        spare->backend = backend;
+        spare->info = *info;
+        spare->next = built->spares;
+        built->spares = spare;
+        built->spare_count++;
+    }
+    pthread_mutex_unlock(&built->spare_lock);
+    if (!kept)
+        free(spare);
+    return kept;
 }
 
 void kiln_built_program_retain(kiln_built_program *built)
@@ -125,6 +167,14 @@ void kiln_built_program_release(kiln_context *context,
 {
     if (!kiln_reference_drop(&built->references))
         return;
+    for (kiln_spare_kernel *spare = built->spares; spare != NULL;) {
+        kiln_spare_kernel *next = spare->next;
+        context->ops->kernel_destroy(context->backend, spare->backend);
+        free(spare->name);
+        free(spare);
+        spare = next;
+    }
+    pthread_mutex_destroy(&built->spare_lock);
     context->ops->program_destroy(context->backend, built->backend);
     free(built);
 }

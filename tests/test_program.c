@@ -657,6 +657,63 @@ static void native_kernel_handle(void **state)
     TEST_OK(kiln_program_release(program));
 }
 
+/* Launches `kernel` on fresh random data of `count` elements and checks
+ * in * 3 + 1 (the program's -DSCALE=3 -DOFFSET=1). */
+static void check_scale_3_1(kiln_context *context, kiln_kernel *kernel,
+                            int count)
+{
+    enum { MOST = 1000 };
+    int32_t in[MOST], out[MOST];
+    test_random_ints(in, MOST, -10000, 10000);
+    kiln_buffer *in_buffer = test_buffer_from(context, in, sizeof in);
+    kiln_buffer *out_buffer = test_buffer(context, sizeof out);
+    kiln_launch_config config = test_config_1d((size_t)count, 64);
+    kiln_arg args[] = {KILN_ARG_BUFFER(in_buffer), KILN_ARG_BUFFER(out_buffer),
+                       KILN_ARG_INT(count)};
+    TEST_OK(kiln_launch(kernel, &config, 3, args));
+    TEST_OK(kiln_buffer_read(out_buffer, 0, out, sizeof out));
+    for (int i = 0; i < count; ++i)
+        if (out[i] != in[i] * 3 + 1)
+            fail_msg("element %d of %d: got %d, expected %d", i, count,
+                     out[i], in[i] * 3 + 1);
+    TEST_OK(kiln_buffer_release(in_buffer));
+    TEST_OK(kiln_buffer_release(out_buffer));
+}
+
+/* A released kernel's backend kernel serves the next kiln_kernel_create
+ * of its name (OpenCL: the same cl_kernel), while two kernels alive at
+ * once never share one; either launches right after the other. */
+static void kernels_made_again_reuse_and_stay_apart(void **state)
+{
+    kiln_context *context = test_context(state);
+    bool opencl = strcmp(test_backend(state), "opencl") == 0;
+    kiln_program *program =
+        test_build(context, scale_source, "-DSCALE=3 -DOFFSET=1");
+    void *first = NULL, *again = NULL, *beside = NULL;
+    kiln_kernel *kernel = test_kernel(program, "scale");
+    TEST_OK(kiln_kernel_get_native(kernel, &first, sizeof first));
+    check_scale_3_1(context, kernel, 700);
+    TEST_OK(kiln_kernel_release(kernel));
+
+    kernel = test_kernel(program, "scale");
+    TEST_OK(kiln_kernel_get_native(kernel, &again, sizeof again));
+    kiln_kernel *other = test_kernel(program, "scale");
+    TEST_OK(kiln_kernel_get_native(other, &beside, sizeof beside));
+    if (opencl) {
+        assert_ptr_equal(first, again);
+        assert_ptr_not_equal(again, beside);
+    }
+    check_scale_3_1(context, other, 1000);
+    check_scale_3_1(context, kernel, 333);
+    check_scale_3_1(context, other, 5);
+    size_t count = 0;
+    TEST_OK(kiln_kernel_get_param_count(kernel, &count));
+    assert_int_equal(count, 3);
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_kernel_release(other));
+    TEST_OK(kiln_program_release(program));
+}
+
 /* ---- native CUDA C ----------------------------------------------------------------- */
 
 static const char cuda_source[] =
@@ -739,6 +796,7 @@ int main(void)
         KILN_TEST(double_parameters_are_described),
         KILN_TEST(max_block_size_respects_the_device_and_the_kernel),
         KILN_TEST(native_kernel_handle),
+        KILN_TEST(kernels_made_again_reuse_and_stay_apart),
         KILN_TEST(cuda_c_builds_on_every_backend),
         KILN_TEST(cuda_c_program_lists_its_kernels),
     };
