@@ -152,50 +152,12 @@ static int read_include(void *context, const char *name, int quoted,
     return 1;
 }
 
-/* Whether `text` spells the word "include" once its line splices are
- * gone (the front end's translation phase 2: backslash, then \n or \r\n).
- * Every #include, %:include and splice-cut #inc\<newline>lude does; a
- * source that does not can have nothing to inline. */
-static bool may_include(const char *text, size_t length)
-{
-    static const char word[] = "include";
-    const size_t word_length = sizeof word - 1;
-    const char *end = text + length;
-    for (const char *at = text;
-         (at = memchr(at, 'i', (size_t)(end - at))) != NULL; ++at) {
-        size_t i = (size_t)(at - text), matched = 0;
-        while (matched < word_length && i < length) {
-            if (text[i] == '\\' && i + 1 < length && text[i + 1] == '\n') {
-                i += 2;
-            } else if (text[i] == '\\' && i + 2 < length &&
-                       text[i + 1] == '\r' && text[i + 2] == '\n') {
-                i += 3;
-            } else if (text[i] == word[matched]) {
-                ++matched;
-                ++i;
-            } else {
-                break;
-            }
-        }
-        if (matched == word_length)
-            return true;
-    }
-    return false;
-}
-
 kiln_status kiln_source_expand(const kiln_backend_source *source,
                                bool target_cuda, char **expanded,
                                size_t *expanded_length)
 {
     *expanded = NULL;
     *expanded_length = 0;
-    /* Every build runs through here, memory-cache hits included (the key
-     * is made from the expanded text): a source without the word include
-     * is returned as it is, without lexing it, so a hit costs a digest
-     * and not a pass of the preprocessor.  The key is the same either
-     * way, since such a source expands to itself. */
-    if (!may_include(source->text, source->length))
-        return KILN_OK;
     char *dir = NULL;
     include_search search = {.dirs = source->include_dirs,
                              .dir_count = source->include_dir_count};

@@ -2204,11 +2204,49 @@ static char *pp_strdup(const char *text, size_t length)
     return copy;
 }
 
+/* Whether `text` spells the word "include" once its line splices are
+ * gone (the front end's translation phase 2: backslash, then \n or \r\n).
+ * Every #include, %:include and splice-cut #inc\<newline>lude does; a
+ * source that does not can have nothing to inline. */
+static int may_include(const char *text, size_t length)
+{
+    static const char word[] = "include";
+    const size_t word_length = sizeof word - 1;
+    const char *end = text + length;
+    for (const char *at = text;
+         (at = memchr(at, 'i', (size_t)(end - at))) != NULL; ++at) {
+        size_t i = (size_t)(at - text), matched = 0;
+        while (matched < word_length && i < length) {
+            if (text[i] == '\\' && i + 1 < length && text[i + 1] == '\n') {
+                i += 2;
+            } else if (text[i] == '\\' && i + 2 < length &&
+                       text[i + 1] == '\r' && text[i + 2] == '\n') {
+                i += 3;
+            } else if (text[i] == word[matched]) {
+                ++matched;
+                ++i;
+            } else {
+                break;
+            }
+        }
+        if (matched == word_length)
+            return 1;
+    }
+    return 0;
+}
+
 int clc_expand_includes(const char *source, size_t length, const char *name,
                         const clc_options *options, int target_cuda,
                         const clc_include_reader *reader, clc_expansion *out)
 {
     memset(out, 0, sizeof *out);
+    /* Every program build runs through here, memory-cache hits included
+     * (the core's key is made from the expanded text): a source without
+     * the word include is left as it is, without lexing it, so a hit costs
+     * a digest and not a pass of the preprocessor.  The result is the same
+     * either way: such a source includes nothing. */
+    if (source == NULL || !may_include(source, length))
+        return 0;
     clc_failure failure;
     memset(&failure, 0, sizeof failure);
     clc_arena arena;
