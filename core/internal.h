@@ -161,10 +161,17 @@ KILN_INTERNAL kiln_status kiln_refcount_release(kiln_refcount *count,
 
 typedef struct kiln_pool_block kiln_pool_block;
 
+/* Events of blocks handed out again, for the next block returned with
+ * work pending: making and destroying one per block costs the host two
+ * driver calls on every buffer an operation allocates. */
+#define KILN_POOL_SPARE_EVENTS 8
+
 typedef struct kiln_pool {
     bool enabled;
     kiln_pool_block *free_blocks;  /* singly linked, newest first */
     kiln_pool_stats stats;
+    kiln_backend_event *spare_events[KILN_POOL_SPARE_EVENTS];
+    size_t spare_event_count;
 } kiln_pool;
 
 typedef struct kiln_host_allocation {

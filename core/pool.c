@@ -22,6 +22,33 @@ void kiln_pool_init(kiln_pool *pool)
 {
     pool->enabled = kiln_env_pool_enabled();
     pool->free_blocks = NULL;
+    pool->spare_event_count = 0;
+}
+
+/* A spare event, or a new one; NULL when none can be made. */
+static kiln_backend_event *pool_event_take(kiln_context *context)
+{
+    kiln_backend_event *event = NULL;
+    pthread_mutex_lock(&context->lock);
+    if (context->pool.spare_event_count > 0)
+        event = context->pool.spare_events[--context->pool.spare_event_count];
+    pthread_mutex_unlock(&context->lock);
+    if (event == NULL &&
+        context->ops->event_create(context->backend, &event) != KILN_OK)
+        event = NULL;
+    return event;
+}
+
+/* Keeps a completed event for pool_event_take, or destroys it. */
+static void pool_event_keep(kiln_context *context, kiln_backend_event *event)
+{
+    pthread_mutex_lock(&context->lock);
+    bool kept = context->pool.spare_event_count < KILN_POOL_SPARE_EVENTS;
+    if (kept)
+        context->pool.spare_events[context->pool.spare_event_count++] = event;
+    pthread_mutex_unlock(&context->lock);
+    if (!kept)
+        context->ops->event_destroy(context->backend, event);
 }
 
 /* Sizes round up to 512 bytes, and above 1 MiB to an eighth of their power
@@ -66,6 +93,10 @@ void kiln_pool_trim_locked(kiln_context *context)
         block = next;
     }
     context->pool.free_blocks = NULL;
+    while (context->pool.spare_event_count > 0)
+        context->ops->event_destroy(
+            context->backend,
+            context->pool.spare_events[--context->pool.spare_event_count]);
 }
 
 /* Blocks of one size class that may still be pending before an
@@ -131,7 +162,10 @@ kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
         if (block->ready != NULL) {
             status = context->ops->event_synchronize(context->backend,
                                                      block->ready);
-            context->ops->event_destroy(context->backend, block->ready);
+            if (status == KILN_OK)
+                pool_event_keep(context, block->ready);
+            else
+                context->ops->event_destroy(context->backend, block->ready);
             block->ready = NULL;
         }
         if (status != KILN_OK) {
@@ -183,11 +217,10 @@ void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
     kiln_pool_block *block = pooled ? calloc(1, sizeof *block) : NULL;
     if (block != NULL && pending == KILN_PENDING_ONE_STREAM) {
         kiln_backend_stream *backend_stream = stream ? stream->backend : NULL;
-        if (context->ops->event_create(context->backend, &block->ready) !=
-            KILN_OK) {
-            block->ready = NULL;
-        } else if (context->ops->event_record(context->backend, block->ready,
-                                              backend_stream) != KILN_OK) {
+        block->ready = pool_event_take(context);
+        if (block->ready != NULL &&
+            context->ops->event_record(context->backend, block->ready,
+                                       backend_stream) != KILN_OK) {
             context->ops->event_destroy(context->backend, block->ready);
             block->ready = NULL;
         }
