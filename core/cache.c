@@ -69,17 +69,18 @@ static bool key_append_options(kiln_string *key,
                                   source->flag_count);
     for (size_t i = 0; ok && i < source->define_count; ++i) {
         const kiln_backend_define *define = &source->defines[i];
-        ok = kiln_string_appendf(key, "%s", define->value ? "define" : "undef") &&
+        ok = (define->value ? kiln_string_append(key, "define", 6)
+                            : kiln_string_append(key, "undef", 5)) &&
              key_append_text(key, define->name) &&
              (define->value == NULL || key_append_text(key, define->value)) &&
              kiln_string_append(key, "\n", 1);
     }
     for (size_t i = 0; ok && i < source->include_dir_count; ++i)
-        ok = kiln_string_appendf(key, "%s", "include") &&
+        ok = kiln_string_append(key, "include", 7) &&
              key_append_text(key, source->include_dirs[i]) &&
              kiln_string_append(key, "\n", 1);
     for (size_t i = 0; ok && i < source->flag_count; ++i)
-        ok = kiln_string_appendf(key, "%s", "flag") &&
+        ok = kiln_string_append(key, "flag", 4) &&
              key_append_text(key, source->flags[i]) &&
              kiln_string_append(key, "\n", 1);
     return ok;

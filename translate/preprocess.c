@@ -2213,6 +2213,18 @@ static int may_include(const char *text, size_t length)
     static const char word[] = "include";
     const size_t word_length = sizeof word - 1;
     const char *end = text + length;
+    /* Without a backslash there is no splice: a plain search does (the
+     * array layer's generated sources, built on every call, take this). */
+    if (memchr(text, '\\', length) == NULL) {
+        for (const char *at = text;
+             (size_t)(end - at) >= word_length &&
+             (at = memchr(at, 'i', (size_t)(end - at) - word_length + 1)) !=
+                 NULL;
+             ++at)
+            if (memcmp(at + 1, word + 1, word_length - 1) == 0)
+                return 1;
+        return 0;
+    }
     for (const char *at = text;
          (at = memchr(at, 'i', (size_t)(end - at))) != NULL; ++at) {
         size_t i = (size_t)(at - text), matched = 0;
