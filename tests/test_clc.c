@@ -541,6 +541,15 @@ static void expand_includes(void **state)
     assert_null(out.text);
     clc_expansion_free(&out);
 
+    /* A source without backslashes takes the plain search for the word:
+     * an #include ending the text, with no newline, is still carried out. */
+    assert_int_equal(clc_expand_includes("#include \"a.h\"", 14, "edge.cl",
+                                         NULL, 0, &reader, &out),
+                     0);
+    assert_non_null(out.text);
+    assert_int_equal(count_of(out.text, "int a_value;"), 1);
+    clc_expansion_free(&out);
+
     /* A file that includes itself without a guard. */
     assert_int_equal(clc_expand_includes("#include \"self.h\"\n", 18, "c.cl",
                                          NULL, 0, &reader, &out),

@@ -2213,15 +2213,18 @@ static int may_include(const char *text, size_t length)
     static const char word[] = "include";
     const size_t word_length = sizeof word - 1;
     const char *end = text + length;
+    if (length < word_length)
+        return 0;
     /* Without a backslash there is no splice: a plain search does (the
      * array layer's generated sources, built on every call, take this). */
     if (memchr(text, '\\', length) == NULL) {
-        for (const char *at = text;
-             (size_t)(end - at) >= word_length &&
-             (at = memchr(at, 'i', (size_t)(end - at) - word_length + 1)) !=
-                 NULL;
+        /* Anchored on its 'd', rarer in kernels than 'i'. */
+        const size_t d = 5;
+        for (const char *at = text + d;
+             at < end && (at = memchr(at, 'd', (size_t)(end - at))) != NULL;
              ++at)
-            if (memcmp(at + 1, word + 1, word_length - 1) == 0)
+            if ((size_t)(end - at) >= word_length - d &&
+                memcmp(at - d, word, word_length) == 0)
                 return 1;
         return 0;
     }
