@@ -104,6 +104,19 @@ void *clc_arena_alloc(clc_arena *arena, size_t size)
     return memory;
 }
 
+void *clc_arena_grow(clc_arena *arena, void *items, size_t count,
+                     size_t *capacity, size_t size, size_t first)
+{
+    if (count < *capacity)
+        return items;
+    size_t grown_capacity = *capacity ? *capacity * 2 : first;
+    void *grown = clc_arena_alloc(arena, grown_capacity * size);
+    if (count)
+        memcpy(grown, items, count * size);
+    *capacity = grown_capacity;
+    return grown;
+}
+
 char *clc_arena_strndup(clc_arena *arena, const char *text, size_t length)
 {
     char *copy = clc_arena_alloc(arena, length + 1);
@@ -450,12 +463,9 @@ static void clc_tokens_push(clc_token_array *array, clc_arena *arena,
             clc_fail(arena->failure, token->file, token->line,
                      "the program has more than %u tokens",
                      (unsigned)CLC_MAX_TOKENS);
-        size_t capacity = array->capacity ? array->capacity * 2 : 1024;
-        clc_token *grown = clc_arena_alloc(arena, capacity * sizeof *grown);
-        if (array->count > 0)
-            memcpy(grown, array->tokens, array->count * sizeof *grown);
-        array->tokens = grown;
-        array->capacity = capacity;
+        array->tokens = clc_arena_grow(arena, array->tokens, array->count,
+                                       &array->capacity,
+                                       sizeof *array->tokens, 1024);
     }
     array->tokens[array->count++] = *token;
 }

@@ -63,6 +63,11 @@ void clc_arena_free(clc_arena *arena);
 /* Zeroed, 16-byte aligned; fails the translation when memory runs out. */
 void *clc_arena_alloc(clc_arena *arena, size_t size);
 char *clc_arena_strndup(clc_arena *arena, const char *text, size_t length);
+/* `items` (an arena array of `count` items of `size` bytes) with room for
+ * one more: the same array while it has room, else a copy in twice the
+ * capacity (`first` items the first time), with *capacity updated. */
+void *clc_arena_grow(clc_arena *arena, void *items, size_t count,
+                     size_t *capacity, size_t size, size_t first);
 
 /* A byte buffer that grows inside the arena (old storage is abandoned to
  * the arena, which keeps growth amortised and unwinding leak-free). */

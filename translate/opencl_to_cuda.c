@@ -118,27 +118,13 @@ static void tr_refuse(tr_state *st, size_t at, const char *format, ...)
     tr_fail_at(st, at, 1, message);
 }
 
-/* `items` (an arena array of `count` items of `size` bytes) with room for
- * one more, doubling its capacity when full. */
-static void *tr_grow(tr_state *st, void *items, size_t count,
-                     size_t *capacity, size_t size, size_t first)
-{
-    if (count < *capacity)
-        return items;
-    size_t grown_capacity = *capacity ? *capacity * 2 : first;
-    void *grown = clc_arena_alloc(st->arena, grown_capacity * size);
-    if (count)
-        memcpy(grown, items, count * size);
-    *capacity = grown_capacity;
-    return grown;
-}
-
 static void tr_insert_add(tr_state *st, size_t token, int after,
                           size_t span_begin, size_t span_end,
                           const char *text)
 {
-    st->inserts = tr_grow(st, st->inserts, st->insert_count,
-                          &st->insert_capacity, sizeof *st->inserts, 256);
+    st->inserts = clc_arena_grow(st->arena, st->inserts, st->insert_count,
+                                 &st->insert_capacity, sizeof *st->inserts,
+                                 256);
     tr_insert *insert = &st->inserts[st->insert_count];
     insert->token = token;
     insert->after = after;
@@ -1628,8 +1614,8 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
     /* Only definitions are recorded: a prototype has no code. */
     if (body_open == SIZE_MAX)
         return close;
-    st->kernels = tr_grow(st, st->kernels, st->kernel_count,
-                          &st->kernel_capacity, sizeof *st->kernels, 8);
+    st->kernels = clc_arena_grow(st->arena, st->kernels, st->kernel_count,
+                                 &st->kernel_capacity, sizeof *st->kernels, 8);
     tr_kernel *kernel = &st->kernels[st->kernel_count++];
     memset(kernel, 0, sizeof *kernel);
     if (st->tokens[name_at].length >= sizeof kernel->signature.name)

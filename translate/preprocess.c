@@ -177,15 +177,10 @@ static uint16_t pp_file_id(pp_state *st, const char *name, size_t length)
             return (uint16_t)i;
     if (st->file_count >= 60000)
         clc_fail(st->failure, -1, 0, "too many #line file names");
-    if (st->file_count == st->file_capacity) {
-        size_t capacity = st->file_capacity ? st->file_capacity * 2 : 8;
-        const char **grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->file_count > 0)
-            memcpy(grown, st->file_names, st->file_count * sizeof *grown);
-        st->file_names = grown;
-        st->file_capacity = capacity;
-        st->failure->file_names = st->file_names;
-    }
+    st->file_names = clc_arena_grow(st->arena, st->file_names, st->file_count,
+                                    &st->file_capacity,
+                                    sizeof *st->file_names, 8);
+    st->failure->file_names = st->file_names;
     st->file_names[st->file_count] = clc_arena_strndup(st->arena, name, length);
     return (uint16_t)st->file_count++;
 }
@@ -1280,14 +1275,8 @@ static void pp_push_cond(pp_state *st, const clc_token *at, int taken)
 {
     if (st->cond_count >= PP_MAX_COND_DEPTH)
         pp_fail_at(st, at, "#if nested too deeply");
-    if (st->cond_count == st->cond_capacity) {
-        size_t capacity = st->cond_capacity ? st->cond_capacity * 2 : 16;
-        pp_cond *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->cond_count > 0)
-            memcpy(grown, st->conds, st->cond_count * sizeof *grown);
-        st->conds = grown;
-        st->cond_capacity = capacity;
-    }
+    st->conds = clc_arena_grow(st->arena, st->conds, st->cond_count,
+                               &st->cond_capacity, sizeof *st->conds, 16);
     pp_cond *cond = &st->conds[st->cond_count++];
     cond->taken = (uint8_t)taken;
     cond->seen_else = 0;
@@ -1304,12 +1293,9 @@ static void pp_emit(pp_state *st, const clc_token *t)
             clc_fail(st->failure, t->file, t->line,
                      "the program has more than %u tokens after preprocessing",
                      (unsigned)CLC_MAX_TOKENS);
-        size_t capacity = st->out.capacity ? st->out.capacity * 2 : 4096;
-        clc_token *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->out.count > 0)
-            memcpy(grown, st->out.tokens, st->out.count * sizeof *grown);
-        st->out.tokens = grown;
-        st->out.capacity = capacity;
+        st->out.tokens = clc_arena_grow(st->arena, st->out.tokens,
+                                        st->out.count, &st->out.capacity,
+                                        sizeof *st->out.tokens, 4096);
     }
     st->out.tokens[st->out.count++] = *t;
 }
@@ -1635,15 +1621,8 @@ static pp_known_file *pp_include_read(pp_state *st, const clc_token *hash,
     if (known != NULL) {
         free(text);
     } else {
-        if (st->known_count == st->known_capacity) {
-            size_t capacity = st->known_capacity ? st->known_capacity * 2 : 16;
-            pp_known_file *grown =
-                clc_arena_alloc(st->arena, capacity * sizeof *grown);
-            if (st->known_count > 0)
-                memcpy(grown, st->known, st->known_count * sizeof *grown);
-            st->known = grown;
-            st->known_capacity = capacity;
-        }
+        st->known = clc_arena_grow(st->arena, st->known, st->known_count,
+                                   &st->known_capacity, sizeof *st->known, 16);
         known = &st->known[st->known_count];
         memset(known, 0, sizeof *known);
         known->path = file_path;
@@ -1661,14 +1640,8 @@ static pp_known_file *pp_include_read(pp_state *st, const clc_token *hash,
             known->bytes += t->length + 1;
         st->known_count++;
     }
-    if (st->resolved_count == st->resolved_capacity) {
-        size_t capacity = st->resolved_capacity ? st->resolved_capacity * 2 : 16;
-        pp_resolved *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->resolved_count > 0)
-            memcpy(grown, st->resolved, st->resolved_count * sizeof *grown);
-        st->resolved = grown;
-        st->resolved_capacity = capacity;
-    }
+    st->resolved = clc_arena_grow(st->arena, st->resolved, st->resolved_count,
+                                  &st->resolved_capacity, sizeof *st->resolved, 16);
     pp_resolved *r = &st->resolved[st->resolved_count++];
     r->includer = st->path;
     r->name = name;
@@ -1697,14 +1670,8 @@ static void pp_include_enter(pp_state *st, const clc_token *hash,
                  PP_MAX_INCLUDE_DEPTH, known->path);
 
     pp_flat_copy(st, st->directive_begin);
-    if (st->frame_count == st->frame_capacity) {
-        size_t capacity = st->frame_capacity ? st->frame_capacity * 2 : 8;
-        pp_frame *grown = clc_arena_alloc(st->arena, capacity * sizeof *grown);
-        if (st->frame_count > 0)
-            memcpy(grown, st->frames, st->frame_count * sizeof *grown);
-        st->frames = grown;
-        st->frame_capacity = capacity;
-    }
+    st->frames = clc_arena_grow(st->arena, st->frames, st->frame_count,
+                                &st->frame_capacity, sizeof *st->frames, 8);
     pp_frame *frame = &st->frames[st->frame_count++];
     frame->file_tokens = st->file_tokens;
     frame->file_pos = st->file_pos;

@@ -51,19 +51,6 @@ static int sy_opencl(const clc_symbols *s)
 
 /* ---- scopes ---------------------------------------------------------------- */
 
-static void *sy_grow(clc_symbols *s, void *items, size_t count, size_t *capacity,
-                     size_t size)
-{
-    if (count < *capacity)
-        return items;
-    size_t grown = *capacity ? *capacity * 2 : 64;
-    void *bigger = clc_arena_alloc(s->arena, grown * size);
-    if (count)
-        memcpy(bigger, items, count * size);
-    *capacity = grown;
-    return bigger;
-}
-
 void clc_symbols_init(clc_symbols *symbols, clc_arena *arena,
                       clc_interner *interner, clc_language language,
                       const clc_token *tokens, size_t count,
@@ -127,8 +114,9 @@ void clc_symbols_init(clc_symbols *symbols, clc_arena *arena,
 
 void clc_scope_push(clc_symbols *s)
 {
-    s->scope_begin = sy_grow(s, s->scope_begin, s->scope_count,
-                             &s->scope_capacity, sizeof *s->scope_begin);
+    s->scope_begin = clc_arena_grow(s->arena, s->scope_begin, s->scope_count,
+                                    &s->scope_capacity,
+                                    sizeof *s->scope_begin, 64);
     s->scope_begin[s->scope_count++] = s->declared_count;
 }
 
@@ -159,8 +147,9 @@ clc_symbol *clc_symbol_declare(clc_symbols *s, int32_t name,
     symbol->index = s->symbol_count++;
     symbol->hidden = s->visible[name];
     s->visible[name] = symbol;
-    s->declared = sy_grow(s, s->declared, s->declared_count,
-                          &s->declared_capacity, sizeof *s->declared);
+    s->declared = clc_arena_grow(s->arena, s->declared, s->declared_count,
+                                 &s->declared_capacity, sizeof *s->declared,
+                                 64);
     s->declared[s->declared_count++] = symbol;
     if (token < s->count)
         s->use[token] = symbol;
@@ -331,8 +320,8 @@ static void sy_add_member(clc_symbols *s, clc_type *record, int32_t name,
                           const clc_type *type, size_t *capacity)
 {
     clc_member *members = (clc_member *)record->members;
-    members = sy_grow(s, members, record->member_count, capacity,
-                      sizeof *members);
+    members = clc_arena_grow(s->arena, members, record->member_count,
+                             capacity, sizeof *members, 64);
     members[record->member_count].name = name;
     members[record->member_count].type = type;
     record->members = members;
@@ -759,8 +748,9 @@ typedef struct sy_scan {
 static void sy_scope_until(clc_symbols *s, sy_scan *scan, size_t last)
 {
     clc_scope_push(s);
-    scan->closes = sy_grow(s, scan->closes, scan->close_count,
-                           &scan->close_capacity, sizeof *scan->closes);
+    scan->closes = clc_arena_grow(s->arena, scan->closes, scan->close_count,
+                                  &scan->close_capacity, sizeof *scan->closes,
+                                  64);
     scan->closes[scan->close_count++] = last;
 }
 
