@@ -288,8 +288,8 @@ template <class V, int... I, class... A>
 KL_CFN V kl_make_(kl_iseq<I...>, const A &...a) {
     return V(kl_mk_tag{}, (kl_elem_t<V>)kl_flat<I>(a...)...);
 }
-template <class V, class... A> KL_CFN V kl_make(const A &...a) {
-    static_assert(kl_is_vec<V>::value, "kl_make: not a vector type");
+/* any mix of scalars and vectors whose widths add up */
+template <class V, class... A> KL_CFN V kl_vlit(const A &...a) {
     constexpr int total = (0 + ... + kl_width<kl_val_t<A>>::value);
     static_assert(total == kl_width<V>::value ||
                       (sizeof...(A) == 1 && total == 1),
@@ -299,6 +299,14 @@ template <class V, class... A> KL_CFN V kl_make(const A &...a) {
         return V((kl_elem_t<V>)kl_flat<0>(a...));
     else
         return kl_make_<V>(kl_iseq_for<kl_width<V>::value>{}, kl_val(a)...);
+}
+template <class V, class... A> KL_CFN V kl_make(const A &...a) {
+    static_assert(kl_is_vec<V>::value, "kl_make: not a vector type");
+    /* N scalars, the common literal: 4 M instructions fewer for NVRTC */
+    if constexpr (sizeof...(A) == kl_width<V>::value && (true && ... && kl_is_scalar<A>::value))
+        return V(kl_mk_tag{}, (kl_elem_t<V>)a...);
+    else
+        return kl_vlit<V>(a...);
 }
 
 /* ---- element-wise lifting of scalar functions to vectors ------------------- */
@@ -459,10 +467,7 @@ template <class T, int MODE, class S> KL_FN T kl_to_fp(S x) {
     }
 }
 /* convert_T[_sat][_rtX] on scalars */
-template <class T, int SAT, int MODE, class S,
-          kl_enable_if_t<kl_is_arith<S>::value && kl_is_arith<T>::value, int> = 0>
-KL_FN T kl_convert(S x) {
-    typedef kl_decay_t<T> D;
+template <class D, int SAT, int MODE, class S> KL_FN D kl_convert_s(S x) {
     if constexpr (kl_is_fp<D>::value)
         return kl_to_fp<D, MODE>(x);
     else if constexpr (kl_is_fp<S>::value)
@@ -477,14 +482,20 @@ KL_FN T kl_convert(S x) {
 template <class T, int SAT, int MODE, class V, int... I>
 KL_FN T kl_convert_v(const V &x, kl_iseq<I...>) {
     const kl_elem_t<V> *e = &x.x;
-    return T(kl_mk_tag{}, kl_convert<kl_elem_t<T>, SAT, MODE>(e[I])...);
+    return T(kl_mk_tag{}, kl_convert_s<kl_elem_t<T>, SAT, MODE>(e[I])...);
 }
-template <class T, int SAT, int MODE, class S,
-          kl_enable_if_t<kl_is_vecish<S>::value && kl_is_vec<T>::value, int> = 0>
-KL_FN T kl_convert(const S &x) {
-    static_assert(kl_width<T>::value == kl_width<kl_val_t<S>>::value,
-                  "convert_: source and destination widths differ");
-    return kl_convert_v<T, SAT, MODE>(kl_val(x), kl_iseq_for<kl_width<T>::value>{});
+/* One entry for scalars and vectors, chosen by T: two overloads with
+ * enable_if conditions cost NVRTC both conditions at every call. */
+template <class T, int SAT, int MODE, class S> KL_FN T kl_convert(const S &x) {
+    if constexpr (kl_is_vec<T>::value) {
+        static_assert(kl_width<T>::value == kl_width<kl_val_t<S>>::value,
+                      "convert_: source and destination widths differ");
+        return kl_convert_v<T, SAT, MODE>(kl_val(x), kl_iseq_for<kl_width<T>::value>{});
+    } else {
+        static_assert(kl_is_arith<S>::value && kl_is_arith<T>::value,
+                      "convert_: source and destination widths differ");
+        return kl_convert_s<kl_decay_t<T>, SAT, MODE>(x);
+    }
 }
 /* as_T: reinterpretation (N=3 and N=4 types are both 4 elements big) */
 template <class T, class S> KL_CFN T kl_as(const S &x) {
@@ -544,6 +555,15 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
  * so do scalars (the splat constructor): v * 2 is v * V(2), with no
  * vector-scalar forms to declare for every type. */
 
+/* The operators are written once, in the base kl_vops below; each width's
+ * class spells its components in two helpers only, kl_zip (binary) and
+ * kl_map (unary), which apply an operation tag's f to each component.
+ * Spelling the components in every operator of every width made the width
+ * sections most of what NVRTC read for a vector program (62 M of the 80 M
+ * instructions NVRTC spent reading vload_vstore.cl's five widths).  The
+ * helpers read the members by name (a.x ...): NVVM merges those loads into
+ * one vector load, which it does not do for a pack over kl_get<I> or over
+ * (&a.x)[I]. */
 #define KL_E2(F, X) F(x, X), F(y, X)
 #define KL_E3(F, X) F(x, X), F(y, X), F(z, X)
 #define KL_E4(F, X) KL_E3(F, X), F(w, X)
@@ -551,64 +571,104 @@ template <class V, class T> KL_CFN V kl_shc_vec(kl_shc<T> c) {
 #define KL_E16(F, X)                                                          \
     KL_E8(F, X), F(s8, X), F(s9, X), F(sa, X), F(sb, X), F(sc, X), F(sd, X),  \
         F(se, X), F(sf, X)
-#define KL_BIN_(m, OP) a.m OP b.m
-#define KL_CMP_(m, OP) -(a.m OP b.m)
-#define KL_UN_(m, OP) OP a.m
-#define KL_NOT_(m, OP) -(OP a.m)
-/* shifts: the count masked to the element width; left shifts unsigned */
-#define KL_SHL_(m, T) (T)((kl_unsigned_t<T>)a.m << (b.m & (sizeof(T) * 8 - 1)))
-#define KL_SHR_(m, T) (T)(a.m >> (b.m & (sizeof(T) * 8 - 1)))
-#define KL_MK(V, N, F, X) V(kl_mk_tag{}, KL_E##N(F, X))
-
-/* compound assignments are friends too, so that the integer-only ones can
- * live in a base class; V & binds only non-const, non-volatile lvalues, as
- * the implicit object of a member would */
-#define KL_VOP(V, T, N, OP)                                                    \
-    friend KL_CFN V operator OP(const V &a, const V &b) {                     \
-        return KL_MK(V, N, KL_BIN_, OP);                                      \
+#define KL_ZIP_(m, F) F::f(a.m, b.m)
+#define KL_MAP_(m, F) F::f(a.m)
+#define KL_VZIP(N)                                                            \
+    template <class R, class F>                                               \
+    static KL_CFN R kl_zip(const kl_v &a, const kl_v &b) {                    \
+        return R(kl_mk_tag{}, KL_E##N(KL_ZIP_, F));                           \
     }                                                                         \
-    friend KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }
-#define KL_VCMP(V, T, N, C, OP)                                                \
-    friend KL_CFN C operator OP(const V &a, const V &b) {                     \
-        return KL_MK(C, N, KL_CMP_, OP);                                      \
+    template <class R, class F> static KL_CFN R kl_map(const kl_v &a) {       \
+        return R(kl_mk_tag{}, KL_E##N(KL_MAP_, F));                           \
     }
-#define KL_VSH(V, T, N, OP, F)                                                \
+/* The operations, one template for all (each class costs NVRTC as much to
+ * read as an instantiation): component results as the scalar operator
+ * gives them, a comparison -1/0, a shift's count masked to the element
+ * width, a left shift done unsigned.  OP is the operator's character;
+ * E == N != l <= g >= A && O || L << R >> for the two-character ones, and
+ * for the unary ones - (N), ! and ~. */
+template <int OP> struct kl_op {
+    template <class X> static KL_CFN auto f(X x, X y) {
+        if constexpr (OP == '+') return x + y;
+        else if constexpr (OP == '-') return x - y;
+        else if constexpr (OP == '*') return x * y;
+        else if constexpr (OP == '/') return x / y;
+        else if constexpr (OP == '%') return x % y;
+        else if constexpr (OP == '&') return x & y;
+        else if constexpr (OP == '|') return x | y;
+        else if constexpr (OP == '^') return x ^ y;
+        else if constexpr (OP == 'E') return -(x == y);
+        else if constexpr (OP == 'N') return -(x != y);
+        else if constexpr (OP == '<') return -(x < y);
+        else if constexpr (OP == '>') return -(x > y);
+        else if constexpr (OP == 'l') return -(x <= y);
+        else if constexpr (OP == 'g') return -(x >= y);
+        else if constexpr (OP == 'A') return -(x && y);
+        else if constexpr (OP == 'O') return -(x || y);
+        else if constexpr (OP == 'L') return (X)((kl_unsigned_t<X>)x << (y & (sizeof(X) * 8 - 1)));
+        else return (X)(x >> (y & (sizeof(X) * 8 - 1)));
+    }
+    template <class X> static KL_CFN auto f(X x) {
+        if constexpr (OP == '-') return -x;
+        else if constexpr (OP == '!') return -(!x);
+        else return ~x;
+    }
+};
+#define KL_VOP(OP, TAG)                                                       \
     friend KL_CFN V operator OP(const V &a, const V &b) {                     \
-        return KL_MK(V, N, F, T);                                             \
-    }                                                                         \
-    friend KL_CFN V &operator OP##=(V &a, const V &b) { return a = a OP b; }  \
+        return V::template kl_zip<V, TAG>(a, b);                              \
+    }
+#define KL_VCMP(OP, TAG)                                                      \
+    friend KL_CFN C operator OP(const V &a, const V &b) {                     \
+        return V::template kl_zip<C, TAG>(a, b);                              \
+    }
+#define KL_VSH(OP, TAG)                                                       \
+    KL_VOP(OP, TAG)                                                           \
     template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
         return a OP kl_shc_vec<V>(c);                                         \
-    }                                                                         \
-    template <class U> friend KL_CFN V &operator OP##=(V &a, kl_shc<U> c) {   \
-        return a OP##= kl_shc_vec<V>(c);                                      \
     }
-/* every type: C is the comparison result (-1/0 in the element-sized signed
- * integer vector) */
-#define KL_OPS_F(V, T, N, C)                                                  \
-    KL_VOP(V, T, N, +) KL_VOP(V, T, N, -) KL_VOP(V, T, N, *) KL_VOP(V, T, N, /) \
-    KL_VCMP(V, T, N, C, ==) KL_VCMP(V, T, N, C, !=) KL_VCMP(V, T, N, C, <)    \
-    KL_VCMP(V, T, N, C, >) KL_VCMP(V, T, N, C, <=) KL_VCMP(V, T, N, C, >=)    \
-    KL_VCMP(V, T, N, C, &&) KL_VCMP(V, T, N, C, ||)                           \
-    friend KL_CFN V operator-(const V &a) { return KL_MK(V, N, KL_UN_, -); }  \
-    friend KL_CFN V operator+(const V &a) { return a; }                       \
-    friend KL_CFN C operator!(const V &a) { return KL_MK(C, N, KL_NOT_, !); } \
-    KL_CFN V &operator++() { return *this = *this + V((T)1); }               \
-    KL_CFN V &operator--() { return *this = *this - V((T)1); }               \
-    KL_CFN V operator++(int) { V t = *this; ++*this; return t; }              \
-    KL_CFN V operator--(int) { V t = *this; --*this; return t; }
-/* integer types add % & | ^ ~ and the shifts: friends of this empty base,
- * which ADL sees as it sees the vector's own (one specialisation per width,
- * as the macros spell the components out) */
-template <class V, class T, int N> struct kl_int_ops;
-#define KL_INT_OPS(N)                                                         \
-    template <class V, class T> struct kl_int_ops<V, T, N> {                  \
-        KL_VOP(V, T, N, %) KL_VOP(V, T, N, &) KL_VOP(V, T, N, |)              \
-        KL_VOP(V, T, N, ^)                                                    \
-        KL_VSH(V, T, N, <<, KL_SHL_) KL_VSH(V, T, N, >>, KL_SHR_)             \
-        friend KL_CFN V operator~(const V &a) { return KL_MK(V, N, KL_UN_, ~); } \
-    };
+/* integer types add % & | ^ ~ and the shifts: friends of this base, which
+ * ADL sees as it sees the vector's own */
+template <class V> struct kl_int_ops {
+    KL_VOP(%, kl_op<'%'>) KL_VOP(&, kl_op<'&'>) KL_VOP(|, kl_op<'|'>)
+    KL_VOP(^, kl_op<'^'>) KL_VSH(<<, kl_op<'L'>) KL_VSH(>>, kl_op<'R'>)
+    friend KL_CFN V operator~(const V &a) { return V::template kl_map<V, kl_op<'~'>>(a); }
+};
 struct kl_no_ops {};
+/* every type's operators, V = kl_v<T, N> (a base, so that each width's
+ * class holds only its members, constructors and kl_zip/kl_map) */
+template <class V, class T, int N>
+struct kl_vops : kl_cond_t<kl_is_int<T>::value, kl_int_ops<V>, kl_no_ops> {
+    typedef kl_v<kl_sint_t<(int)sizeof(T)>, N> C;
+    KL_VOP(+, kl_op<'+'>) KL_VOP(-, kl_op<'-'>) KL_VOP(*, kl_op<'*'>)
+    KL_VOP(/, kl_op<'/'>)
+    KL_VCMP(==, kl_op<'E'>) KL_VCMP(!=, kl_op<'N'>) KL_VCMP(<, kl_op<'<'>)
+    KL_VCMP(>, kl_op<'>'>) KL_VCMP(<=, kl_op<'l'>) KL_VCMP(>=, kl_op<'g'>)
+    KL_VCMP(&&, kl_op<'A'>) KL_VCMP(||, kl_op<'O'>)
+    friend KL_CFN V operator-(const V &a) { return V::template kl_map<V, kl_op<'-'>>(a); }
+    friend KL_CFN V operator+(const V &a) { return a; }
+    friend KL_CFN C operator!(const V &a) { return V::template kl_map<C, kl_op<'!'>>(a); }
+};
+/* Compound assignments and ++ --: one template each for every vector type
+ * rather than friends (each friend costs NVRTC a declaration in every type
+ * a program uses).  kl_v<T, N> & binds only non-const, non-volatile
+ * vector lvalues, as the implicit object of a member would, and a op= b
+ * is a = a op b, with the friends' conversions of b. */
+#define KL_VCA(OP)                                                            \
+    template <class T, int N, class B>                                        \
+    KL_CFN kl_v<T, N> &operator OP##=(kl_v<T, N> &a, const B &b) { return a = a OP b; }
+KL_VCA(+) KL_VCA(-) KL_VCA(*) KL_VCA(/) KL_VCA(%) KL_VCA(&) KL_VCA(|)
+KL_VCA(^) KL_VCA(<<) KL_VCA(>>)
+#define KL_VINC(OP)                                                           \
+    template <class T, int N> KL_CFN kl_v<T, N> &operator OP##OP(kl_v<T, N> &a) { \
+        return a = a OP kl_v<T, N>((T)1);                                     \
+    }                                                                         \
+    template <class T, int N> KL_CFN kl_v<T, N> operator OP##OP(kl_v<T, N> &a, int) { \
+        kl_v<T, N> t = a;                                                     \
+        a = a OP kl_v<T, N>((T)1);                                            \
+        return t;                                                             \
+    }
+KL_VINC(+) KL_VINC(-)
 
 #define KL_REP2(e) e, e
 #define KL_REP3(e) e, e, e
@@ -626,7 +686,6 @@ struct kl_no_ops {};
 #define KL_VHEAD(N)                                                           \
     typedef T kl_elem_type;                                                   \
     enum { kl_width_value = N };                                              \
-    typedef kl_v<kl_sint_t<(int)sizeof(T)>, N> kl_cmp_type;                   \
     kl_v() = default;                                                         \
     template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
     KL_CFN kl_v(S s) : kl_v(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
@@ -639,13 +698,12 @@ struct kl_no_ops {};
                              int> = 0>                                        \
     KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
         : kl_v(kl_mk_tag{}, (T)a, (T)b, (T)s...) {}                           \
+    KL_VZIP(N)                                                                \
     KL_VOLATILE_MEMBERS(N)                                                    \
-    KL_SWIZZLE_MEMBERS(N)                                                     \
-    KL_OPS_F(kl_v, T, N, kl_cmp_type)
+    KL_SWIZZLE_MEMBERS(N)
 
-/* the base with the integer operators, for integer elements */
-template <class T, int N>
-using kl_ops_base = kl_cond_t<kl_is_int<T>::value, kl_int_ops<kl_v<T, N>, T, N>, kl_no_ops>;
+/* the base with the operators */
+template <class T, int N> using kl_ops_base = kl_vops<kl_v<T, N>, T, N>;
 
 /* the OpenCL names: kl_<scalar>N, and kl_vec<T, N>, defined for OpenCL's
  * element types only, with each width's section below.  OpenCL's char is
@@ -679,6 +737,22 @@ template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
     }
 
 struct kl_ilist { int n; int v[16]; };
+template <int N, int... C> struct kl_swz;
+/* The list of the common chains, one explicit swizzle or one of lo hi even
+ * odd, as a pack expansion: NVRTC interprets kl_swz::compute's loops at
+ * about 2 M instructions a swizzle. */
+template <int N, int C, int... J> KL_CFN kl_ilist kl_swz_half(kl_iseq<J...>) {
+    constexpr int h = (N == 3 ? 4 : N) / 2;
+    return kl_ilist{h, {(C == -1 ? J : C == -2 ? h + J : C == -3 ? 2 * J : 2 * J + 1)...}};
+}
+template <int N, int C0, int... C> KL_CFN kl_ilist kl_swz_list() {
+    if constexpr (C0 == 100 + (int)sizeof...(C) && (true && ... && (C >= 0 && C < N)))
+        return kl_ilist{(int)sizeof...(C), {C...}};
+    else if constexpr (sizeof...(C) == 0 && C0 <= -1 && C0 >= -4 && N >= 2)
+        return kl_swz_half<N, C0>(kl_iseq_for<(N == 3 ? 4 : N) / 2>{});
+    else
+        return kl_swz<N, C0, C...>::compute();
+}
 /* the index list of a kl_swc<C...> chain on a width-N base; n = 0 if bad */
 template <int N, int... C> struct kl_swz {
     static KL_CFN kl_ilist compute() {
@@ -720,7 +794,7 @@ template <int N, int... C> struct kl_swz {
         return L;
     }
     static KL_CFN kl_ilist L() {
-        constexpr kl_ilist r = compute();
+        constexpr kl_ilist r = kl_swz_list<N, C...>();
         static_assert(r.n == 1 || r.n == 2 || r.n == 3 || r.n == 4 || r.n == 8 ||
                           r.n == 16,
                       "invalid swizzle: a component out of range, or a width "
@@ -817,15 +891,20 @@ KL_FN auto kl_vload_n(size_t off, const T *p, kl_iseq<I...>) {
 template <int N, class T> KL_FN auto kl_vload(size_t off, const T *p) {
     return kl_vload_n<N>(off, p, kl_iseq_for<N>{});
 }
-template <int N, class T, class V, int... I>
-KL_FN void kl_vstore_n(const V &v, size_t off, T *p, kl_iseq<I...>) {
+template <int N, class T, class E, int... I>
+KL_FN void kl_vstore_n(const E *e, size_t off, T *p, kl_iseq<I...>) {
     p += off * N;
-    const kl_elem_t<V> *e = &v.x; /* members are contiguous (kl_at) */
-    ((p[I] = e[I]), ...);
+    ((p[I] = e[I]), ...); /* members are contiguous (kl_at) */
 }
 template <int N, class V, class T> KL_FN void kl_vstore(const V &v, size_t off, T *p) {
-    static_assert(kl_width<kl_val_t<V>>::value == N, "vstoreN: the vector is not N wide");
-    kl_vstore_n<N>(kl_val(v), off, p, kl_iseq_for<N>{});
+    static_assert(kl_width<V>::value == N, "vstoreN: the vector is not N wide");
+    kl_vstore_n<N>(&v.x, off, p, kl_iseq_for<N>{});
+}
+/* a swizzle's proxy stores its vector (an overload rather than kl_val:
+ * NVRTC resolves kl_val's overloads anew for each store) */
+template <int N, class V, class R, int... I, class T>
+KL_FN void kl_vstore(const kl_swp<V, R, I...> &v, size_t off, T *p) {
+    kl_vstore<N>(v.kl_value(), off, p);
 }
 
 /* @section half */
@@ -964,7 +1043,6 @@ KL_FN void kl_vstorea_half(const V &v, size_t off, H *p) {
  * other vector sections together.  Everything above uses kl_v<T, N> and
  * kl_vec<T, N> only in templates, so a width is needed only where a
  * program makes a vector of it. */
-KL_INT_OPS(2)
 template <class T> struct alignas(2 * sizeof(T)) kl_v<T, 2> : kl_ops_base<T, 2> {
     T x, y;
     KL_CFN kl_v(kl_mk_tag, T a, T b) : x(a), y(b) {}
@@ -979,7 +1057,6 @@ typedef kl_v<unsigned long, 2> kl_ulong2; typedef kl_v<float, 2> kl_float2;
 typedef kl_v<double, 2> kl_double2;
 
 /* @section vec3 */
-KL_INT_OPS(3)
 template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 3> : kl_ops_base<T, 3> {
     T x, y, z, w; /* w: padding, sizeof(N=3) == sizeof(N=4) */
     KL_CFN kl_v(kl_mk_tag, T a, T b, T c) : x(a), y(b), z(c), w() {}
@@ -994,7 +1071,6 @@ typedef kl_v<unsigned long, 3> kl_ulong3; typedef kl_v<float, 3> kl_float3;
 typedef kl_v<double, 3> kl_double3;
 
 /* @section vec4 */
-KL_INT_OPS(4)
 template <class T> struct alignas(4 * sizeof(T)) kl_v<T, 4> : kl_ops_base<T, 4> {
     T x, y, z, w;
     KL_CFN kl_v(kl_mk_tag, T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
@@ -1009,7 +1085,6 @@ typedef kl_v<unsigned long, 4> kl_ulong4; typedef kl_v<float, 4> kl_float4;
 typedef kl_v<double, 4> kl_double4;
 
 /* @section vec8 */
-KL_INT_OPS(8)
 template <class T> struct alignas(8 * sizeof(T)) kl_v<T, 8> : kl_ops_base<T, 8> {
     T x, y, z, w, s4, s5, s6, s7;
     KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7)
@@ -1025,7 +1100,6 @@ typedef kl_v<unsigned long, 8> kl_ulong8; typedef kl_v<float, 8> kl_float8;
 typedef kl_v<double, 8> kl_double8;
 
 /* @section vec16 */
-KL_INT_OPS(16)
 template <class T> struct alignas(16 * sizeof(T)) kl_v<T, 16> : kl_ops_base<T, 16> {
     T x, y, z, w, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf;
     KL_CFN kl_v(kl_mk_tag, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7,
