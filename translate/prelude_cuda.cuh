@@ -706,14 +706,19 @@ KL_VINC(+) KL_VINC(-)
 template <class T, int N> using kl_ops_base = kl_vops<kl_v<T, N>, T, N>;
 
 /* the OpenCL names: kl_<scalar>N, and kl_vec<T, N>, defined for OpenCL's
- * element types only, with each width's section below.  OpenCL's char is
- * signed whatever the host's char is. */
-#define KL_VN(T, N) template <> struct kl_vec<T, N> { typedef kl_v<T, N> type; };
+ * element types only, with each width's section below (one partial
+ * specialisation: ten explicit ones cost NVRTC more to read than the
+ * width's class).  OpenCL's char is signed whatever the host's char is. */
+template <class T>
+struct kl_is_cl_elem
+    : kl_bool_c<(kl_is_arith<T>::value && !kl_is_same<T, bool>::value &&
+                 !kl_is_same<T, long long>::value &&
+                 !kl_is_same<T, unsigned long long>::value)> {};
 #define KL_VS(N)                                                              \
-    KL_VN(signed char, N) KL_VN(unsigned char, N) KL_VN(short, N)             \
-    KL_VN(unsigned short, N) KL_VN(int, N) KL_VN(unsigned int, N)             \
-    KL_VN(long, N) KL_VN(unsigned long, N) KL_VN(float, N) KL_VN(double, N)
-template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
+    template <class T> struct kl_vec<T, N> {                                  \
+        static_assert(kl_is_cl_elem<T>::value, "no OpenCL vector of this type"); \
+        typedef kl_v<kl_cond_t<kl_is_same<T, char>::value, signed char, T>, N> type; \
+    };
 
 
 /* @section swizzles */
@@ -724,10 +729,8 @@ template <int N> struct kl_vec<char, N> : kl_vec<signed char, N> {};
     template <int... C> KL_FN decltype(auto) kl_swc() & {                     \
         return kl_swz_lv<N, C...>(*this);                                     \
     }                                                                         \
+    /* const vectors and rvalues */                                          \
     template <int... C> KL_CFN auto kl_swc() const & {                        \
-        return kl_swz_rv<N, C...>(*this);                                     \
-    }                                                                         \
-    template <int... C> KL_CFN auto kl_swc() && {                             \
         return kl_swz_rv<N, C...>(*this);                                     \
     }                                                                         \
     /* a volatile vector (only its own section makes one) is read first */   \
