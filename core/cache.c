@@ -53,20 +53,44 @@ typedef struct entry_header {
 
 /* ---- keys ------------------------------------------------------------------ */
 
+/* `value` in decimal, as "%zu" writes it: keys are made on every build, a
+ * program-cache hit included, and formatting was most of their cost. */
+static bool key_append_size(kiln_string *key, size_t value)
+{
+    char digits[24];
+    size_t at = sizeof digits;
+    do {
+        digits[--at] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    return kiln_string_append(key, digits + at, sizeof digits - at);
+}
+
+static bool key_append_word(kiln_string *key, const char *text)
+{
+    return kiln_string_append(key, text, strlen(text));
+}
+
 /* " <length>:<text>": a list entry no text can be confused with. */
 static bool key_append_text(kiln_string *key, const char *text)
 {
-    return kiln_string_appendf(key, " %zu:%s", strlen(text), text);
+    size_t length = strlen(text);
+    return kiln_string_append(key, " ", 1) && key_append_size(key, length) &&
+           kiln_string_append(key, ":", 1) &&
+           kiln_string_append(key, text, length);
 }
 
 /* The option lists, one line per entry. */
 static bool key_append_options(kiln_string *key,
                                const kiln_backend_source *source)
 {
-    bool ok = kiln_string_appendf(key, "options %zu %zu %zu\n",
-                                  source->define_count,
-                                  source->include_dir_count,
-                                  source->flag_count);
+    bool ok = key_append_word(key, "options ") &&
+              key_append_size(key, source->define_count) &&
+              kiln_string_append(key, " ", 1) &&
+              key_append_size(key, source->include_dir_count) &&
+              kiln_string_append(key, " ", 1) &&
+              key_append_size(key, source->flag_count) &&
+              kiln_string_append(key, "\n", 1);
     for (size_t i = 0; ok && i < source->define_count; ++i) {
         const kiln_backend_define *define = &source->defines[i];
         ok = (define->value ? kiln_string_append(key, "define", 6)
@@ -96,15 +120,24 @@ kiln_status kiln_cache_key_make(kiln_context *context,
     char source_digest[33];
     kiln_digest_hex(source->text, source->length, source_digest);
     kiln_string text = {0};
-    bool ok = kiln_string_appendf(&text,
-                                  "kiln %s\nbackend %s\nidentity %s\n"
-                                  "language %d\n",
-                                  PACKAGE_VERSION, context->ops->name,
-                                  context->cache_identity,
-                                  (int)source->language) &&
+    /* The text "kiln %s\nbackend %s\nidentity %s\nlanguage %d\n", the
+     * options, then "source %zu %s\n", appended piece by piece. */
+    int language = (int)source->language;
+    bool ok = key_append_word(&text, "kiln " PACKAGE_VERSION "\nbackend ") &&
+              key_append_word(&text, context->ops->name) &&
+              key_append_word(&text, "\nidentity ") &&
+              key_append_word(&text, context->cache_identity) &&
+              key_append_word(&text, "\nlanguage ") &&
+              (language >= 0 || kiln_string_append(&text, "-", 1)) &&
+              key_append_size(&text, (size_t)(language >= 0 ? language
+                                                            : -(long)language)) &&
+              kiln_string_append(&text, "\n", 1) &&
               key_append_options(&text, source) &&
-              kiln_string_appendf(&text, "source %zu %s\n", source->length,
-                                  source_digest);
+              key_append_word(&text, "source ") &&
+              key_append_size(&text, source->length) &&
+              kiln_string_append(&text, " ", 1) &&
+              kiln_string_append(&text, source_digest, 32) &&
+              kiln_string_append(&text, "\n", 1);
     if (!ok) {
         kiln_string_free(&text);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
