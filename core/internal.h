@@ -258,6 +258,7 @@ typedef struct kiln_spare_kernel {
     char *name;
     kiln_backend_kernel *backend;
     kiln_backend_kernel_info info;
+    unsigned char *param_classes; /* the kernel's, or NULL */
 } kiln_spare_kernel;
 
 typedef struct kiln_built_program {
@@ -274,11 +275,13 @@ typedef struct kiln_built_program {
 KILN_INTERNAL kiln_spare_kernel *
 kiln_built_program_take_spare(kiln_built_program *built, const char *name);
 /* Keeps a released kernel's backend kernel (and takes over `name`, a
- * malloc'ed copy); false when the list is full: the caller destroys it. */
+ * malloc'ed copy, and `param_classes`, malloc'ed or NULL); false when the
+ * list is full: the caller destroys and frees them. */
 KILN_INTERNAL bool kiln_built_program_keep_spare(kiln_built_program *built,
                                                  char *name,
                                                  kiln_backend_kernel *backend,
-                                                 const kiln_backend_kernel_info *info);
+                                                 const kiln_backend_kernel_info *info,
+                                                 unsigned char *param_classes);
 
 struct kiln_program {
     uint32_t magic;
@@ -308,6 +311,9 @@ struct kiln_kernel {
     kiln_backend_kernel_info info;
     char *name;
     _Atomic(kiln_prepared_types *) prepared;
+    /* Each parameter's scalar class (core/launch.c), worked out from its
+     * type name at the first launch, not at every one. */
+    _Atomic(unsigned char *) param_classes;
 };
 
 /* Ends a handle's life: marks it dead and frees it later.  Released

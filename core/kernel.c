@@ -27,6 +27,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     if (spare != NULL) {
         result->backend = spare->backend;
         result->info = spare->info;
+        atomic_store(&result->param_classes, spare->param_classes);
         free(spare->name);
         free(spare);
     } else {
@@ -41,6 +42,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     }
     if (result->info.param_count > 0 && result->info.params == NULL) {
         context->ops->kernel_destroy(context->backend, result->backend);
+        free(atomic_load(&result->param_classes));
         free(result->name);
         free(result);
         return kiln_error(KILN_ERR_BACKEND,
@@ -76,12 +78,16 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
         kiln_context *context = program->context;
         /* The backend kernel waits for the next kiln_kernel_create of its
          * name (the name goes with it). */
+        unsigned char *classes = atomic_load(&kernel->param_classes);
         if (!kiln_built_program_keep_spare(program->built, kernel->name,
-                                           kernel->backend, &kernel->info)) {
+                                           kernel->backend, &kernel->info,
+                                           classes)) {
             context->ops->kernel_destroy(context->backend, kernel->backend);
             free(kernel->name);
+            free(classes);
         }
         kernel->name = NULL;
+        atomic_store(&kernel->param_classes, NULL);
         kiln_prepared_types_free(atomic_load(&kernel->prepared));
         kiln_handle_bury(kernel);
         kiln_program_release_internal(program);

@@ -142,6 +142,32 @@ static scalar_class param_scalar_class(const char *type_name)
     return SCALAR_UNKNOWN;
 }
 
+/* The scalar class of parameter `index` of a value kind: parsed once per
+ * kernel (the parse cost ~750 instructions an argument, every launch). */
+static scalar_class kernel_param_class(const kiln_kernel *kernel,
+                                       size_t index)
+{
+    /* A cache of what the const kernel already determines. */
+    _Atomic(unsigned char *) *slot =
+        (_Atomic(unsigned char *) *)&kernel->param_classes;
+    unsigned char *classes = atomic_load(slot);
+    if (classes == NULL) {
+        size_t count = kernel->info.param_count;
+        classes = malloc(count);
+        if (classes == NULL) /* count > index > 0: no cache, the slow way */
+            return param_scalar_class(kernel->info.params[index].type_name);
+        for (size_t i = 0; i < count; ++i)
+            classes[i] = (unsigned char)param_scalar_class(
+                kernel->info.params[i].type_name);
+        unsigned char *expected = NULL;
+        if (!atomic_compare_exchange_strong(slot, &expected, classes)) {
+            free(classes); /* another thread's is the same */
+            classes = expected;
+        }
+    }
+    return (scalar_class)classes[index];
+}
+
 /* "(float* a, int n)" for messages. */
 static void kernel_signature(const kiln_kernel *kernel, kiln_string *text)
 {
@@ -396,7 +422,7 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
         [KILN_SCALAR_FLOAT] = 4, [KILN_SCALAR_DOUBLE] = 8,
     };
     scalar_class declared = param->kind == KILN_PARAM_VALUE
-                                ? param_scalar_class(param->type_name)
+                                ? kernel_param_class(kernel, index)
                                 : SCALAR_UNKNOWN;
     if (declared == SCALAR_UNKNOWN)
         return KILN_OK; /* the size check of the value decides */

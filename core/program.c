@@ -136,7 +136,8 @@ kiln_spare_kernel *kiln_built_program_take_spare(kiln_built_program *built,
 
 bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
                                    kiln_backend_kernel *backend,
-                                   const kiln_backend_kernel_info *info)
+                                   const kiln_backend_kernel_info *info,
+                                   unsigned char *param_classes)
 {
     kiln_spare_kernel *spare = malloc(sizeof *spare);
     if (spare == NULL)
@@ -147,6 +148,7 @@ bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
         spare->name = name;
         spare->backend = backend;
         spare->info = *info;
+        spare->param_classes = param_classes;
         spare->next = built->spares;
         built->spares = spare;
         built->spare_count++;
@@ -171,6 +173,7 @@ void kiln_built_program_release(kiln_context *context,
         kiln_spare_kernel *next = spare->next;
         context->ops->kernel_destroy(context->backend, spare->backend);
         free(spare->name);
+        free(spare->param_classes);
         free(spare);
         spare = next;
     }
