@@ -682,22 +682,28 @@ KL_VINC(+) KL_VINC(-)
 /* swizzles (the translator's .kl_swc<...>()), in section swizzles: only
  * programs with swizzles read them */
 #define KL_SWIZZLE_MEMBERS(N)
+/* The brace constructor takes N parameters of kl_brace<T>, which converts
+ * any scalar explicitly (so {1, 2.0f, 3u} is no narrowing error): a
+ * constructor template there, met by every kl_v(kl_mk_tag{}, ...) in the
+ * prelude and declared anew in every vector type, cost NVRTC ~8 M
+ * instructions in vload_vstore.cl. */
+template <class T> struct kl_brace {
+    T v;
+    template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>
+    KL_CFN kl_brace(S s) : v((T)s) {}
+};
+#define KL_BR_P_(m, X) kl_brace<T> a_##m
+#define KL_BR_A_(m, X) a_##m.v
 /* the members every width has; T and N are the template's */
 #define KL_VHEAD(N)                                                           \
+    static_assert(kl_is_arith<T>::value, "no OpenCL vector of this type");    \
     typedef T kl_elem_type;                                                   \
     enum { kl_width_value = N };                                              \
     kl_v() = default;                                                         \
     template <class S, kl_enable_if_t<kl_is_scalar<S>::value, int> = 0>       \
     KL_CFN kl_v(S s) : kl_v(kl_mk_tag{}, KL_REP##N((T)s)) {}                  \
     /* brace initialisation {a, b, ...}: N scalars, each converted */         \
-    template <class S0, class S1, class... S,                                 \
-              kl_enable_if_t<(2 + sizeof...(S) == N) &&                       \
-                                 kl_is_scalar<S0>::value &&                   \
-                                 kl_is_scalar<S1>::value &&                   \
-                                 (true && ... && kl_is_scalar<S>::value),     \
-                             int> = 0>                                        \
-    KL_CFN kl_v(S0 a, S1 b, S... s)                                           \
-        : kl_v(kl_mk_tag{}, (T)a, (T)b, (T)s...) {}                           \
+    KL_CFN kl_v(KL_E##N(KL_BR_P_, )) : kl_v(kl_mk_tag{}, KL_E##N(KL_BR_A_, )) {} \
     KL_VZIP(N)                                                                \
     KL_VOLATILE_MEMBERS(N)                                                    \
     KL_SWIZZLE_MEMBERS(N)
@@ -705,18 +711,13 @@ KL_VINC(+) KL_VINC(-)
 /* the base with the operators */
 template <class T, int N> using kl_ops_base = kl_vops<kl_v<T, N>, T, N>;
 
-/* the OpenCL names: kl_<scalar>N, and kl_vec<T, N>, defined for OpenCL's
- * element types only, with each width's section below (one partial
- * specialisation: ten explicit ones cost NVRTC more to read than the
- * width's class).  OpenCL's char is signed whatever the host's char is. */
-template <class T>
-struct kl_is_cl_elem
-    : kl_bool_c<(kl_is_arith<T>::value && !kl_is_same<T, bool>::value &&
-                 !kl_is_same<T, long long>::value &&
-                 !kl_is_same<T, unsigned long long>::value)> {};
+/* the OpenCL names: kl_<scalar>N, and kl_vec<T, N>, with each width's
+ * section below (one partial specialisation: ten explicit ones, one per
+ * element type, cost NVRTC more to read than the width's class; kl_v
+ * itself refuses what is not arithmetic).  OpenCL's char is signed
+ * whatever the host's char is. */
 #define KL_VS(N)                                                              \
     template <class T> struct kl_vec<T, N> {                                  \
-        static_assert(kl_is_cl_elem<T>::value, "no OpenCL vector of this type"); \
         typedef kl_v<kl_cond_t<kl_is_same<T, char>::value, signed char, T>, N> type; \
     };
 
