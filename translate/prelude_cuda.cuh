@@ -618,10 +618,6 @@ template <int OP> struct kl_op {
     friend KL_CFN V operator OP(const V &a, const V &b) {                     \
         return V::template kl_zip<V, TAG>(a, b);                              \
     }
-#define KL_VCMP(OP, TAG)                                                      \
-    friend KL_CFN C operator OP(const V &a, const V &b) {                     \
-        return V::template kl_zip<C, TAG>(a, b);                              \
-    }
 #define KL_VSH(OP, TAG)                                                       \
     KL_VOP(OP, TAG)                                                           \
     template <class U> friend KL_CFN V operator OP(const V &a, kl_shc<U> c) { \
@@ -639,16 +635,31 @@ struct kl_no_ops {};
  * class holds only its members, constructors and kl_zip/kl_map) */
 template <class V, class T, int N>
 struct kl_vops : kl_cond_t<kl_is_int<T>::value, kl_int_ops<V>, kl_no_ops> {
-    typedef kl_v<kl_sint_t<(int)sizeof(T)>, N> C;
     KL_VOP(+, kl_op<'+'>) KL_VOP(-, kl_op<'-'>) KL_VOP(*, kl_op<'*'>)
     KL_VOP(/, kl_op<'/'>)
-    KL_VCMP(==, kl_op<'E'>) KL_VCMP(!=, kl_op<'N'>) KL_VCMP(<, kl_op<'<'>)
-    KL_VCMP(>, kl_op<'>'>) KL_VCMP(<=, kl_op<'l'>) KL_VCMP(>=, kl_op<'g'>)
-    KL_VCMP(&&, kl_op<'A'>) KL_VCMP(||, kl_op<'O'>)
     friend KL_CFN V operator-(const V &a) { return V::template kl_map<V, kl_op<'-'>>(a); }
     friend KL_CFN V operator+(const V &a) { return a; }
-    friend KL_CFN C operator!(const V &a) { return V::template kl_map<C, kl_op<'!'>>(a); }
 };
+/* Comparisons, && || and !: one template each for every vector type rather
+ * than friends (declared anew in every type a program uses, for operators
+ * vector code uses less than arithmetic).  A vector or a swizzle's proxy
+ * with one of its type or a scalar, each side converted to the vector type
+ * as a friend's parameters would be; the result -1/0 in the element-sized
+ * signed integers. */
+#define KL_VCMP(OP, TAG)                                                      \
+    template <class A, class B, kl_enable_if_t<kl_any_vec<A, B>::value, int> = 0> \
+    KL_CFN auto operator OP(const A &a, const B &b) {                         \
+        typedef typename kl_first_vec<kl_val_t<A>, kl_val_t<B>>::type V;      \
+        return V::template kl_zip<kl_cmp_vt<V>, TAG>(V(kl_val(a)), V(kl_val(b))); \
+    }
+KL_VCMP(==, kl_op<'E'>) KL_VCMP(!=, kl_op<'N'>) KL_VCMP(<, kl_op<'<'>)
+KL_VCMP(>, kl_op<'>'>) KL_VCMP(<=, kl_op<'l'>) KL_VCMP(>=, kl_op<'g'>)
+KL_VCMP(&&, kl_op<'A'>) KL_VCMP(||, kl_op<'O'>)
+template <class A, kl_enable_if_t<kl_is_vecish<A>::value, int> = 0>
+KL_CFN auto operator!(const A &a) {
+    typedef kl_val_t<A> V;
+    return V::template kl_map<kl_cmp_vt<V>, kl_op<'!'>>(V(kl_val(a)));
+}
 /* Compound assignments and ++ --: one template each for every vector type
  * rather than friends (each friend costs NVRTC a declaration in every type
  * a program uses).  kl_v<T, N> & binds only non-const, non-volatile
