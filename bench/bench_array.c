@@ -15,7 +15,9 @@
  *   sum along each axis of a 4096 x 4096 float32 matrix: >= 70% of the
  *     copy bandwidth;
  *   the host's time per call of an add, an axis sum and a random fill of
- *     a 1-element array (no budget: a regression watch, since each call
+ *     a 1-element array, and of sums along each axis of a 2048 x 2 array
+ *     (the axis paths of the 4096 x 4096 sums) (no budget: a regression
+ *     watch, since each call
  *     generates its source and builds it through the program cache; at
  *     b07fe76 every cache hit ran the preprocessor, ten times the cost).
  * Every result is checked against the CPU first.  Times: device events
@@ -54,6 +56,7 @@ struct job {
     int axis;
     size_t dim;
     kiln_array *tiny, *tiny_square; /* 1 element; 1 x 1 */
+    kiln_array *narrow; /* 2048 x 2: axis 0 splits (two launches), axis 1 not */
 };
 
 static double sample(void *state)
@@ -194,6 +197,16 @@ static kiln_status run_tiny_axis_sum(job *j)
     kiln_array *r = NULL;
     kiln_status status = kiln_array_reduce_axis(KILN_REDUCE_SUM,
                                                 j->tiny_square, 0, NULL, &r);
+    if (status == KILN_OK)
+        kiln_array_release(r);
+    return status;
+}
+
+static kiln_status run_narrow_axis_sum(job *j)
+{
+    kiln_array *r = NULL;
+    kiln_status status =
+        kiln_array_reduce_axis(KILN_REDUCE_SUM, j->narrow, j->axis, NULL, &r);
     if (status == KILN_OK)
         kiln_array_release(r);
     return status;
@@ -489,18 +502,37 @@ int main(int argc, char **argv)
     bench_stats tiny_add = measure_host(&j, run_tiny_add);
     bench_stats tiny_axis = measure_host(&j, run_tiny_axis_sum);
     bench_stats tiny_random = measure_host(&j, run_tiny_random);
-    bench_table_begin("Host time per call (1-element arrays)", "none");
+    /* The two paths of the 4096 x 4096 axis sums, on 2048 x 2 floats so
+     * that the host, not the device, sets the pace: along axis 0 the
+     * column kernel with the axis split (two launches and a partials
+     * buffer), along axis 1 the row kernel in one launch (rows enough to
+     * fill the device: 64 on a CPU, where 2048 take milliseconds). */
+    const size_t narrow_shape[] = {small ? 64 : 2048, 2};
+    char narrow_size[32];
+    snprintf(narrow_size, sizeof narrow_size, "%zu x 2", narrow_shape[0]);
+    BENCH_CHECK(kiln_array_ones(env.context, KILN_DTYPE_FLOAT32, 2,
+                                narrow_shape, NULL, &j.narrow));
+    j.axis = 0;
+    bench_stats narrow_axis0 = measure_host(&j, run_narrow_axis_sum);
+    j.axis = 1;
+    bench_stats narrow_axis1 = measure_host(&j, run_narrow_axis_sum);
+    bench_table_begin("Host time per call (small arrays)", "none");
     const struct {
-        const char *what;
+        const char *what, *shape;
         const bench_stats *stats;
     } tiny_rows[] = {
-        {"kiln_array_binary(KILN_OP_ADD)", &tiny_add},
-        {"kiln_array_reduce_axis(KILN_REDUCE_SUM)", &tiny_axis},
-        {"kiln_array_random_uniform", &tiny_random},
+        {"kiln_array_binary(KILN_OP_ADD)", "1", &tiny_add},
+        {"kiln_array_reduce_axis(KILN_REDUCE_SUM)", "1 x 1", &tiny_axis},
+        {"kiln_array_reduce_axis(KILN_REDUCE_SUM), axis 0 (split: two "
+         "launches)", narrow_size, &narrow_axis0},
+        {"kiln_array_reduce_axis(KILN_REDUCE_SUM), axis 1 (one launch)",
+         narrow_size, &narrow_axis1},
+        {"kiln_array_random_uniform", "1", &tiny_random},
     };
     for (size_t i = 0; i < sizeof tiny_rows / sizeof tiny_rows[0]; ++i) {
         bench_format_time(kiln, sizeof kiln, tiny_rows[i].stats);
-        snprintf(size, sizeof size, "%d calls", TINY_CALLS);
+        snprintf(size, sizeof size, "%s, %d calls", tiny_rows[i].shape,
+                 TINY_CALLS);
         bench_table_row(tiny_rows[i].what, size, kiln, "—", "—",
                         "watch (no budget)", "—");
     }
@@ -508,8 +540,13 @@ int main(int argc, char **argv)
     bench_note("host clock from the first call to the return of the last, "
                "none waiting; each generates its kernel source and builds it "
                "through the program cache (a memory-cache hit)");
+    if (small)
+        bench_note("on a CPU device the axis-1 row is the device's time: "
+                   "the host waits for the pool's blocks, each row being a "
+                   "work-group of %d work-items", 256);
     kiln_array_release(j.tiny);
     kiln_array_release(j.tiny_square);
+    kiln_array_release(j.narrow);
 
     kiln_array_release(j.matrix_a);
     kiln_array_release(j.matrix_b);
