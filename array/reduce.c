@@ -23,6 +23,10 @@
 
 #define FINISH_THREADS 64           /* work-items combining partials */
 #define MAX_SPLITS 1024
+#define MAX_COLUMN_SPLITS 8192
+/* Column partials combine in the column kernel's loop up to this many
+ * splits, in kiln_reduce_finish's trees from there. */
+#define COLUMN_LOOP_SPLITS 256
 
 typedef struct reduce_types {
     kiln_dtype input, accumulate, output;
@@ -288,12 +292,13 @@ static void add_kernels(array_text *source, const reduce_types *types)
               "kiln_row * kiln_splits + kiln_split");
     array_text_add(source, "}\n");
 
-    /* Columns: work-item x of group (g, split) owns column item
-     * g * GROUP + x of the (outer x inner) results and sums stretch
-     * `split` of the reduced axis down it: the work-items of a group read
-     * consecutive elements of a row, with no local memory or barrier.
-     * Split reductions launch it again with kiln_finish set, one split:
-     * each work-item then combines the `splits` partials of its column.
+    /* Columns: work-item g owns result item g % items (of the outer x
+     * inner results) and sums stretch g / items of the reduced axis down
+     * its column: neighbouring work-items read consecutive elements of a
+     * row, with no local memory or barrier.  Split reductions with few
+     * splits launch it again with kiln_finish set: each work-item then
+     * combines the `splits` partials of its column (many splits, for few
+     * columns, are combined by kiln_reduce_finish's trees instead).
      * One kernel for both launches: a kernel made for each costs the host
      * as much as a launch.  (Measured on the H100 against 32 x 8 tiles
      * with an in-group tree: 77% of copy against 70-74%.) */
@@ -302,12 +307,14 @@ static void add_kernels(array_text *source, const reduce_types *types)
     array_text_add(
         source,
         "{\n"
-        "    const long kiln_item = (long)get_group_id(0) * %1$d + get_local_id(0);\n"
-        "    if (kiln_item >= kiln_outer * kiln_inner)\n"
+        "    const long kiln_items = kiln_outer * kiln_inner;\n"
+        "    const long kiln_g = (long)get_group_id(0) * %1$d + get_local_id(0);\n"
+        "    if (kiln_g >= kiln_items * (kiln_finish ? 1 : kiln_splits))\n"
         "        return;\n"
+        "    const long kiln_split = kiln_g / kiln_items;\n"
+        "    const long kiln_item = kiln_g - kiln_split * kiln_items;\n"
         "    const long kiln_block = kiln_item / kiln_inner;\n"
         "    const long kiln_column = kiln_item - kiln_block * kiln_inner;\n"
-        "    const long kiln_split = get_group_id(1);\n"
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
         "    if (kiln_finish) {\n"
@@ -345,22 +352,25 @@ static void add_kernels(array_text *source, const reduce_types *types)
     array_text_add(source, "    }\n"
                            "}\n\n");
 
-    /* Finish for rows: group g combines the `splits` partials of row g,
-     * which lie side by side. */
+    /* Finish: group g combines the `splits` partials of output g (side by
+     * side for rows, `inner` apart for columns) in a tree. */
     array_text_add(
         source,
         "__kernel void kiln_reduce_finish(__global const kiln_acc_t *kiln_partial_values,\n"
         "    __global const long *kiln_partial_indices, long kiln_splits,\n"
-        "    long kiln_length, __global %2$s *kiln_out, long kiln_out_offset)\n"
+        "    long kiln_inner, long kiln_length, __global %2$s *kiln_out,\n"
+        "    long kiln_out_offset)\n"
         "{\n"
         "    __local kiln_acc_t kiln_values[%1$d];\n"
         "    KILN_LOCAL_INDICES(%1$d);\n"
         "    const uint kiln_r = get_local_id(0);\n"
         "    const long kiln_output = get_group_id(0);\n"
+        "    const long kiln_block = kiln_output / kiln_inner;\n"
+        "    const long kiln_column = kiln_output - kiln_block * kiln_inner;\n"
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
         "    for (long s = kiln_r; s < kiln_splits; s += %1$d) {\n"
-        "        long p = kiln_output * kiln_splits + s;\n"
+        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
         "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
         "    }\n"
         "    kiln_values[kiln_r] = kiln_acc;\n"
@@ -406,24 +416,39 @@ static const char *reduce_source(kiln_array_reduce_op op,
     return source.data;
 }
 
-/* How many stretches the reduced axis is split into: none while the
- * groups without a split fill the device; else enough to fill it once
- * (for columns on the H100, 4096 columns: 66 stretches of 63 rows; the
- * probe's 64 splits gave 77% of copy, 32 76%, 128 65%). */
-static size_t reduce_splits(kiln_context *context, bool rows,
-                            size_t base_groups, size_t length)
+/* How many stretches each row's reduction is split into: none while the
+ * rows fill the device; else enough groups to fill it once. */
+static size_t row_splits(kiln_context *context, size_t rows, size_t length)
 {
     size_t busy = array_busy_groups(context);
-    if (base_groups >= busy)
+    if (rows >= busy)
         return 1;
-    size_t splits = (busy + base_groups - 1) / base_groups;
+    size_t splits = (busy + rows - 1) / rows;
     /* Each work-item should still have a few loads per stretch. */
-    size_t min_chunk = rows ? 4 * ARRAY_GROUP_SIZE : 32;
-    size_t most = (length + min_chunk - 1) / min_chunk;
+    size_t most = (length + 4 * ARRAY_GROUP_SIZE - 1) / (4 * ARRAY_GROUP_SIZE);
     if (splits > most)
         splits = most;
     if (splits > MAX_SPLITS)
         splits = MAX_SPLITS;
+    return splits == 0 ? 1 : splits;
+}
+
+/* The same for columns, a work-item each: enough stretches that the
+ * work-items fill the device once (for 4096 columns on the H100, 66
+ * stretches of 63 rows; the probe's 64 splits gave 77% of copy, 32 76%,
+ * 128 65%), at least 32 rows each. */
+static size_t column_splits(kiln_context *context, size_t items,
+                            size_t length)
+{
+    size_t busy = array_busy_groups(context) * ARRAY_GROUP_SIZE;
+    if (items >= busy)
+        return 1;
+    size_t splits = (busy + items - 1) / items;
+    size_t most = (length + 31) / 32;
+    if (splits > most)
+        splits = most;
+    if (splits > MAX_COLUMN_SPLITS)
+        splits = MAX_COLUMN_SPLITS;
     return splits == 0 ? 1 : splits;
 }
 
@@ -444,18 +469,21 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
         return status;
 
     const bool rows = inner == 1;
-    size_t base_groups =
-        rows ? outer : (outer * inner + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE;
-    size_t splits = reduce_splits(context, rows, base_groups, length);
+    const size_t items = outer * inner; /* results */
+    size_t splits = rows ? row_splits(context, outer, length)
+                         : column_splits(context, items, length);
     size_t chunk = (length + splits - 1) / splits;
     if (chunk == 0)
         chunk = 1;
+    /* Rows, and columns split many times, finish with kiln_reduce_finish;
+     * columns split a few times with their own kernel launched again. */
+    const bool finish_tree =
+        splits > 1 && (rows || splits > COLUMN_LOOP_SPLITS);
 
-    /* Columns finish with their own kernel launched again. */
     kiln_kernel *kernel = NULL, *finish = NULL;
     status = kiln_kernel_create(
         program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns", &kernel);
-    if (status == KILN_OK && splits > 1 && rows)
+    if (status == KILN_OK && finish_tree)
         status = kiln_kernel_create(program, "kiln_reduce_finish", &finish);
     array_release_program(program); /* the kernels keep it */
 
@@ -489,31 +517,36 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
     };
     const size_t arg_count = sizeof args / sizeof args[0];
     kiln_launch_config config = {
-        .grid = rows ? KILN_DIM1(base_groups * splits)
-                     : KILN_DIM2(base_groups, splits),
+        .grid = KILN_DIM1(rows ? outer * splits
+                               : (items * splits + ARRAY_GROUP_SIZE - 1) /
+                                     ARRAY_GROUP_SIZE),
         .block = KILN_DIM1(ARRAY_GROUP_SIZE),
         .stream = stream,
     };
     if (status == KILN_OK)
         status = kiln_launch(kernel, &config, arg_count, args);
-    if (status == KILN_OK && splits > 1 && rows) {
+    if (status == KILN_OK && finish_tree) {
         const kiln_arg finish_args[] = {
             KILN_ARG_BUFFER(values),
             KILN_ARG_BUFFER(indices),
             KILN_ARG_LONG((int64_t)splits),
+            KILN_ARG_LONG((int64_t)inner),
             KILN_ARG_LONG((int64_t)length),
             KILN_ARG_BUFFER(result->buffer),
             KILN_ARG_LONG((int64_t)result->offset),
         };
         const kiln_launch_config finish_config = {
-            .grid = KILN_DIM1(outer),
+            .grid = KILN_DIM1(items),
             .block = KILN_DIM1(FINISH_THREADS),
             .stream = stream,
         };
-        status = kiln_launch(finish, &finish_config, 6, finish_args);
+        status = kiln_launch(finish, &finish_config,
+                             sizeof finish_args / sizeof finish_args[0],
+                             finish_args);
     } else if (status == KILN_OK && splits > 1) {
         args[arg_count - 1] = KILN_ARG_INT(1);
-        config.grid = KILN_DIM1(base_groups);
+        config.grid =
+            KILN_DIM1((items + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE);
         status = kiln_launch(kernel, &config, arg_count, args);
     }
     if (partial_values != NULL)

@@ -196,6 +196,20 @@ static void split_reductions(void **state)
     kiln_array_release(a);
     free(v);
     free(vt);
+
+    /* Few columns over a long axis: split into hundreds of stretches,
+     * whose partials combine in trees; small integers tie often, and the
+     * first index of the extreme must win across stretches too. */
+    const size_t tall[] = {9001, 3};
+    kiln_array *b = array_test_random(context, KILN_DTYPE_INT8, 2, tall, -3,
+                                      3, &v);
+    const kiln_array_reduce_op exact[] = {KILN_REDUCE_SUM, KILN_REDUCE_MIN,
+                                          KILN_REDUCE_ARGMIN,
+                                          KILN_REDUCE_ARGMAX};
+    check_reductions(b, KILN_DTYPE_INT8, v, 2, tall, exact,
+                     sizeof exact / sizeof *exact, 0);
+    kiln_array_release(b);
+    free(v);
 }
 
 /* Shapes for the axis paths' corners: a long middle axis over a partial
