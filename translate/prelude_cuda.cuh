@@ -646,19 +646,28 @@ struct kl_vops : kl_cond_t<kl_is_int<T>::value, kl_int_ops<V>, kl_no_ops> {
  * with one of its type or a scalar, each side converted to the vector type
  * as a friend's parameters would be; the result -1/0 in the element-sized
  * signed integers. */
+/* the vector type of a comparison: the first operand's that is a vector,
+ * volatile or not, or a swizzle's proxy (R); none: no such operator */
+template <class A> struct kl_cmp_side { typedef void V; };
+template <class T, int N> struct kl_cmp_side<kl_v<T, N>> { typedef kl_v<T, N> V; };
+template <class T, int N> struct kl_cmp_side<volatile kl_v<T, N>> { typedef kl_v<T, N> V; };
+template <class V0, class R, int... I> struct kl_cmp_side<kl_swp<V0, R, I...>> { typedef R V; };
+template <class VA, class VB> struct kl_cmp_vec { typedef VA V; };
+template <class VB> struct kl_cmp_vec<void, VB> { typedef VB V; };
+template <> struct kl_cmp_vec<void, void> {};
+template <class A, class B>
+using kl_cmp_v = typename kl_cmp_vec<typename kl_cmp_side<A>::V, typename kl_cmp_side<B>::V>::V;
 #define KL_VCMP(OP, TAG)                                                      \
-    template <class A, class B, kl_enable_if_t<kl_any_vec<A, B>::value, int> = 0> \
+    template <class A, class B, class V = kl_cmp_v<A, B>>                     \
     KL_CFN auto operator OP(const A &a, const B &b) {                         \
-        typedef typename kl_first_vec<kl_val_t<A>, kl_val_t<B>>::type V;      \
-        return V::template kl_zip<kl_cmp_vt<V>, TAG>(V(kl_val(a)), V(kl_val(b))); \
+        return V::template kl_zip<kl_cmp_vt<V>, TAG>(V(a), V(b));             \
     }
 KL_VCMP(==, kl_op<'E'>) KL_VCMP(!=, kl_op<'N'>) KL_VCMP(<, kl_op<'<'>)
 KL_VCMP(>, kl_op<'>'>) KL_VCMP(<=, kl_op<'l'>) KL_VCMP(>=, kl_op<'g'>)
 KL_VCMP(&&, kl_op<'A'>) KL_VCMP(||, kl_op<'O'>)
-template <class A, kl_enable_if_t<kl_is_vecish<A>::value, int> = 0>
+template <class A, class V = typename kl_cmp_vec<typename kl_cmp_side<A>::V, void>::V>
 KL_CFN auto operator!(const A &a) {
-    typedef kl_val_t<A> V;
-    return V::template kl_map<kl_cmp_vt<V>, kl_op<'!'>>(V(kl_val(a)));
+    return V::template kl_map<kl_cmp_vt<V>, kl_op<'!'>>(V(a));
 }
 /* Compound assignments and ++ --: one template each for every vector type
  * rather than friends (each friend costs NVRTC a declaration in every type
