@@ -302,9 +302,11 @@ template <class V, class... A> KL_CFN V kl_vlit(const A &...a) {
 }
 template <class V, class... A> KL_CFN V kl_make(const A &...a) {
     static_assert(kl_is_vec<V>::value, "kl_make: not a vector type");
-    /* N scalars, the common literal: 4 M instructions fewer for NVRTC */
+    /* N scalars, the common literal: 4 M instructions fewer for NVRTC
+     * (through kl_val as the general path: without it NVVM computed the
+     * indices around vector_literals.cl's literals in 64 bits) */
     if constexpr (sizeof...(A) == kl_width<V>::value && (true && ... && kl_is_scalar<A>::value))
-        return V(kl_mk_tag{}, (kl_elem_t<V>)a...);
+        return V(kl_mk_tag{}, (kl_elem_t<V>)kl_val(a)...);
     else
         return kl_vlit<V>(a...);
 }
