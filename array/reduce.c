@@ -9,8 +9,9 @@
  *    group reading consecutive elements of each row.
  * When that leaves the device idle (few rows, or few columns), the
  * reduced axis is also split into `splits` stretches, and a second launch
- * combines their partial results: never more than two launches, and a
- * barrier before every step of the rows' in-group trees.
+ * combines their partial results (in-group trees, or for columns split a
+ * few times a loop per column): never more than two launches, and a
+ * barrier before every step of the in-group trees.
  */
 #include "internal.h"
 
