@@ -476,6 +476,13 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
     size_t chunk = (length + splits - 1) / splits;
     if (chunk == 0)
         chunk = 1;
+    if (!rows && splits > 1) {
+        /* Stretches of a multiple of 4 rows: the column loop takes 4 at a
+         * time, and each row of a ragged end is a load waited for alone
+         * (4096 rows: 64 stretches of 64, not 66 of 63). */
+        chunk = (chunk + 3) / 4 * 4;
+        splits = (length + chunk - 1) / chunk;
+    }
     /* Rows, and columns split many times, finish with kiln_reduce_finish;
      * columns split a few times with their own kernel launched again. */
     const bool finish_tree =
