@@ -113,12 +113,12 @@ static void add_reduce_macros(array_text *source, kiln_array_reduce_op op,
     case KILN_REDUCE_MIN:
     case KILN_REDUCE_ARGMIN:
         extreme_literal(types->accumulate, false, neutral, sizeof neutral);
-        combine = is_float ? "(isnan(a) || a < b) ? a : b" : "a < b ? a : b";
+        combine = is_float ? "(isnan(a) | (a < b)) ? a : b" : "a < b ? a : b";
         break;
     case KILN_REDUCE_MAX:
     case KILN_REDUCE_ARGMAX:
         extreme_literal(types->accumulate, true, neutral, sizeof neutral);
-        combine = is_float ? "(isnan(a) || a > b) ? a : b" : "a > b ? a : b";
+        combine = is_float ? "(isnan(a) | (a > b)) ? a : b" : "a > b ? a : b";
         break;
     default:
         snprintf(neutral, sizeof neutral, "(%s)0", at);
@@ -132,11 +132,14 @@ static void add_reduce_macros(array_text *source, kiln_array_reduce_op op,
                    "#define KILN_NO_INDEX ((long)0x7fffffffffffffffL)\n",
                    at, neutral, combine);
     /* Ties go to the smaller index, so the answer is the first extreme
-     * whatever order the work-items meet in. */
+     * whatever order the work-items meet in.  | and &, not || and &&, in
+     * these tests: short-circuits compile to branches, and NVVM then
+     * waits for each load of the column loops alone (min along axis 0 of
+     * 4096 x 4096 on the H100: 51 us against the sum's 36). */
     if (types->arg)
         array_text_add(source,
-                       "#define KILN_BETTER(va, ia, vb, ib) ((vb) %s (va) || "
-                       "((vb) == (va) && (ib) < (ia)))\n",
+                       "#define KILN_BETTER(va, ia, vb, ib) (((vb) %s (va)) | "
+                       "(((vb) == (va)) & ((ib) < (ia))))\n",
                        op == KILN_REDUCE_ARGMIN ? "<" : ">");
     /* Indices exist in local memory and in the partials only for argmin
      * and argmax: the other reductions neither store nor read them. */

@@ -258,6 +258,51 @@ static void empty_reductions(void **state)
     kiln_array_release(a);
 }
 
+/* A NaN wins min and max wherever it stands (NumPy's rule), along a
+ * split axis 0 (both finish paths' combines) and over everything;
+ * columns without one keep their extreme. */
+static void nan_wins_min_and_max(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t rows = 2003, columns = 5;
+    const size_t shape[] = {rows, columns};
+    float *host = test_alloc(rows * columns * sizeof *host);
+    for (size_t i = 0; i < rows * columns; ++i)
+        host[i] = (float)((i * 7919) % 1000) - 500.0f;
+    host[1500 * columns + 1] = NAN; /* column 1, late */
+    host[0 * columns + 3] = NAN;    /* column 3, first row */
+    kiln_array *a = NULL;
+    TEST_OK(kiln_array_from_host(context, KILN_DTYPE_FLOAT32, 2, shape, host,
+                                 rows * columns * sizeof *host, NULL, &a));
+    for (int op = KILN_REDUCE_MIN; op <= KILN_REDUCE_MAX; ++op) {
+        kiln_array *r = NULL;
+        TEST_OK(kiln_array_reduce_axis((kiln_array_reduce_op)op, a, 0, NULL,
+                                       &r));
+        double *got = array_test_read(r, KILN_DTYPE_FLOAT32);
+        for (size_t c = 0; c < columns; ++c) {
+            double want = host[c];
+            for (size_t i = 1; i < rows; ++i) {
+                double v = host[i * columns + c];
+                want = op == KILN_REDUCE_MIN ? (v < want ? v : want)
+                                             : (v > want ? v : want);
+            }
+            if (c == 1 || c == 3)
+                assert_true(isnan(got[c]));
+            else
+                assert_true(got[c] == want);
+        }
+        free(got);
+        kiln_array_release(r);
+        TEST_OK(kiln_array_reduce((kiln_array_reduce_op)op, a, NULL, &r));
+        got = array_test_read(r, KILN_DTYPE_FLOAT32);
+        assert_true(isnan(got[0]));
+        free(got);
+        kiln_array_release(r);
+    }
+    kiln_array_release(a);
+    free(host);
+}
+
 /* C = A B through the generated kernel (sizes not multiples of its
  * tiles), both float types, a view as an operand, 1-D operands. */
 static void matmul_generated_kernel(void **state)
@@ -446,6 +491,7 @@ int main(void)
         KILN_TEST(split_reductions),
         KILN_TEST(long_axes_over_few_columns),
         KILN_TEST(empty_reductions),
+        KILN_TEST(nan_wins_min_and_max),
         KILN_TEST(matmul_generated_kernel),
         KILN_TEST(matmul_through_the_library),
         KILN_TEST(transposes),
