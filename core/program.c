@@ -4,7 +4,7 @@
 #include "internal.h"
 #include "saved_program.h"
 
-#include "translate.h" /* clc_options_parse */
+#include "translate.h" /* clc_options_parse, clc_text_spells */
 
 #include <ctype.h>
 #include <stdio.h>
@@ -374,31 +374,14 @@ static kiln_status program_build_source(kiln_context *context,
  * kernel qualifier every CUDA kernel carries).  -1 when there is none, or
  * when OpenCL C's kernel qualifier is there too.  Comments and literals
  * are skipped; sets *line to the token's line. */
-/* Whether "__global__" occurs anywhere in the text: a search anchored on
- * its 'b', the letter OpenCL C sources spell least. */
-static bool spells_global_qualifier(const char *text, size_t length)
-{
-    static const char word[] = "__global__";
-    const size_t before = 5; /* letters before the 'b' */
-    const char *end = text + length;
-    for (const char *b = text + before; b < end;) {
-        b = memchr(b, 'b', (size_t)(end - b));
-        if (b == NULL)
-            return false;
-        if ((size_t)(end - b) >= sizeof word - 1 - before &&
-            memcmp(b - before, word, sizeof word - 1) == 0)
-            return true;
-        ++b;
-    }
-    return false;
-}
-
 static long cuda_c_marker(const char *text, size_t length, unsigned *line)
 {
     /* Most sources never spell it: a fast search decides for them (the
      * scan below cost the array layer's sources ~8k instructions on every
      * build, a program-cache hit included, and so does glibc's memmem). */
-    if (!spells_global_qualifier(text, length))
+    if (!clc_text_spells(text, length, "__global__", 5)) /* its 'b', the
+                                                          letter OpenCL C
+                                                          spells least */
         return -1;
     long found = -1;
     unsigned current = 1;

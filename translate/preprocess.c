@@ -2171,6 +2171,22 @@ static char *pp_strdup(const char *text, size_t length)
     return copy;
 }
 
+int clc_text_spells(const char *text, size_t length, const char *word,
+                    size_t anchor)
+{
+    size_t word_length = strlen(word);
+    if (length < word_length)
+        return 0;
+    const char *end = text + length;
+    for (const char *at = text + anchor;
+         at < end && (at = memchr(at, word[anchor], (size_t)(end - at))) != NULL;
+         ++at)
+        if ((size_t)(end - at) >= word_length - anchor &&
+            memcmp(at - anchor, word, word_length) == 0)
+            return 1;
+    return 0;
+}
+
 /* Whether `text` spells the word "include" once its line splices are
  * gone (the front end's translation phase 2: backslash, then \n or \r\n).
  * Every #include, %:include and splice-cut #inc\<newline>lude does; a
@@ -2184,17 +2200,9 @@ static int may_include(const char *text, size_t length)
         return 0;
     /* Without a backslash there is no splice: a plain search does (the
      * array layer's generated sources, built on every call, take this). */
-    if (memchr(text, '\\', length) == NULL) {
-        /* Anchored on its 'd', rarer in kernels than 'i'. */
-        const size_t d = 5;
-        for (const char *at = text + d;
-             at < end && (at = memchr(at, 'd', (size_t)(end - at))) != NULL;
-             ++at)
-            if ((size_t)(end - at) >= word_length - d &&
-                memcmp(at - d, word, word_length) == 0)
-                return 1;
-        return 0;
-    }
+    if (memchr(text, '\\', length) == NULL)
+        return clc_text_spells(text, length, word, 5); /* its 'd', rarer in
+                                                           kernels than 'i' */
     for (const char *at = text;
          (at = memchr(at, 'i', (size_t)(end - at))) != NULL; ++at) {
         size_t i = (size_t)(at - text), matched = 0;

@@ -189,6 +189,13 @@ int clc_expand_includes(const char *source, size_t length, const char *name,
                         const clc_include_reader *reader, clc_expansion *out);
 void clc_expansion_free(clc_expansion *expansion);
 
+/* Whether `word` occurs in text[0, length): memchr on the character at
+ * word[anchor], chosen as the one the texts searched spell least, then a
+ * compare of the whole word (a quick "can this source contain X" before
+ * a costlier scan, on paths every build takes). */
+int clc_text_spells(const char *text, size_t length, const char *word,
+                    size_t anchor);
+
 /* A digest (32 hex digits) of every file that decides what a translation
  * produces: the front end's sources, the prelude and their build rules,
  * computed by the build.  A backend that translates puts it in its cache
