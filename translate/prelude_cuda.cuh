@@ -495,7 +495,7 @@ template <class T, int SAT, int MODE, class S> KL_FN T kl_convert(const S &x) {
         return kl_convert_v<T, SAT, MODE>(kl_val(x), kl_iseq_for<kl_width<T>::value>{});
     } else {
         static_assert(kl_is_arith<S>::value && kl_is_arith<T>::value,
-                      "convert_: source and destination widths differ");
+                      "convert_: a scalar destination takes a scalar source");
         return kl_convert_s<kl_decay_t<T>, SAT, MODE>(x);
     }
 }
