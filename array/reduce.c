@@ -184,56 +184,50 @@ static void add_final_macro(array_text *source, kiln_array_reduce_op op,
                                "((%s)(acc))\n", ot);
 }
 
-/* The in-group tree over `threads` values in kiln_values / kiln_indices,
- * pairs `stride` apart. */
+/* The in-group tree over kiln_values / kiln_indices: work-item `lid`
+ * combines its value with the one `half` above it, halving from
+ * `steps_from`. */
 static void add_tree(array_text *source, const reduce_types *types,
-                     const char *lid, int steps_from, int stride,
-                     const char *column)
+                     const char *lid, int steps_from)
 {
     array_text_add(source,
                    "    for (uint kiln_half = %d; kiln_half > 0; kiln_half /= 2) {\n"
-                   "        if (%s < kiln_half) {\n",
-                   steps_from, lid);
+                   "        if (%s < kiln_half) {\n"
+                   "            uint kiln_o = %s + kiln_half, kiln_m = %s;\n",
+                   steps_from, lid, lid, lid);
     if (types->arg)
         array_text_add(source,
-                       "            uint kiln_o = (%s + kiln_half) * %d + %s;\n"
-                       "            uint kiln_m = %s * %d + %s;\n"
                        "            if (KILN_BETTER(kiln_values[kiln_m], kiln_indices[kiln_m],\n"
                        "                            kiln_values[kiln_o], kiln_indices[kiln_o])) {\n"
                        "                kiln_values[kiln_m] = kiln_values[kiln_o];\n"
                        "                kiln_indices[kiln_m] = kiln_indices[kiln_o];\n"
-                       "            }\n",
-                       lid, stride, column, lid, stride, column);
+                       "            }\n");
     else
         array_text_add(source,
-                       "            uint kiln_o = (%s + kiln_half) * %d + %s;\n"
-                       "            uint kiln_m = %s * %d + %s;\n"
-                       "            kiln_values[kiln_m] = KILN_COMBINE(kiln_values[kiln_m], kiln_values[kiln_o]);\n",
-                       lid, stride, column, lid, stride, column);
+                       "            kiln_values[kiln_m] = KILN_COMBINE(kiln_values[kiln_m], kiln_values[kiln_o]);\n");
     array_text_add(source,
                    "        }\n"
                    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
                    "    }\n");
 }
 
-/* Writes either the final result (where `final` holds) or a partial (its
- * index too, for argmin / argmax). */
+/* Writes the tree's result, kiln_values[0]: the final one (where `final`
+ * holds) or a partial (its index too, for argmin / argmax). */
 static void add_store(array_text *source, const reduce_types *types,
                       const char *condition, const char *final,
-                      const char *column, const char *output_index,
-                      const char *partial_index)
+                      const char *output_index, const char *partial_index)
 {
     array_text_add(source,
                    "    if (%1$s) {\n"
-                   "        if (%5$s)\n"
-                   "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[%4$s], KILN_INDEX_OF(%4$s), kiln_length);\n"
+                   "        if (%4$s)\n"
+                   "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[0], KILN_INDEX_OF(0), kiln_length);\n"
                    "        else {\n"
-                   "            kiln_partial_values[%3$s] = kiln_values[%4$s];\n",
-                   condition, output_index, partial_index, column, final);
+                   "            kiln_partial_values[%3$s] = kiln_values[0];\n",
+                   condition, output_index, partial_index, final);
     if (types->arg)
         array_text_add(source,
-                       "            kiln_partial_indices[%s] = kiln_indices[%s];\n",
-                       partial_index, column);
+                       "            kiln_partial_indices[%s] = kiln_indices[0];\n",
+                       partial_index);
     array_text_add(source, "        }\n"
                            "    }\n");
 }
@@ -290,9 +284,8 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
         ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
     /* the tree pairs work-items x and x + half */
-    add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2, 1, "0");
-    add_store(source, types, "kiln_x == 0", "kiln_splits == 1", "0",
-              "kiln_row",
+    add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2);
+    add_store(source, types, "kiln_x == 0", "kiln_splits == 1", "kiln_row",
               "kiln_row * kiln_splits + kiln_split");
     array_text_add(source, "}\n");
 
@@ -381,7 +374,7 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    KILN_SET_INDEX(kiln_r, kiln_index);\n"
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
         FINISH_THREADS, array_dtype_ctype(types->output));
-    add_tree(source, types, "kiln_r", FINISH_THREADS / 2, 1, "0");
+    add_tree(source, types, "kiln_r", FINISH_THREADS / 2);
     array_text_add(source,
                    "    if (kiln_r == 0)\n"
                    "        kiln_out[kiln_out_offset + kiln_output] = "
