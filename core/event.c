@@ -5,6 +5,14 @@
 
 #include <stdlib.h>
 
+kiln_status kiln_untimed_event_create(kiln_context *context,
+                                      kiln_backend_event **event)
+{
+    if (context->ops->event_create_untimed != NULL)
+        return context->ops->event_create_untimed(context->backend, event);
+    return context->ops->event_create(context->backend, event);
+}
+
 kiln_status kiln_event_create(kiln_context *context, kiln_event **event)
 {
     kiln_error_clear();

@@ -468,6 +468,13 @@ KILN_INTERNAL kiln_status kiln_peer_copy(const char *function,
 KILN_INTERNAL kiln_status kiln_peer_wait(kiln_stream *stream,
                                          kiln_event *event);
 
+/* ---- event.c ------------------------------------------------------------ */
+
+/* A backend event for the core's own ordering and waiting, never timed:
+ * the backend's untimed kind where it has one (ABI 2.6). */
+KILN_INTERNAL kiln_status kiln_untimed_event_create(kiln_context *context,
+                                                    kiln_backend_event **event);
+
 /* ---- cache.c ------------------------------------------------------------ */
 
 typedef struct kiln_cache_key {

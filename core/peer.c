@@ -59,8 +59,8 @@ static kiln_status side_open(staged_side *side, kiln_context *context,
     side->context = context;
     side->stream = stream;
     for (int slot = 0; slot < KILN_STAGING_SLOTS; ++slot) {
-        kiln_status status = context->ops->event_create(context->backend,
-                                                        &side->done[slot]);
+        kiln_status status =
+            kiln_untimed_event_create(context, &side->done[slot]);
         if (status != KILN_OK)
             return status;
     }
@@ -236,8 +236,7 @@ static kiln_status peer_hold_other(kiln_context *stream_context,
                                    kiln_context *other)
 {
     kiln_backend_event *event = NULL;
-    kiln_status status =
-        stream_context->ops->event_create(stream_context->backend, &event);
+    kiln_status status = kiln_untimed_event_create(stream_context, &event);
     if (status != KILN_OK)
         return status;
     status = stream_context->ops->event_record(stream_context->backend, event,

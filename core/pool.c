@@ -33,8 +33,7 @@ static kiln_backend_event *pool_event_take(kiln_context *context)
     if (context->pool.spare_event_count > 0)
         event = context->pool.spare_events[--context->pool.spare_event_count];
     pthread_mutex_unlock(&context->lock);
-    if (event == NULL &&
-        context->ops->event_create(context->backend, &event) != KILN_OK)
+    if (event == NULL && kiln_untimed_event_create(context, &event) != KILN_OK)
         event = NULL;
     return event;
 }

@@ -63,10 +63,11 @@ extern "C" {
  *        leave them NULL): a plugin of an older minor still loads and runs,
  *        but its programs are not kept in the disk cache and listing its
  *        kernels answers KILN_ERR_UNSUPPORTED.
+ *   2.6  event_create_untimed (optional)
  * The structs below are the plugin ABI's own: the public ones of kiln.h
  * may grow without changing it. */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 5
+#define KILN_BACKEND_ABI_MINOR 6
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -487,6 +488,18 @@ typedef struct kiln_backend_ops {
                                       const void *data, size_t size,
                                       const kiln_backend_program_info *info,
                                       kiln_backend_program **program);
+
+    /* ---- ABI 2.6 ---- */
+
+    /* An event like event_create's that is only recorded, waited for and
+     * queried, never asked for event_elapsed: the core's own events (the
+     * memory pool's, staged copies') are these.  A vendor may then skip
+     * the timestamp, which a timed event writes only once all earlier work
+     * on the stream is done (on the H100 each timed CUDA event recorded
+     * between two kernels cost 1.7-2 us of device time; an untimed one,
+     * none).  Optional: NULL makes the core use event_create. */
+    kiln_status (*event_create_untimed)(kiln_backend_context *context,
+                                        kiln_backend_event **event);
 } kiln_backend_ops;
 
 /* The size of a table of the required ops: the smallest the core

@@ -130,6 +130,7 @@ static void cuda_ops_fill(void)
     ops->program_kernels = cuda_program_kernels;
     ops->program_image = cuda_program_image;
     ops->program_load_image = cuda_program_load_image;
+    ops->event_create_untimed = cuda_event_create_untimed;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

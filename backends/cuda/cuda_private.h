@@ -242,6 +242,9 @@ CUDA_INTERNAL kiln_status cuda_stream_wait_event_peer(
     kiln_backend_context *event_context, kiln_backend_event *event);
 CUDA_INTERNAL kiln_status cuda_event_create(kiln_backend_context *context,
                                             kiln_backend_event **event);
+CUDA_INTERNAL kiln_status
+cuda_event_create_untimed(kiln_backend_context *context,
+                          kiln_backend_event **event);
 CUDA_INTERNAL void cuda_event_destroy(kiln_backend_context *context,
                                       kiln_backend_event *event);
 CUDA_INTERNAL kiln_status cuda_event_record(kiln_backend_context *context,

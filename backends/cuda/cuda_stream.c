@@ -79,8 +79,9 @@ kiln_status cuda_stream_wait_event_peer(kiln_backend_context *context,
     return cuda_stream_wait_event(context, stream, event);
 }
 
-kiln_status cuda_event_create(kiln_backend_context *context,
-                              kiln_backend_event **event)
+static kiln_status event_create_flagged(kiln_backend_context *context,
+                                       unsigned flags,
+                                       kiln_backend_event **event)
 {
     kiln_status status = cuda_context_enter(context);
     if (status != KILN_OK)
@@ -89,7 +90,7 @@ kiln_status cuda_event_create(kiln_backend_context *context,
     if (result == NULL)
         return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                 "out of host memory");
-    CUresult failed = cuEventCreate(&result->event, CU_EVENT_DEFAULT);
+    CUresult failed = cuEventCreate(&result->event, flags);
     if (failed != CUDA_SUCCESS) {
         free(result);
         return cuda_fail(context->device, failed, KILN_ERR_BACKEND,
@@ -97,6 +98,18 @@ kiln_status cuda_event_create(kiln_backend_context *context,
     }
     *event = result;
     return KILN_OK;
+}
+
+kiln_status cuda_event_create(kiln_backend_context *context,
+                              kiln_backend_event **event)
+{
+    return event_create_flagged(context, CU_EVENT_DEFAULT, event);
+}
+
+kiln_status cuda_event_create_untimed(kiln_backend_context *context,
+                                      kiln_backend_event **event)
+{
+    return event_create_flagged(context, CU_EVENT_DISABLE_TIMING, event);
 }
 
 void cuda_event_destroy(kiln_backend_context *context,

@@ -81,6 +81,7 @@ static void opencl_ops_fill(void)
     ops->program_kernels = opencl_program_kernels;
     ops->program_image = opencl_program_image;
     ops->program_load_image = opencl_program_load_image;
+    ops->event_create_untimed = opencl_event_create_untimed;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -27,6 +27,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kiln_backend.h"
@@ -98,6 +99,7 @@ struct kiln_backend_memory {
 struct kiln_backend_event {
     pthread_mutex_t lock;        /* record may race with a waiter          */
     cl_event event;              /* NULL until the first record            */
+    bool untimed;                /* a marker, never a timing fill          */
 };
 
 /* What a program knows of one of its kernels.  Kept with the program
@@ -252,6 +254,9 @@ OPENCL_INTERNAL kiln_status opencl_stream_wait_event(
     kiln_backend_event *event);
 OPENCL_INTERNAL kiln_status opencl_event_create(kiln_backend_context *context,
                                                 kiln_backend_event **event);
+OPENCL_INTERNAL kiln_status
+opencl_event_create_untimed(kiln_backend_context *context,
+                            kiln_backend_event **event);
 OPENCL_INTERNAL void opencl_event_destroy(kiln_backend_context *context,
                                           kiln_backend_event *event);
 OPENCL_INTERNAL kiln_status opencl_event_record(kiln_backend_context *context,

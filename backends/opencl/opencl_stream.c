@@ -166,10 +166,8 @@ kiln_status opencl_stream_wait_event(kiln_backend_context *context,
     return KILN_OK;
 }
 
-kiln_status opencl_event_create(kiln_backend_context *context,
-                                kiln_backend_event **event)
+static kiln_status event_create(bool untimed, kiln_backend_event **event)
 {
-    (void)context;
     kiln_backend_event *result = calloc(1, sizeof *result);
     if (result == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
@@ -179,8 +177,23 @@ kiln_status opencl_event_create(kiln_backend_context *context,
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: pthread_mutex_init failed");
     }
+    result->untimed = untimed;
     *event = result;
     return KILN_OK;
+}
+
+kiln_status opencl_event_create(kiln_backend_context *context,
+                                kiln_backend_event **event)
+{
+    (void)context;
+    return event_create(false, event);
+}
+
+kiln_status opencl_event_create_untimed(kiln_backend_context *context,
+                                        kiln_backend_event **event)
+{
+    (void)context;
+    return event_create(true, event);
 }
 
 void opencl_event_destroy(kiln_backend_context *context,
@@ -200,7 +213,7 @@ kiln_status opencl_event_record(kiln_backend_context *context,
     kiln_backend_stream *target = opencl_stream_resolve(context, stream);
     cl_event handle = NULL;
     cl_int error;
-    if (target->timer != NULL) {
+    if (target->timer != NULL && !event->untimed) {
         static const cl_uint zero = 0;
         error = clEnqueueFillBuffer(target->queue, target->timer, &zero,
                                     sizeof zero, 0, sizeof zero, 0, NULL,
