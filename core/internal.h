@@ -169,6 +169,7 @@ typedef struct kiln_pool_block kiln_pool_block;
 typedef struct kiln_pool {
     bool enabled;
     kiln_pool_block *free_blocks;  /* singly linked, newest first */
+    size_t deferred_count; /* blocks waiting for a default-stream fence */
     kiln_pool_stats stats;
     kiln_backend_event *spare_events[KILN_POOL_SPARE_EVENTS];
     size_t spare_event_count;

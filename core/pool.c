@@ -3,18 +3,30 @@
  * free list of their size class and later allocations of that class take it
  * back, so loops that allocate and free do not pay the driver each time.
  *
- * A block that asynchronous work may still touch carries an event recorded
- * on the last stream that used it; whoever takes the block waits for that
- * event first, so reuse never races with the previous owner's work.
+ * A block that asynchronous work may still touch is handed out again only
+ * after an event recorded behind that work: whoever takes the block waits
+ * for the event first, so reuse never races with the previous owner's work.
+ * Blocks released with work pending on the default stream get their event
+ * late, when the next allocation looks at the pool: one event recorded
+ * then covers every such block released since (work queued later only
+ * makes it conservative), instead of one driver record per release.
  */
 #include "internal.h"
 
 #include <stdlib.h>
 
+/* An event behind the pending work of the blocks that share it. */
+typedef struct pool_fence {
+    kiln_backend_event *event;
+    size_t blocks; /* cached blocks still pointing here */
+    bool passed;   /* a query saw it complete: no more driver calls */
+} pool_fence;
+
 struct kiln_pool_block {
     kiln_backend_memory *memory;
     size_t capacity;
-    kiln_backend_event *ready; /* NULL: nothing pending */
+    pool_fence *fence; /* NULL: no event (idle, unless `deferred`) */
+    bool deferred;     /* work pending on the default stream, no event yet */
     kiln_pool_block *next;
 };
 
@@ -22,32 +34,85 @@ void kiln_pool_init(kiln_pool *pool)
 {
     pool->enabled = kiln_env_pool_enabled();
     pool->free_blocks = NULL;
+    pool->deferred_count = 0;
     pool->spare_event_count = 0;
+}
+
+/* A spare event, or NULL (context lock held). */
+static kiln_backend_event *spare_event_locked(kiln_context *context)
+{
+    return context->pool.spare_event_count > 0
+               ? context->pool.spare_events[--context->pool.spare_event_count]
+               : NULL;
 }
 
 /* A spare event, or a new one; NULL when none can be made. */
 static kiln_backend_event *pool_event_take(kiln_context *context)
 {
-    kiln_backend_event *event = NULL;
     pthread_mutex_lock(&context->lock);
-    if (context->pool.spare_event_count > 0)
-        event = context->pool.spare_events[--context->pool.spare_event_count];
+    kiln_backend_event *event = spare_event_locked(context);
     pthread_mutex_unlock(&context->lock);
     if (event == NULL && kiln_untimed_event_create(context, &event) != KILN_OK)
         event = NULL;
     return event;
 }
 
-/* Keeps a completed event for pool_event_take, or destroys it. */
-static void pool_event_keep(kiln_context *context, kiln_backend_event *event)
+/* Keeps a completed event for later fences, or destroys it (context lock
+ * held). */
+static void keep_event_locked(kiln_context *context, kiln_backend_event *event)
 {
-    pthread_mutex_lock(&context->lock);
-    bool kept = context->pool.spare_event_count < KILN_POOL_SPARE_EVENTS;
-    if (kept)
+    if (context->pool.spare_event_count < KILN_POOL_SPARE_EVENTS)
         context->pool.spare_events[context->pool.spare_event_count++] = event;
-    pthread_mutex_unlock(&context->lock);
-    if (!kept)
+    else
         context->ops->event_destroy(context->backend, event);
+}
+
+/* One block less on `fence`; the last one frees it, keeping its event when
+ * it completed without error (context lock held). */
+static void fence_drop_locked(kiln_context *context, pool_fence *fence,
+                              bool completed)
+{
+    if (--fence->blocks > 0)
+        return;
+    if (completed)
+        keep_event_locked(context, fence->event);
+    else
+        context->ops->event_destroy(context->backend, fence->event);
+    free(fence);
+}
+
+/* Records `*event` on the default stream as the fence of every deferred
+ * block, and takes it (*event = NULL); leaves it on failure, when the
+ * blocks stay deferred (context lock held: the record does not block). */
+static void fence_deferred_locked(kiln_context *context,
+                                  kiln_backend_event **event)
+{
+    pool_fence *fence = malloc(sizeof *fence);
+    if (fence == NULL)
+        return;
+    if (context->ops->event_record(context->backend, *event, NULL) !=
+        KILN_OK) {
+        free(fence);
+        kiln_error_clear();
+        return;
+    }
+    fence->event = *event;
+    fence->blocks = 0;
+    fence->passed = false;
+    *event = NULL;
+    for (kiln_pool_block *block = context->pool.free_blocks; block != NULL;
+         block = block->next) {
+        if (!block->deferred)
+            continue;
+        block->deferred = false;
+        block->fence = fence;
+        ++fence->blocks;
+    }
+    context->pool.deferred_count = 0;
+    if (fence->blocks == 0) { /* none after all: the count was off */
+        fence->blocks = 1;
+        fence_drop_locked(context, fence, true);
+    }
 }
 
 /* Sizes round up to 512 bytes, and above 1 MiB to an eighth of their power
@@ -72,11 +137,19 @@ static size_t pool_size_class(size_t size, uint64_t limit)
     return rounded;
 }
 
+/* Frees a cached block, waiting for its fence first (context lock held).
+ * A deferred block goes to the driver at once: its free is safe with work
+ * in flight. */
 static void block_free(kiln_context *context, kiln_pool_block *block)
 {
-    if (block->ready != NULL) {
-        (void)context->ops->event_synchronize(context->backend, block->ready);
-        context->ops->event_destroy(context->backend, block->ready);
+    pool_fence *fence = block->fence;
+    if (fence != NULL) {
+        bool completed =
+            fence->passed ||
+            context->ops->event_synchronize(context->backend, fence->event) ==
+                KILN_OK;
+        fence->passed = completed;
+        fence_drop_locked(context, fence, completed);
     }
     context->ops->memory_free(context->backend, block->memory);
     free(block);
@@ -92,6 +165,7 @@ void kiln_pool_trim_locked(kiln_context *context)
         block = next;
     }
     context->pool.free_blocks = NULL;
+    context->pool.deferred_count = 0;
     while (context->pool.spare_event_count > 0)
         context->ops->event_destroy(
             context->backend,
@@ -103,13 +177,24 @@ void kiln_pool_trim_locked(kiln_context *context)
 #define POOL_PENDING_LIMIT 4
 
 /* Whether the block's previous owner's work is done (or failed: the
- * caller's wait then reports it).  Called with the context's lock held:
- * the query does not block. */
-static bool block_idle(kiln_context *context, const kiln_pool_block *block)
+ * taker's wait then reports it).  `*busy` is a fence this walk already
+ * found pending, not asked again.  Context lock held: the query does not
+ * block. */
+static bool block_idle(kiln_context *context, const kiln_pool_block *block,
+                       const pool_fence *busy)
 {
-    return block->ready == NULL ||
-           context->ops->event_query(context->backend, block->ready) !=
-               KILN_ERR_NOT_READY;
+    if (block->deferred)
+        return false;
+    pool_fence *fence = block->fence;
+    if (fence == NULL || fence->passed)
+        return true;
+    if (fence == busy)
+        return false;
+    kiln_status status =
+        context->ops->event_query(context->backend, fence->event);
+    if (status == KILN_OK)
+        fence->passed = true;
+    return status != KILN_ERR_NOT_READY;
 }
 
 /* Takes a cached block of exactly `capacity` bytes, or NULL.  A block
@@ -117,20 +202,24 @@ static bool block_idle(kiln_context *context, const kiln_pool_block *block)
  * makes the host wait for the device, so a loop that allocates, launches
  * and releases would keep the device idle during all its host work.
  * While fewer than POOL_PENDING_LIMIT blocks of the class are pending,
- * NULL (a new allocation) is the answer instead; past it, the oldest. */
+ * NULL (a new allocation) is the answer instead; past it, the oldest.
+ * Context lock held. */
 static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
 {
     kiln_pool_block **link = &context->pool.free_blocks;
     kiln_pool_block **oldest = NULL;
+    const pool_fence *busy = NULL;
     size_t pending = 0;
     for (; *link != NULL; link = &(*link)->next) {
         kiln_pool_block *block = *link;
         if (block->capacity != capacity)
             continue;
-        if (block_idle(context, block)) {
+        if (block_idle(context, block, busy)) {
             oldest = link;
             break;
         }
+        if (!block->deferred)
+            busy = block->fence;
         oldest = link; /* the list is newest first */
         ++pending;
     }
@@ -140,7 +229,33 @@ static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
     kiln_pool_block *block = *oldest;
     *oldest = block->next;
     context->pool.stats.bytes_cached -= capacity;
+    if (block->deferred)
+        --context->pool.deferred_count;
     return block;
+}
+
+/* Makes the taken block's previous work done: waits for its fence (or, for
+ * a block that never got one, the default stream) and lets go of it. */
+static kiln_status block_settle(kiln_context *context, kiln_pool_block *block,
+                                bool must_wait)
+{
+    kiln_status status = KILN_OK;
+    pool_fence *fence = block->fence;
+    if (block->deferred)
+        status = context->ops->stream_synchronize(context->backend, NULL);
+    else if (fence != NULL && must_wait)
+        status = context->ops->event_synchronize(context->backend,
+                                                 fence->event);
+    if (fence != NULL) {
+        /* other blocks may share the fence: let go of it under the lock */
+        pthread_mutex_lock(&context->lock);
+        if (status == KILN_OK)
+            fence->passed = true;
+        fence_drop_locked(context, fence, status == KILN_OK);
+        pthread_mutex_unlock(&context->lock);
+        block->fence = NULL;
+    }
+    return status;
 }
 
 kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
@@ -150,23 +265,33 @@ kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
     bool pooled = context->pool.enabled;
     size_t wanted =
         pooled ? pool_size_class(size, context->device.max_allocation) : size;
+    if (pooled && context->pool.deferred_count > 0) {
+        /* Blocks released with work pending on the default stream get
+         * their one event now. */
+        kiln_backend_event *event = spare_event_locked(context);
+        if (event == NULL) {
+            pthread_mutex_unlock(&context->lock);
+            if (kiln_untimed_event_create(context, &event) != KILN_OK) {
+                event = NULL;
+                kiln_error_clear();
+            }
+            pthread_mutex_lock(&context->lock);
+        }
+        if (event != NULL && context->pool.deferred_count > 0)
+            fence_deferred_locked(context, &event);
+        if (event != NULL)
+            keep_event_locked(context, event);
+    }
     kiln_pool_block *block = pooled ? pool_take(context, wanted) : NULL;
+    bool must_wait = block != NULL && block->fence != NULL &&
+                     !block->fence->passed;
     context->pool.stats.allocations++;
     if (block != NULL)
         context->pool.stats.reuses++;
     pthread_mutex_unlock(&context->lock);
 
     if (block != NULL) {
-        kiln_status status = KILN_OK;
-        if (block->ready != NULL) {
-            status = context->ops->event_synchronize(context->backend,
-                                                     block->ready);
-            if (status == KILN_OK)
-                pool_event_keep(context, block->ready);
-            else
-                context->ops->event_destroy(context->backend, block->ready);
-            block->ready = NULL;
-        }
+        kiln_status status = block_settle(context, block, must_wait);
         if (status != KILN_OK) {
             /* The previous owner's work faulted: do not hand out memory in
              * an unknown state. */
@@ -215,19 +340,28 @@ void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
 
     kiln_pool_block *block = pooled ? calloc(1, sizeof *block) : NULL;
     if (block != NULL && pending == KILN_PENDING_ONE_STREAM) {
-        kiln_backend_stream *backend_stream = stream ? stream->backend : NULL;
-        block->ready = pool_event_take(context);
-        if (block->ready != NULL &&
-            context->ops->event_record(context->backend, block->ready,
-                                       backend_stream) != KILN_OK) {
-            context->ops->event_destroy(context->backend, block->ready);
-            block->ready = NULL;
-        }
-        if (block->ready == NULL) {
-            /* Cannot track the pending work: let the driver free it, which
-             * is safe with work in flight. */
-            free(block);
-            block = NULL;
+        if (stream == NULL) {
+            block->deferred = true; /* its fence comes with the next take */
+        } else {
+            pool_fence *fence = malloc(sizeof *fence);
+            kiln_backend_event *event =
+                fence != NULL ? pool_event_take(context) : NULL;
+            if (event != NULL &&
+                context->ops->event_record(context->backend, event,
+                                           stream->backend) != KILN_OK) {
+                context->ops->event_destroy(context->backend, event);
+                event = NULL;
+            }
+            if (event == NULL) {
+                /* Cannot track the pending work: let the driver free it,
+                 * which is safe with work in flight. */
+                free(fence);
+                free(block);
+                block = NULL;
+            } else {
+                *fence = (pool_fence){.event = event, .blocks = 1};
+                block->fence = fence;
+            }
         }
     }
     if (block == NULL) {
@@ -241,6 +375,8 @@ void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
     block->next = context->pool.free_blocks;
     context->pool.free_blocks = block;
     context->pool.stats.bytes_cached += capacity;
+    if (block->deferred)
+        ++context->pool.deferred_count;
     pthread_mutex_unlock(&context->lock);
 }
 
