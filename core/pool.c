@@ -7,9 +7,11 @@
  * after an event recorded behind that work: whoever takes the block waits
  * for the event first, so reuse never races with the previous owner's work.
  * Blocks released with work pending on the default stream get their event
- * late, when the next allocation looks at the pool: one event recorded
- * then covers every such block released since (work queued later only
- * makes it conservative), instead of one driver record per release.
+ * late, only when an allocation of their size finds no idle block, or when
+ * POOL_PENDING_LIMIT - 1 of them wait: one event recorded then covers every
+ * such block released since (work queued later only makes it
+ * conservative).  A driver record per release cost NVIDIA's OpenCL about
+ * 10 us of host time (an event on a profiling queue), CUDA about 2.
  */
 #include "internal.h"
 
@@ -204,12 +206,14 @@ static bool block_idle(kiln_context *context, const kiln_pool_block *block,
  * While fewer than POOL_PENDING_LIMIT blocks of the class are pending,
  * NULL (a new allocation) is the answer instead; past it, the oldest.
  * Context lock held. */
-static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
+static kiln_pool_block *pool_take(kiln_context *context, size_t capacity,
+                                  bool *deferred_wanted)
 {
     kiln_pool_block **link = &context->pool.free_blocks;
     kiln_pool_block **oldest = NULL;
     const pool_fence *busy = NULL;
     size_t pending = 0;
+    bool saw_deferred = false;
     for (; *link != NULL; link = &(*link)->next) {
         kiln_pool_block *block = *link;
         if (block->capacity != capacity)
@@ -218,11 +222,15 @@ static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
             oldest = link;
             break;
         }
-        if (!block->deferred)
+        if (block->deferred)
+            saw_deferred = true;
+        else
             busy = block->fence;
         oldest = link; /* the list is newest first */
         ++pending;
     }
+    /* No idle block of the size, and some wait for an event. */
+    *deferred_wanted = *link == NULL && saw_deferred;
     if (oldest == NULL ||
         (pending > 0 && *link == NULL && pending < POOL_PENDING_LIMIT))
         return NULL;
@@ -232,6 +240,25 @@ static kiln_pool_block *pool_take(kiln_context *context, size_t capacity)
     if (block->deferred)
         --context->pool.deferred_count;
     return block;
+}
+
+/* Records one event behind every deferred block (context lock held; it is
+ * let go while a new event is made). */
+static void fence_deferred(kiln_context *context)
+{
+    kiln_backend_event *event = spare_event_locked(context);
+    if (event == NULL) {
+        pthread_mutex_unlock(&context->lock);
+        if (kiln_untimed_event_create(context, &event) != KILN_OK) {
+            event = NULL;
+            kiln_error_clear();
+        }
+        pthread_mutex_lock(&context->lock);
+    }
+    if (event != NULL && context->pool.deferred_count > 0)
+        fence_deferred_locked(context, &event);
+    if (event != NULL)
+        keep_event_locked(context, event);
 }
 
 /* Makes the taken block's previous work done: waits for its fence (or, for
@@ -265,26 +292,18 @@ kiln_status kiln_pool_allocate(kiln_context *context, size_t size,
     bool pooled = context->pool.enabled;
     size_t wanted =
         pooled ? pool_size_class(size, context->device.max_allocation) : size;
-    if (pooled && context->pool.deferred_count > 0) {
-        /* Blocks released with work pending on the default stream get
-         * their one event now. */
-        kiln_backend_event *event = spare_event_locked(context);
-        if (event == NULL) {
-            pthread_mutex_unlock(&context->lock);
-            if (kiln_untimed_event_create(context, &event) != KILN_OK) {
-                event = NULL;
-                kiln_error_clear();
-            }
-            pthread_mutex_lock(&context->lock);
-        }
-        if (event != NULL && context->pool.deferred_count > 0)
-            fence_deferred_locked(context, &event);
-        if (event != NULL)
-            keep_event_locked(context, event);
-    }
-    kiln_pool_block *block = pooled ? pool_take(context, wanted) : NULL;
+    /* Deferred blocks are the newest of the list: with fewer of them than
+     * POOL_PENDING_LIMIT, the oldest pending block of a size, the one
+     * pool_take waits for, always has its event. */
+    if (pooled && context->pool.deferred_count >= POOL_PENDING_LIMIT - 1)
+        fence_deferred(context);
+    bool deferred_wanted = false;
+    kiln_pool_block *block =
+        pooled ? pool_take(context, wanted, &deferred_wanted) : NULL;
     bool must_wait = block != NULL && block->fence != NULL &&
                      !block->fence->passed;
+    if (deferred_wanted)
+        fence_deferred(context); /* for the next allocation of the size */
     context->pool.stats.allocations++;
     if (block != NULL)
         context->pool.stats.reuses++;
