@@ -40,19 +40,13 @@ void kiln_pool_init(kiln_pool *pool)
     pool->spare_event_count = 0;
 }
 
-/* A spare event, or NULL (context lock held). */
-static kiln_backend_event *spare_event_locked(kiln_context *context)
-{
-    return context->pool.spare_event_count > 0
-               ? context->pool.spare_events[--context->pool.spare_event_count]
-               : NULL;
-}
-
 /* A spare event, or a new one; NULL when none can be made. */
 static kiln_backend_event *pool_event_take(kiln_context *context)
 {
+    kiln_backend_event *event = NULL;
     pthread_mutex_lock(&context->lock);
-    kiln_backend_event *event = spare_event_locked(context);
+    if (context->pool.spare_event_count > 0)
+        event = context->pool.spare_events[--context->pool.spare_event_count];
     pthread_mutex_unlock(&context->lock);
     if (event == NULL && kiln_untimed_event_create(context, &event) != KILN_OK)
         event = NULL;
@@ -83,24 +77,35 @@ static void fence_drop_locked(kiln_context *context, pool_fence *fence,
     free(fence);
 }
 
+/* A fence of no block yet: `event` recorded on `stream` (NULL: the
+ * default).  NULL on failure, `event` left to the caller. */
+static pool_fence *fence_record(kiln_context *context,
+                                kiln_backend_event *event,
+                                kiln_backend_stream *stream)
+{
+    pool_fence *fence = malloc(sizeof *fence);
+    if (fence == NULL)
+        return NULL;
+    if (context->ops->event_record(context->backend, event, stream) !=
+        KILN_OK) {
+        free(fence);
+        return NULL;
+    }
+    *fence = (pool_fence){.event = event};
+    return fence;
+}
+
 /* Records `*event` on the default stream as the fence of every deferred
  * block, and takes it (*event = NULL); leaves it on failure, when the
  * blocks stay deferred (context lock held: the record does not block). */
 static void fence_deferred_locked(kiln_context *context,
                                   kiln_backend_event **event)
 {
-    pool_fence *fence = malloc(sizeof *fence);
-    if (fence == NULL)
-        return;
-    if (context->ops->event_record(context->backend, *event, NULL) !=
-        KILN_OK) {
-        free(fence);
+    pool_fence *fence = fence_record(context, *event, NULL);
+    if (fence == NULL) {
         kiln_error_clear();
         return;
     }
-    fence->event = *event;
-    fence->blocks = 0;
-    fence->passed = false;
     *event = NULL;
     for (kiln_pool_block *block = context->pool.free_blocks; block != NULL;
          block = block->next) {
@@ -243,18 +248,14 @@ static kiln_pool_block *pool_take(kiln_context *context, size_t capacity,
 }
 
 /* Records one event behind every deferred block (context lock held; it is
- * let go while a new event is made). */
+ * let go while the event is taken). */
 static void fence_deferred(kiln_context *context)
 {
-    kiln_backend_event *event = spare_event_locked(context);
-    if (event == NULL) {
-        pthread_mutex_unlock(&context->lock);
-        if (kiln_untimed_event_create(context, &event) != KILN_OK) {
-            event = NULL;
-            kiln_error_clear();
-        }
-        pthread_mutex_lock(&context->lock);
-    }
+    pthread_mutex_unlock(&context->lock);
+    kiln_backend_event *event = pool_event_take(context);
+    if (event == NULL)
+        kiln_error_clear();
+    pthread_mutex_lock(&context->lock);
     if (event != NULL && context->pool.deferred_count > 0)
         fence_deferred_locked(context, &event);
     if (event != NULL)
@@ -362,23 +363,19 @@ void kiln_pool_return(kiln_context *context, kiln_backend_memory *memory,
         if (stream == NULL) {
             block->deferred = true; /* its fence comes with the next take */
         } else {
-            pool_fence *fence = malloc(sizeof *fence);
-            kiln_backend_event *event =
-                fence != NULL ? pool_event_take(context) : NULL;
-            if (event != NULL &&
-                context->ops->event_record(context->backend, event,
-                                           stream->backend) != KILN_OK) {
-                context->ops->event_destroy(context->backend, event);
-                event = NULL;
-            }
-            if (event == NULL) {
+            kiln_backend_event *event = pool_event_take(context);
+            pool_fence *fence =
+                event != NULL ? fence_record(context, event, stream->backend)
+                              : NULL;
+            if (fence == NULL) {
                 /* Cannot track the pending work: let the driver free it,
                  * which is safe with work in flight. */
-                free(fence);
+                if (event != NULL)
+                    context->ops->event_destroy(context->backend, event);
                 free(block);
                 block = NULL;
             } else {
-                *fence = (pool_fence){.event = event, .blocks = 1};
+                fence->blocks = 1;
                 block->fence = fence;
             }
         }
