@@ -297,8 +297,8 @@ static void add_kernels(array_text *source, const reduce_types *types)
      * kiln_finish set and one stretch: each work-item then combines the
      * `splits` partials of its column (many splits, for few columns, are
      * combined by kiln_reduce_finish's trees instead).
-     * One kernel for both launches: a kernel made for each costs the host
-     * as much as a launch.  (Measured on the H100 against 32 x 8 tiles
+     * One kernel serves both launches, told apart by kiln_finish.
+     * (Measured on the H100 against 32 x 8 tiles
      * with an in-group tree: 77% of copy against 70-74%.  A 1-D grid whose
      * work-items divide to find their stretch and column cost 3 us of the
      * 32 us of 4096^2 along axis 0, on CUDA and NVIDIA's OpenCL alike.) */
