@@ -5,7 +5,10 @@ libkiln_la_SOURCES = \
 	core/internal.h \
 	core/args.c \
 	core/buffer.c \
-	core/cache.c \
+	core/built_program.c \
+	core/cache_disk.c \
+	core/cache_key.c \
+	core/cache_memory.c \
 	core/context.c \
 	core/device.c \
 	core/env.c \
@@ -17,11 +20,16 @@ libkiln_la_SOURCES = \
 	core/host_memory.c \
 	core/kernel.c \
 	core/launch.c \
+	core/launch_check.c \
+	core/launch_stage.c \
 	core/loader.c \
 	core/peer.c \
 	core/pool.c \
 	core/prepared.c \
 	core/program.c \
+	core/program_contents.c \
+	core/program_language.c \
+	core/program_options.c \
 	core/saved_program.c \
 	core/saved_program.h \
 	core/source.c \

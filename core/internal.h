@@ -16,6 +16,7 @@
 
 #include "kiln.h"
 #include "kiln_backend.h"
+#include "translate.h" /* clc_option_lists */
 
 #if defined(__GNUC__)
 #define KILN_INTERNAL __attribute__((visibility("hidden")))
@@ -143,6 +144,7 @@ typedef struct kiln_refcount {
 
 /* One owned reference: the creator's. */
 KILN_INTERNAL void kiln_refcount_init(kiln_refcount *count);
+
 /* The caller's *_retain. */
 KILN_INTERNAL void kiln_refcount_retain(kiln_refcount *count);
 /* A child's reference. */
@@ -361,6 +363,34 @@ static inline int kiln_public_name_length(const char *function)
  * already zero (a double release caught before reuse) is an error. */
 KILN_INTERNAL bool kiln_reference_drop(atomic_int *references);
 
+/* ---- program_options.c --------------------------------------------------- */
+
+/* The caller's options (NULL: none) as this library's struct. */
+KILN_INTERNAL kiln_status kiln_build_options_read(
+    const kiln_build_options *user, kiln_build_options *options);
+
+/* A program's options, composed once into the string backends are shown
+ * (the user's options, then -D for each define) and split once into
+ * lists; include_dirs holds the struct's directories, then the -I ones. */
+typedef struct kiln_program_options {
+    char *composed;
+    clc_option_lists lists;
+    const char **include_dirs;
+} kiln_program_options;
+
+KILN_INTERNAL kiln_status kiln_program_options_make(
+    const kiln_build_options *options, kiln_program_options *parsed);
+KILN_INTERNAL void kiln_program_options_free(kiln_program_options *parsed);
+
+/* ---- program_language.c ------------------------------------------------- */
+
+/* Where a CUDA C token that OpenCL C never has starts: `__global__` (the
+ * kernel qualifier every CUDA kernel carries).  -1 when there is none, or
+ * when OpenCL C's kernel qualifier is there too.  Comments and literals
+ * are skipped; sets *line to the token's line. */
+KILN_INTERNAL long kiln_language_cuda_marker(const char *text, size_t length,
+                                             unsigned *line);
+
 KILN_INTERNAL void kiln_context_release_internal(kiln_context *context);
 KILN_INTERNAL void kiln_stream_release_internal(kiln_stream *stream);
 KILN_INTERNAL void kiln_program_release_internal(kiln_program *program);
@@ -571,14 +601,44 @@ static inline bool kiln_arg_kind_is_host(kiln_arg_kind kind)
            kind == KILN_ARG_KIND_INOUT;
 }
 
-/* KILN_ERR_ARGUMENT_COUNT, with the kernel's signature, unless the kernel
- * takes `arg_count` arguments. */
-KILN_INTERNAL kiln_status kiln_launch_check_count(const kiln_kernel *kernel,
-                                                  size_t arg_count);
+/* kiln_launch after its handle checks (also kiln_launch_args and the
+ * prepared calls). */
 KILN_INTERNAL kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                               const kiln_launch_config *config,
                                               size_t arg_count,
                                               const kiln_arg *args);
+
+/* Where a value argument's bytes are: in the argument for typed scalars. */
+static inline const void *kiln_arg_value(const kiln_arg *arg)
+{
+    return arg->type != KILN_SCALAR_NONE ? (const void *)&arg->scalar
+                                         : arg->value;
+}
+
+/* ---- launch_check.c ------------------------------------------------------ */
+
+/* The grid and block against the device and the kernel; *dimensions is
+ * config->dimensions, or the fewest that hold the launch. */
+KILN_INTERNAL kiln_status kiln_launch_check_geometry(
+    const kiln_kernel *kernel, const kiln_launch_config *config,
+    unsigned *dimensions);
+/* Every argument against the kernel's parameters, and the local memory
+ * they and `local_memory` add up to against the device's. */
+KILN_INTERNAL kiln_status kiln_launch_check_args(const kiln_kernel *kernel,
+                                                 size_t arg_count,
+                                                 const kiln_arg *args,
+                                                 size_t local_memory);
+/* Sets the error "launch of 'k'(signature): argument i (type name): ..."
+ * and returns `status`. */
+KILN_INTERNAL kiln_status kiln_launch_argument_error_v(
+    const kiln_kernel *kernel, kiln_status status, size_t index,
+    const char *format, va_list args) KILN_PRINTF_LIKE(4, 0);
+/* "a buffer", "a host In array": an argument kind in messages. */
+KILN_INTERNAL const char *kiln_arg_kind_word(kiln_arg_kind kind);
+/* KILN_ERR_ARGUMENT_COUNT, with the kernel's signature, unless the kernel
+ * takes `arg_count` arguments. */
+KILN_INTERNAL kiln_status kiln_launch_check_count(const kiln_kernel *kernel,
+                                                  size_t arg_count);
 /* The checks of one argument that need no value (its kind against the
  * parameter's, a typed scalar against the declared type), shared by
  * launches and kiln_kernel_prepare. */
@@ -589,6 +649,41 @@ KILN_INTERNAL kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
 /* The prepared type character of a typed scalar ('i' for KILN_SCALAR_INT);
  * 0 for an unknown type. */
 KILN_INTERNAL char kiln_scalar_type_char(kiln_scalar_type type);
+
+/* ---- launch_stage.c: host In/Out arrays --------------------------------- */
+
+typedef struct staged_host_arg {
+    kiln_backend_memory *memory;
+    size_t capacity;
+    kiln_backend_memory *guarded; /* checked mode: the block around it */
+} staged_host_arg;
+
+/* Stages host argument `arg` (In, Out or InOut) in pooled device memory
+ * (guarded when `checked`), copying it in unless it is Out. */
+KILN_INTERNAL kiln_status kiln_stage_host_arg(kiln_context *context,
+                                              kiln_backend_stream *stream,
+                                              const kiln_arg *arg,
+                                              bool checked,
+                                              staged_host_arg *staged);
+/* Copies every Out and InOut argument back, waiting for the stream. */
+KILN_INTERNAL kiln_status kiln_stage_copy_back(kiln_context *context,
+                                               kiln_backend_stream *stream,
+                                               size_t arg_count,
+                                               const kiln_arg *args,
+                                               const staged_host_arg *staged);
+/* Returns the staging memory of the host arguments to the pool;
+ * `finished`: the launch's stream was waited for (a blocking copy back
+ * came after the kernel), so the blocks are reusable at once. */
+KILN_INTERNAL void kiln_stage_release(kiln_context *context, size_t arg_count,
+                                      const kiln_arg *args,
+                                      staged_host_arg *staged,
+                                      kiln_stream *stream, bool finished);
+/* Checked mode, after the launch: the guard zones of every guarded buffer
+ * and staged host array.  The first argument whose zones changed is
+ * KILN_ERR_KERNEL_FAULT; every zone is checked (and restored) anyway. */
+KILN_INTERNAL kiln_status kiln_stage_check_guards(
+    const kiln_kernel *kernel, kiln_backend_stream *stream, size_t arg_count,
+    const kiln_arg *args, const staged_host_arg *staged);
 
 /* ---- prepared.c --------------------------------------------------------- */
 

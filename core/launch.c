@@ -1,316 +1,12 @@
 /*
- * Launches: the grid and block are checked against the device and the
- * kernel, the arguments against the kernel's real parameters, host In/Out
- * arguments are staged through pooled device memory, and only then does
- * the backend see the launch.  This is the hot path: no allocation for up
- * to KILN_STACK_ARGS arguments.
+ * Launches: checked (launch_check.c), host In/Out arguments staged
+ * (launch_stage.c), and only then handed to the backend.  This is the hot
+ * path: no allocation for up to KILN_STACK_ARGS arguments.
  */
 #include "internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *param_kind_word(kiln_param_kind kind)
-{
-    switch (kind) {
-    case KILN_PARAM_BUFFER:
-        return "a buffer";
-    case KILN_PARAM_LOCAL:
-        return "a local-memory size";
-    case KILN_PARAM_VALUE:
-        return "a value";
-    case KILN_PARAM_POINTER_OR_VALUE:
-        return "a buffer or a value";
-    }
-    return "an argument";
-}
-
-static const char *arg_kind_word(kiln_arg_kind kind)
-{
-    switch (kind) {
-    case KILN_ARG_KIND_BUFFER:
-        return "a buffer";
-    case KILN_ARG_KIND_VALUE:
-        return "a value";
-    case KILN_ARG_KIND_LOCAL:
-        return "a local-memory size";
-    case KILN_ARG_KIND_IN:
-        return "a host In array";
-    case KILN_ARG_KIND_OUT:
-        return "a host Out array";
-    case KILN_ARG_KIND_INOUT:
-        return "a host InOut array";
-    }
-    return "an unknown kind";
-}
-
-/* ---- scalar types ------------------------------------------------------------ */
-
-typedef enum scalar_class {
-    SCALAR_UNKNOWN = 0, /* a type Kiln cannot name: checked by size only */
-    SCALAR_INTEGER,
-    SCALAR_FLOATING
-} scalar_class;
-
-static const struct {
-    const char *name;   /* as a typed constructor shows it */
-    const char *macro;
-    char type_char;
-    scalar_class class_;
-} scalar_types[] = {
-    [KILN_SCALAR_NONE] = {"raw bytes", "KILN_ARG_VALUE", '?', SCALAR_UNKNOWN},
-    [KILN_SCALAR_CHAR] = {"char", "KILN_ARG_CHAR", 'c', SCALAR_INTEGER},
-    [KILN_SCALAR_UCHAR] = {"uchar", "KILN_ARG_UCHAR", 'C', SCALAR_INTEGER},
-    [KILN_SCALAR_SHORT] = {"short", "KILN_ARG_SHORT", 'h', SCALAR_INTEGER},
-    [KILN_SCALAR_USHORT] = {"ushort", "KILN_ARG_USHORT", 'H', SCALAR_INTEGER},
-    [KILN_SCALAR_INT] = {"int", "KILN_ARG_INT", 'i', SCALAR_INTEGER},
-    [KILN_SCALAR_UINT] = {"uint", "KILN_ARG_UINT", 'I', SCALAR_INTEGER},
-    [KILN_SCALAR_LONG] = {"long", "KILN_ARG_LONG", 'l', SCALAR_INTEGER},
-    [KILN_SCALAR_ULONG] = {"ulong", "KILN_ARG_ULONG", 'L', SCALAR_INTEGER},
-    [KILN_SCALAR_SIZE] = {"size_t", "KILN_ARG_SIZE", 'z', SCALAR_INTEGER},
-    [KILN_SCALAR_FLOAT] = {"float", "KILN_ARG_FLOAT", 'f', SCALAR_FLOATING},
-    [KILN_SCALAR_DOUBLE] = {"double", "KILN_ARG_DOUBLE", 'd', SCALAR_FLOATING},
-};
-
-static bool scalar_type_valid(kiln_scalar_type type)
-{
-    return (unsigned)type < sizeof scalar_types / sizeof scalar_types[0];
-}
-
-char kiln_scalar_type_char(kiln_scalar_type type)
-{
-    return scalar_type_valid(type) && type != KILN_SCALAR_NONE
-               ? scalar_types[type].type_char
-               : 0;
-}
-
-/* Skips `word` and the spaces after it when `text` starts with it. */
-static bool skip_word(const char **text, const char *word)
-{
-    size_t length = strlen(word);
-    if (strncmp(*text, word, length) != 0 ||
-        ((*text)[length] != ' ' && (*text)[length] != '\0'))
-        return false;
-    *text += length;
-    while (**text == ' ')
-        ++*text;
-    return true;
-}
-
-/* What kind of scalar a parameter's declared type is: the OpenCL C and
- * C99 spellings the backends report ("float", "uint", "unsigned int",
- * "const int").  Typedefs, vectors and structs are unknown. */
-static scalar_class param_scalar_class(const char *type_name)
-{
-    if (type_name == NULL)
-        return SCALAR_UNKNOWN;
-    const char *text = type_name;
-    while (skip_word(&text, "const") || skip_word(&text, "volatile") ||
-           skip_word(&text, "__private") || skip_word(&text, "private") ||
-           skip_word(&text, "signed") || skip_word(&text, "unsigned"))
-        ;
-    char type[32];
-    size_t length = 0;
-    while (text[length] != '\0' && text[length] != ' ' && length + 1 < sizeof type)
-        ++length;
-    memcpy(type, text, length);
-    type[length] = '\0';
-    const char *rest = text + length;
-    while (*rest == ' ')
-        ++rest;
-    /* "long long", "long int", "short int", "int const" */
-    while (skip_word(&rest, "long") || skip_word(&rest, "int") ||
-           skip_word(&rest, "const"))
-        ;
-    if (*rest != '\0')
-        return SCALAR_UNKNOWN;
-    static const char *const integers[] = {
-        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-        "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "bool", "_Bool",
-        "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-        "int64_t", "uint64_t", ""};
-    static const char *const floats[] = {"half", "float", "double"};
-    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; ++i)
-        if (strcmp(type, integers[i]) == 0)
-            /* "" is a bare "unsigned" or "signed" */
-            return type[0] != '\0' || text != type_name ? SCALAR_INTEGER
-                                                       : SCALAR_UNKNOWN;
-    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; ++i)
-        if (strcmp(type, floats[i]) == 0)
-            return SCALAR_FLOATING;
-    return SCALAR_UNKNOWN;
-}
-
-/* The scalar class of parameter `index` of a value kind: parsed once per
- * kernel (the parse cost ~750 instructions an argument, every launch). */
-static scalar_class kernel_param_class(const kiln_kernel *kernel,
-                                       size_t index)
-{
-    /* A cache of what the const kernel already determines. */
-    _Atomic(unsigned char *) *slot =
-        (_Atomic(unsigned char *) *)&kernel->param_classes;
-    unsigned char *classes = atomic_load(slot);
-    if (classes == NULL) {
-        size_t count = kernel->info.param_count;
-        classes = malloc(count);
-        if (classes == NULL) /* count > index > 0: no cache, the slow way */
-            return param_scalar_class(kernel->info.params[index].type_name);
-        for (size_t i = 0; i < count; ++i)
-            classes[i] = (unsigned char)param_scalar_class(
-                kernel->info.params[i].type_name);
-        unsigned char *expected = NULL;
-        if (!atomic_compare_exchange_strong(slot, &expected, classes)) {
-            free(classes); /* another thread's is the same */
-            classes = expected;
-        }
-    }
-    return (scalar_class)classes[index];
-}
-
-/* "(float* a, int n)" for messages. */
-static void kernel_signature(const kiln_kernel *kernel, kiln_string *text)
-{
-    kiln_string_append(text, "(", 1);
-    for (size_t i = 0; i < kernel->info.param_count; ++i) {
-        const kiln_backend_param *param = &kernel->info.params[i];
-        const char *type = param->type_name && param->type_name[0]
-                               ? param->type_name
-                               : "?";
-        const char *name = param->name ? param->name : "";
-        kiln_string_appendf(text, "%s%s%s%s", i ? ", " : "", type,
-                            name[0] ? " " : "", name);
-    }
-    kiln_string_append(text, ")", 1);
-}
-
-/* The work dimensions of a launch: config->dimensions, or the fewest that
- * hold the grid and block. */
-static kiln_status launch_dimensions(const kiln_kernel *kernel,
-                                     const kiln_launch_config *config,
-                                     unsigned *dimensions)
-{
-    const size_t grid[3] = {config->grid.x, config->grid.y, config->grid.z};
-    const size_t block[3] = {config->block.x, config->block.y,
-                             config->block.z};
-    static const char axis[3] = {'x', 'y', 'z'};
-    unsigned wanted = config->dimensions;
-    if (wanted > 3)
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': config.dimensions is %u; it must "
-                          "be 1, 2, 3, or 0 to take the fewest that hold the "
-                          "launch",
-                          kernel->name, wanted);
-    unsigned needed = grid[2] > 1 || block[2] > 1   ? 3
-                      : grid[1] > 1 || block[1] > 1 ? 2
-                                                    : 1;
-    if (wanted == 0) {
-        *dimensions = needed;
-        return KILN_OK;
-    }
-    if (needed > wanted) {
-        int i = (int)needed - 1;
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': config.dimensions is %u but "
-                          "grid.%c = %zu, block.%c = %zu (dimensions past "
-                          "the last must be 1)",
-                          kernel->name, wanted, axis[i], grid[i], axis[i],
-                          block[i]);
-    }
-    *dimensions = wanted;
-    return KILN_OK;
-}
-
-static kiln_status check_geometry(const kiln_kernel *kernel,
-                                  const kiln_launch_config *config)
-{
-    const kiln_context *context = kernel->program->context;
-    const kiln_backend_device_info *device = &context->device;
-    const size_t grid[3] = {config->grid.x, config->grid.y, config->grid.z};
-    const size_t block[3] = {config->block.x, config->block.y,
-                             config->block.z};
-    static const char axis[3] = {'x', 'y', 'z'};
-    for (int i = 0; i < 3; ++i) {
-        if (grid[i] == 0 || block[i] == 0)
-            return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                              "launch of '%s': %s.%c is 0; every dimension "
-                              "must be at least 1",
-                              kernel->name, grid[i] == 0 ? "grid" : "block",
-                              axis[i]);
-    }
-    /* First, as the most specific reason: a kernel compiled for one block
-     * shape (the CUDA backend also turns it into the kernel's thread
-     * limit, which would otherwise be reported instead). */
-    const size_t *required = kernel->info.required_block;
-    if (required[0] != 0 &&
-        (required[0] != block[0] || required[1] != block[1] ||
-         required[2] != block[2]))
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': the kernel requires a block of "
-                          "%zux%zux%zu (reqd_work_group_size), got "
-                          "%zux%zux%zu",
-                          kernel->name, required[0], required[1], required[2],
-                          block[0], block[1], block[2]);
-    size_t threads = block[0];
-    if (block[1] > SIZE_MAX / threads ||
-        (threads *= block[1], block[2] > SIZE_MAX / threads))
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': block %zux%zux%zu overflows",
-                          kernel->name, block[0], block[1], block[2]);
-    threads *= block[2];
-    /* Only the device's limit is certain.  The kernel's own (OpenCL's
-     * CL_KERNEL_WORK_GROUP_SIZE) is advice that drivers do not always
-     * enforce: NVIDIA's OpenCL reports 256 for a 32x32 tiled transpose and
-     * runs it with 1024 threads.  The driver decides, and its refusal is
-     * reported with the kernel's figure (launch_refused below). */
-    size_t limit = device->max_threads_per_block;
-    if (limit != 0 && threads > limit)
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': a block of %zu threads "
-                          "(%zux%zux%zu) is more than the %zu the device "
-                          "allows (%s)",
-                          kernel->name, threads, block[0], block[1], block[2],
-                          limit, device->name);
-    for (int i = 0; i < 3; ++i) {
-        if (device->max_block[i] != 0 && block[i] > device->max_block[i])
-            return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                              "launch of '%s': block.%c = %zu is more than "
-                              "the device's %zu",
-                              kernel->name, axis[i], block[i],
-                              device->max_block[i]);
-        if (device->max_grid[i] != 0 && grid[i] > device->max_grid[i])
-            return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                              "launch of '%s': grid.%c = %zu is more than "
-                              "the device's %zu",
-                              kernel->name, axis[i], grid[i],
-                              device->max_grid[i]);
-        if (grid[i] > SIZE_MAX / block[i])
-            return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                              "launch of '%s': grid.%c x block.%c overflows",
-                              kernel->name, axis[i], axis[i]);
-    }
-    /* Each axis may be within its limit and the whole still past size_t
-     * (2^31-1 cubed): drivers then wrap around and never finish. */
-    size_t total = threads;
-    for (int i = 0; i < 3; ++i) {
-        if (grid[i] > SIZE_MAX / total)
-            return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                              "launch of '%s': a grid of %zux%zux%zu blocks "
-                              "of %zu thread%s overflows the %zu-bit count "
-                              "of threads",
-                              kernel->name, grid[0], grid[1], grid[2], threads,
-                              threads == 1 ? "" : "s", sizeof(size_t) * 8);
-        total *= grid[i];
-    }
-    if (config->local_memory != 0 &&
-        kernel->program->language != KILN_LANGUAGE_CUDA_C)
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': config.local_memory is for CUDA C "
-                          "kernels; give OpenCL C kernels their local memory "
-                          "as KILN_ARG_LOCAL arguments",
-                          kernel->name);
-    return KILN_OK;
-}
 
 /* The driver refused a launch the core let through: says so, with the
  * kernel's own limit when the block is over it. */
@@ -334,272 +30,6 @@ static void launch_refused(const kiln_kernel *kernel,
                           config->block.z);
 }
 
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-    KILN_PRINTF_LIKE(4, 5);
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-{
-    char detail[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(detail, sizeof detail, format, args);
-    va_end(args);
-    const kiln_backend_param *param = &kernel->info.params[index];
-    kiln_string signature = {0};
-    kernel_signature(kernel, &signature);
-    kiln_error(status, "launch of '%s'%s: argument %zu (%s%s%s): %s",
-               kernel->name, signature.data ? signature.data : "", index,
-               param->type_name && param->type_name[0] ? param->type_name
-                                                       : "?",
-               param->name && param->name[0] ? " " : "",
-               param->name ? param->name : "", detail);
-    kiln_string_free(&signature);
-    return status;
-}
-
-kiln_status kiln_launch_check_count(const kiln_kernel *kernel,
-                                    size_t arg_count)
-{
-    if (arg_count == kernel->info.param_count)
-        return KILN_OK;
-    kiln_string signature = {0};
-    kernel_signature(kernel, &signature);
-    kiln_error(KILN_ERR_ARGUMENT_COUNT,
-               "launch of '%s'%s: the kernel takes %zu argument%s, %zu given",
-               kernel->name, signature.data ? signature.data : "",
-               kernel->info.param_count,
-               kernel->info.param_count == 1 ? "" : "s", arg_count);
-    kiln_string_free(&signature);
-    return KILN_ERR_ARGUMENT_COUNT;
-}
-
-/* What an argument of this kind and type may be given for parameter
- * `index`: the checks that need no value, shared by launches and
- * kiln_kernel_prepare. */
-kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
-                                        size_t index, kiln_arg_kind kind,
-                                        kiln_scalar_type type)
-{
-    const kiln_backend_param *param = &kernel->info.params[index];
-    bool host = kiln_arg_kind_is_host(kind);
-    bool pointer_sized = param->size == sizeof(void *) || param->size == 0;
-    bool accepted;
-    switch (param->kind) {
-    case KILN_PARAM_BUFFER:
-        accepted = kind == KILN_ARG_KIND_BUFFER || host;
-        break;
-    case KILN_PARAM_LOCAL:
-        accepted = kind == KILN_ARG_KIND_LOCAL;
-        break;
-    case KILN_PARAM_VALUE:
-        accepted = kind == KILN_ARG_KIND_VALUE;
-        break;
-    case KILN_PARAM_POINTER_OR_VALUE:
-        accepted = kind == KILN_ARG_KIND_VALUE ||
-                   ((kind == KILN_ARG_KIND_BUFFER || host) && pointer_sized);
-        break;
-    default:
-        accepted = false;
-    }
-    if (!accepted)
-        return argument_error(kernel, KILN_ERR_ARGUMENT_KIND, index,
-                              "takes %s, got %s", param_kind_word(param->kind),
-                              arg_kind_word(kind));
-    if (kind != KILN_ARG_KIND_VALUE || type == KILN_SCALAR_NONE)
-        return KILN_OK;
-    if (!scalar_type_valid(type))
-        return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, index,
-                              "unknown scalar type %d (build arguments with "
-                              "the KILN_ARG_* constructors)",
-                              (int)type);
-    static const size_t sizes[] = {
-        [KILN_SCALAR_CHAR] = 1,  [KILN_SCALAR_UCHAR] = 1,
-        [KILN_SCALAR_SHORT] = 2, [KILN_SCALAR_USHORT] = 2,
-        [KILN_SCALAR_INT] = 4,   [KILN_SCALAR_UINT] = 4,
-        [KILN_SCALAR_LONG] = 8,  [KILN_SCALAR_ULONG] = 8,
-        [KILN_SCALAR_SIZE] = sizeof(size_t),
-        [KILN_SCALAR_FLOAT] = 4, [KILN_SCALAR_DOUBLE] = 8,
-    };
-    scalar_class declared = param->kind == KILN_PARAM_VALUE
-                                ? kernel_param_class(kernel, index)
-                                : SCALAR_UNKNOWN;
-    if (declared == SCALAR_UNKNOWN)
-        return KILN_OK; /* the size check of the value decides */
-    if (declared != scalar_types[type].class_ ||
-        (param->size != 0 && param->size != sizes[type]))
-        return argument_error(kernel, KILN_ERR_ARGUMENT_TYPE, index,
-                              "%s %s (%s, '%c', %zu bytes) given for a "
-                              "parameter of type %s",
-                              scalar_types[type].name[0] == 'i' ? "an" : "a",
-                              scalar_types[type].name, scalar_types[type].macro,
-                              scalar_types[type].type_char, sizes[type],
-                              param->type_name);
-    return KILN_OK;
-}
-
-/* Where a value argument's bytes are: in the argument for typed scalars. */
-static const void *arg_value(const kiln_arg *arg)
-{
-    return arg->type != KILN_SCALAR_NONE ? (const void *)&arg->scalar
-                                         : arg->value;
-}
-
-static kiln_status check_args(const kiln_kernel *kernel, size_t arg_count,
-                              const kiln_arg *args, size_t local_memory)
-{
-    const kiln_context *context = kernel->program->context;
-    kiln_status status = kiln_launch_check_count(kernel, arg_count);
-    if (status != KILN_OK)
-        return status;
-    if (arg_count > 0 && args == NULL)
-        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                          "launch of '%s': args is NULL", kernel->name);
-    size_t local_total = kernel->info.static_local_memory + local_memory;
-    for (size_t i = 0; i < arg_count; ++i) {
-        const kiln_backend_param *param = &kernel->info.params[i];
-        const kiln_arg *arg = &args[i];
-        status = kiln_launch_check_arg_shape(kernel, i, arg->kind, arg->type);
-        if (status != KILN_OK)
-            return status;
-        switch (arg->kind) {
-        case KILN_ARG_KIND_BUFFER:
-            if (arg->buffer == NULL ||
-                arg->buffer->magic != KILN_MAGIC_BUFFER)
-                return argument_error(kernel, KILN_ERR_INVALID_HANDLE, i,
-                                      "the buffer is %s",
-                                      arg->buffer ? "not a live buffer"
-                                                  : "NULL");
-            if (arg->buffer->context != context)
-                return argument_error(kernel, KILN_ERR_CONTEXT_MISMATCH, i,
-                                      "the buffer belongs to another context");
-            break;
-        case KILN_ARG_KIND_VALUE:
-            if (arg_value(arg) == NULL)
-                return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
-                                      "the value pointer is NULL");
-            if (param->size != 0 && arg->size != param->size)
-                return argument_error(kernel, KILN_ERR_ARGUMENT_SIZE, i,
-                                      "%zu bytes given, the parameter takes "
-                                      "%zu",
-                                      arg->size, param->size);
-            if (arg->size == 0)
-                return argument_error(kernel, KILN_ERR_ARGUMENT_SIZE, i,
-                                      "a value of 0 bytes");
-            break;
-        case KILN_ARG_KIND_LOCAL:
-            if (arg->size == 0)
-                return argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
-                                      "0 bytes of local memory");
-            if (arg->size > SIZE_MAX - local_total)
-                local_total = SIZE_MAX;
-            else
-                local_total += arg->size;
-            break;
-        default: /* host arrays */
-            if (arg->host == NULL)
-                return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
-                                      "the host pointer is NULL");
-            if (arg->size == 0)
-                return argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
-                                      "a host array of 0 bytes");
-            /* Staged through one device allocation: found here, with the
-             * kernel and the argument, not later by the driver. */
-            if (context->device.max_allocation != 0 &&
-                arg->size > context->device.max_allocation)
-                return argument_error(
-                    kernel, KILN_ERR_INVALID_SIZE, i,
-                    "%s of %zu bytes is more than the largest allocation of "
-                    "%s (%llu bytes)",
-                    arg_kind_word(arg->kind), arg->size, context->device.name,
-                    (unsigned long long)context->device.max_allocation);
-            break;
-        }
-    }
-    if (context->device.local_memory != 0 &&
-        local_total > context->device.local_memory)
-        return kiln_error(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s': %zu bytes of local memory is more "
-                          "than the %llu bytes a block may have on %s",
-                          kernel->name, local_total,
-                          (unsigned long long)context->device.local_memory,
-                          context->device.name);
-    return KILN_OK;
-}
-
-typedef struct staged_host_arg {
-    kiln_backend_memory *memory;
-    size_t capacity;
-    kiln_backend_memory *guarded; /* checked mode: the block around it */
-} staged_host_arg;
-
-/* Returns the staging memory of the host arguments to the pool;
- * `finished`: the launch's stream was waited for (a blocking copy back
- * came after the kernel), so the blocks are reusable at once. */
-static void release_staging(kiln_context *context, size_t arg_count,
-                            const kiln_arg *args, staged_host_arg *staged,
-                            kiln_stream *stream, bool finished)
-{
-    kiln_pending_work pending =
-        finished ? KILN_PENDING_NONE : KILN_PENDING_ONE_STREAM;
-    for (size_t i = 0; i < arg_count; ++i) {
-        if (!kiln_arg_kind_is_host(args[i].kind) || staged[i].memory == NULL)
-            continue;
-        if (staged[i].guarded != NULL)
-            kiln_guard_free(context, staged[i].guarded, staged[i].capacity,
-                            staged[i].memory, stream, pending);
-        else
-            kiln_pool_return(context, staged[i].memory, staged[i].capacity,
-                             stream, pending);
-    }
-}
-
-/* Checked mode, after the launch: the guard zones of every guarded buffer
- * and staged host array.  The first argument whose zones changed is
- * KILN_ERR_KERNEL_FAULT; every zone is checked (and restored) anyway. */
-static kiln_status check_guards(const kiln_kernel *kernel,
-                                kiln_backend_stream *stream, size_t arg_count,
-                                const kiln_arg *args,
-                                const staged_host_arg *staged)
-{
-    kiln_context *context = kernel->program->context;
-    kiln_status result = KILN_OK;
-    for (size_t i = 0; i < arg_count; ++i) {
-        const kiln_arg *arg = &args[i];
-        kiln_backend_memory *guarded = NULL;
-        const void *address = NULL;
-        if (arg->kind == KILN_ARG_KIND_BUFFER) {
-            guarded = arg->buffer->guarded;
-            address = arg->buffer;
-        } else if (kiln_arg_kind_is_host(arg->kind)) {
-            guarded = staged[i].guarded;
-            address = arg->host;
-        }
-        if (guarded == NULL)
-            continue;
-        size_t size = arg->kind == KILN_ARG_KIND_BUFFER ? arg->buffer->size
-                                                        : arg->size;
-        kiln_string report = {0};
-        kiln_status status =
-            kiln_guard_check(context, stream, guarded, size, &report);
-        if (status == KILN_OK && report.length > 0 && result == KILN_OK)
-            status = argument_error(
-                kernel, KILN_ERR_KERNEL_FAULT, i,
-                "the kernel wrote outside %s %p of %zu bytes%s: %s were "
-                "overwritten (checked mode)",
-                arg->kind == KILN_ARG_KIND_BUFFER ? "the buffer"
-                                                  : arg_kind_word(arg->kind),
-                address, size,
-                arg->kind == KILN_ARG_KIND_BUFFER ? "" : " (staged on the "
-                                                         "device)",
-                report.data);
-        kiln_string_free(&report);
-        if (result == KILN_OK)
-            result = status;
-    }
-    return result;
-}
-
 kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                 const kiln_launch_config *user_config,
                                 size_t arg_count, const kiln_arg *args)
@@ -619,11 +49,10 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     if (status != KILN_OK)
         return kiln_error_prefix(status, "launch of '%s'", kernel->name);
     unsigned dimensions = 1;
-    if ((status = check_geometry(kernel, config)) != KILN_OK ||
-        (status = launch_dimensions(kernel, config, &dimensions)) != KILN_OK)
-        return status;
-    if ((status = check_args(kernel, arg_count, args, config->local_memory)) !=
-        KILN_OK)
+    if ((status = kiln_launch_check_geometry(kernel, config, &dimensions)) !=
+            KILN_OK ||
+        (status = kiln_launch_check_args(kernel, arg_count, args,
+                                         config->local_memory)) != KILN_OK)
         return status;
 
     kiln_backend_arg stack_args[KILN_STACK_ARGS];
@@ -649,7 +78,8 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         const kiln_arg *arg = &args[i];
         kiln_backend_arg *out = &backend_args[i];
         out->size = arg->size;
-        out->value = arg->kind == KILN_ARG_KIND_VALUE ? arg_value(arg) : NULL;
+        out->value = arg->kind == KILN_ARG_KIND_VALUE ? kiln_arg_value(arg)
+                                                      : NULL;
         out->memory = NULL;
         switch (arg->kind) {
         case KILN_ARG_KIND_BUFFER:
@@ -663,29 +93,11 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
             break;
         default: /* host arrays: stage through pooled device memory */
             has_host_args = true;
+            copies_back = copies_back || arg->kind != KILN_ARG_KIND_IN;
             out->kind = KILN_ARG_KIND_BUFFER;
-            if (checked && kiln_guard_possible(context, arg->size))
-                status = kiln_guard_allocate(context, arg->size,
-                                             &staged[i].guarded,
-                                             &staged[i].capacity,
-                                             &staged[i].memory);
-            else
-                status = kiln_pool_allocate(context, arg->size,
-                                            &staged[i].memory,
-                                            &staged[i].capacity);
-            if (status != KILN_OK) {
-                staged[i].memory = NULL;
-                break;
-            }
+            status = kiln_stage_host_arg(context, backend_stream, arg, checked,
+                                         &staged[i]);
             out->memory = staged[i].memory;
-            if (arg->kind != KILN_ARG_KIND_OUT)
-                status = context->ops->memory_write(
-                    context->backend, backend_stream, staged[i].memory, 0,
-                    arg->host, arg->size, 1);
-            else
-                copies_back = true;
-            if (arg->kind == KILN_ARG_KIND_INOUT)
-                copies_back = true;
             break;
         }
     }
@@ -731,20 +143,16 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     if (end != NULL)
         context->ops->event_destroy(context->backend, end);
 
-    if (status == KILN_OK && copies_back) {
-        for (size_t i = 0; i < arg_count && status == KILN_OK; ++i)
-            if (args[i].kind == KILN_ARG_KIND_OUT ||
-                args[i].kind == KILN_ARG_KIND_INOUT)
-                status = context->ops->memory_read(
-                    context->backend, backend_stream, staged[i].memory, 0,
-                    args[i].host, args[i].size, 1);
-    }
+    if (status == KILN_OK && copies_back)
+        status = kiln_stage_copy_back(context, backend_stream, arg_count, args,
+                                      staged);
     if (status == KILN_OK && checked)
-        status = check_guards(kernel, backend_stream, arg_count, args, staged);
+        status = kiln_stage_check_guards(kernel, backend_stream, arg_count,
+                                         args, staged);
     if (has_host_args) {
         /* Keep the first failure's message through the clean-up. */
-        release_staging(context, arg_count, args, staged, config->stream,
-                        status == KILN_OK && copies_back);
+        kiln_stage_release(context, arg_count, args, staged, config->stream,
+                           status == KILN_OK && copies_back);
     }
     if (backend_args != stack_args) {
         free(backend_args);

@@ -4,183 +4,14 @@
 #include "internal.h"
 #include "saved_program.h"
 
-#include "translate.h" /* clc_options_parse, clc_text_spells */
+#include "translate.h" /* clc_options */
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static const char default_source_name[] = "<kiln program>";
-
-/* A define must stay one option word on every backend's option parser. */
-static kiln_status check_define(const char *define)
-{
-    if (define == NULL || define[0] == '\0' || define[0] == '=')
-        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                          "define '%s' has no name",
-                          define ? define : "(null)");
-    for (const char *p = define; *p != '\0'; ++p)
-        if (isspace((unsigned char)*p) || *p == '"' || *p == '\'' ||
-            *p == '\\')
-            return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                              "define '%.64s' contains white space, a quote "
-                              "or a backslash, which OpenCL option strings "
-                              "cannot carry portably",
-                              define);
-    return KILN_OK;
-}
-
-/* The option string the backend sees: the user's options, then -D for
- * each define. */
-static kiln_status compose_options(const kiln_build_options *options,
-                                   char **composed)
-{
-    kiln_string text = {0};
-    bool ok = kiln_string_append(&text, "", 0);
-    if (options->options != NULL)
-        ok = ok && kiln_string_appendf(&text, "%s", options->options);
-    for (size_t i = 0; ok && i < options->define_count; ++i) {
-        kiln_status status = check_define(options->defines[i]);
-        if (status != KILN_OK) {
-            kiln_string_free(&text);
-            return status;
-        }
-        ok = kiln_string_appendf(&text, "%s-D%s", text.length ? " " : "",
-                                 options->defines[i]);
-    }
-    if (!ok) {
-        kiln_string_free(&text);
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    *composed = text.data;
-    return KILN_OK;
-}
-
-/* The option string split into lists, once (clc_options_parse: the only
- * splitter), and the include directories to search: the struct's, then
- * the -I ones.  The plugins and the front end read these lists. */
-typedef struct parsed_options {
-    clc_option_lists lists;
-    const char **include_dirs;
-} parsed_options;
-
-static kiln_status options_parse(const char *composed,
-                                 const kiln_build_options *options,
-                                 parsed_options *parsed)
-{
-    parsed->include_dirs = NULL;
-    int result = clc_options_parse(composed, &parsed->lists);
-    if (result == -2)
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    /* An unclosed quote is a malformed argument; an option without its
-     * value is reported as the compilers report it, a build error. */
-    if (result != 0)
-        return kiln_error(result == -1 ? KILN_ERR_INVALID_ARGUMENT
-                                       : KILN_ERR_BUILD,
-                          "%s", parsed->lists.error);
-    const clc_options *lists = &parsed->lists.options;
-    size_t count = options->include_dir_count + lists->include_dir_count;
-    parsed->include_dirs = calloc(count ? count : 1,
-                                  sizeof *parsed->include_dirs);
-    if (parsed->include_dirs == NULL)
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    for (size_t i = 0; i < options->include_dir_count; ++i)
-        parsed->include_dirs[i] = options->include_dirs[i];
-    for (size_t i = 0; i < lists->include_dir_count; ++i)
-        parsed->include_dirs[options->include_dir_count + i] =
-            lists->include_dirs[i];
-    return KILN_OK;
-}
-
-static void options_free(parsed_options *parsed)
-{
-    clc_option_lists_free(&parsed->lists);
-    free(parsed->include_dirs);
-}
-
-kiln_status kiln_built_program_create(kiln_context *context,
-                                     kiln_backend_program *backend,
-                                     kiln_built_program **built)
-{
-    kiln_built_program *result = malloc(sizeof *result);
-    if (result == NULL) {
-        context->ops->program_destroy(context->backend, backend);
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    atomic_init(&result->references, 1);
-    result->backend = backend;
-    pthread_mutex_init(&result->spare_lock, NULL);
-    result->spares = NULL;
-    result->spare_count = 0;
-    *built = result;
-    return KILN_OK;
-}
-
-kiln_spare_kernel *kiln_built_program_take_spare(kiln_built_program *built,
-                                                 const char *name)
-{
-    pthread_mutex_lock(&built->spare_lock);
-    kiln_spare_kernel **link = &built->spares;
-    while (*link != NULL && strcmp((*link)->name, name) != 0)
-        link = &(*link)->next;
-    kiln_spare_kernel *spare = *link;
-    if (spare != NULL) {
-        *link = spare->next;
-        built->spare_count--;
-    }
-    pthread_mutex_unlock(&built->spare_lock);
-    return spare;
-}
-
-bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
-                                   kiln_backend_kernel *backend,
-                                   const kiln_backend_kernel_info *info,
-                                   unsigned char *param_classes)
-{
-    kiln_spare_kernel *spare = malloc(sizeof *spare);
-    if (spare == NULL)
-        return false;
-    pthread_mutex_lock(&built->spare_lock);
-    bool kept = built->spare_count < KILN_SPARE_KERNELS;
-    if (kept) {
-        spare->name = name;
-        spare->backend = backend;
-        spare->info = *info;
-        spare->param_classes = param_classes;
-        spare->next = built->spares;
-        built->spares = spare;
-        built->spare_count++;
-    }
-    pthread_mutex_unlock(&built->spare_lock);
-    if (!kept)
-        free(spare);
-    return kept;
-}
-
-void kiln_built_program_retain(kiln_built_program *built)
-{
-    atomic_fetch_add_explicit(&built->references, 1, memory_order_relaxed);
-}
-
-void kiln_built_program_release(kiln_context *context,
-                                kiln_built_program *built)
-{
-    if (!kiln_reference_drop(&built->references))
-        return;
-    for (kiln_spare_kernel *spare = built->spares; spare != NULL;) {
-        kiln_spare_kernel *next = spare->next;
-        context->ops->kernel_destroy(context->backend, spare->backend);
-        free(spare->name);
-        free(spare->param_classes);
-        free(spare);
-        spare = next;
-    }
-    pthread_mutex_destroy(&built->spare_lock);
-    context->ops->program_destroy(context->backend, built->backend);
-    free(built);
-}
 
 /* Takes over one reference to `built` (dropped on failure) and `log`. */
 static kiln_status program_wrap(kiln_context *context,
@@ -370,70 +201,9 @@ static kiln_status program_build_source(kiln_context *context,
     return status;
 }
 
-/* Where a CUDA C token that OpenCL C never has starts: `__global__` (the
- * kernel qualifier every CUDA kernel carries).  -1 when there is none, or
- * when OpenCL C's kernel qualifier is there too.  Comments and literals
- * are skipped; sets *line to the token's line. */
-static long cuda_c_marker(const char *text, size_t length, unsigned *line)
-{
-    /* Most sources never spell it: a fast search decides for them (the
-     * scan below cost the array layer's sources ~8k instructions on every
-     * build, a program-cache hit included, and so does glibc's memmem). */
-    if (!clc_text_spells(text, length, "__global__", 5)) /* its 'b', the
-                                                          letter OpenCL C
-                                                          spells least */
-        return -1;
-    long found = -1;
-    unsigned current = 1;
-    for (size_t i = 0; i < length; ++i) {
-        char c = text[i];
-        if (c == '\n') {
-            ++current;
-        } else if (c == '/' && i + 1 < length && text[i + 1] == '/') {
-            while (i + 1 < length && text[i + 1] != '\n')
-                ++i;
-        } else if (c == '/' && i + 1 < length && text[i + 1] == '*') {
-            for (i += 2; i + 1 < length && !(text[i] == '*' && text[i + 1] == '/');
-                 ++i)
-                current += text[i] == '\n';
-            ++i;
-        } else if (c == '"' || c == '\'') {
-            for (++i; i < length && text[i] != c && text[i] != '\n'; ++i)
-                i += text[i] == '\\';
-        } else if (isalpha((unsigned char)c) || c == '_') {
-            size_t start = i;
-            while (i + 1 < length &&
-                   (isalnum((unsigned char)text[i + 1]) || text[i + 1] == '_'))
-                ++i;
-            size_t n = i - start + 1;
-            if (n == 10 && memcmp(text + start, "__global__", 10) == 0 &&
-                found < 0) {
-                found = (long)start;
-                *line = current;
-            } else if ((n == 8 && memcmp(text + start, "__kernel", 8) == 0) ||
-                       (n == 6 && memcmp(text + start, "kernel", 6) == 0)) {
-                return -1;
-            }
-        }
-    }
-    return found;
-}
-
-/* The caller's options (NULL: none) as this library's struct. */
-static kiln_status build_options_read(const kiln_build_options *user,
-                                      kiln_build_options *options)
-{
-    if (user == NULL) {
-        memset(options, 0, sizeof *options);
-        return KILN_OK;
-    }
-    return kiln_struct_in(options, sizeof *options, user,
-                          sizeof(kiln_build_options), "kiln_build_options");
-}
-
-/* `options` has been read by build_options_read; `language_given` is
- * false when the caller gave no options struct, and the language is then
- * the source's (cuda_c_marker). */
+/* `options` has been read by kiln_build_options_read; `language_given`
+ * is false when the caller gave no options struct, and the language is
+ * then the source's (kiln_language_cuda_marker). */
 static kiln_status program_build_common(kiln_context *context,
                                         const char *text, size_t length,
                                         const kiln_build_options *given,
@@ -443,7 +213,7 @@ static kiln_status program_build_common(kiln_context *context,
     kiln_build_options chosen = *given;
     const kiln_build_options *options = &chosen;
     unsigned marker_line = 0;
-    long marker = cuda_c_marker(text, length, &marker_line);
+    long marker = kiln_language_cuda_marker(text, length, &marker_line);
     if (!language_given && marker >= 0) {
         chosen.language = KILN_LANGUAGE_CUDA_C;
         kiln_trace("%s: __global__ at line %u: built as CUDA C",
@@ -464,17 +234,10 @@ static kiln_status program_build_common(kiln_context *context,
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "the source contains a NUL byte before its end");
 
-    char *composed = NULL;
-    kiln_status status = compose_options(options, &composed);
+    kiln_program_options parsed;
+    kiln_status status = kiln_program_options_make(options, &parsed);
     if (status != KILN_OK)
         return status;
-    parsed_options parsed;
-    status = options_parse(composed, options, &parsed);
-    if (status != KILN_OK) {
-        options_free(&parsed);
-        free(composed);
-        return status;
-    }
     const clc_options *lists = &parsed.lists.options;
     const char *name =
         options->source_name ? options->source_name : default_source_name;
@@ -482,7 +245,7 @@ static kiln_status program_build_common(kiln_context *context,
         .language = options->language,
         .text = text,
         .length = length,
-        .options = composed,
+        .options = parsed.composed,
         .name = name,
         .defines = lists->defines,
         .define_count = lists->define_count,
@@ -512,8 +275,7 @@ static kiln_status program_build_common(kiln_context *context,
                               name, marker_line);
     }
     free(expanded);
-    options_free(&parsed);
-    free(composed);
+    kiln_program_options_free(&parsed);
     return status;
 }
 
@@ -542,7 +304,7 @@ kiln_status kiln_program_build_with(kiln_context *context, const char *source,
     if (length == 0)
         length = strlen(source);
     kiln_build_options read;
-    kiln_status status = build_options_read(options, &read);
+    kiln_status status = kiln_build_options_read(options, &read);
     if (status != KILN_OK)
         return status;
     return program_build_common(context, source, length, &read,
@@ -558,7 +320,7 @@ kiln_status kiln_program_build_file(kiln_context *context, const char *path,
     KILN_CHECK_OUT(path, "path");
     KILN_CHECK_OUT(program, "program");
     kiln_build_options with_name;
-    kiln_status status = build_options_read(options, &with_name);
+    kiln_status status = kiln_build_options_read(options, &with_name);
     if (status != KILN_OK)
         return status;
     char *text;
@@ -631,118 +393,3 @@ kiln_status kiln_program_get_origin(const kiln_program *program,
     return KILN_OK;
 }
 
-/* ---- the kernels of a program ------------------------------------------- */
-
-/* The program's kernels as its plugin describes them (the plugin's
- * storage, fixed when the program was built or loaded). */
-static kiln_status program_kernel_list(const kiln_program *program,
-                                       const char *caller,
-                                       const kiln_backend_program_info **out)
-{
-    kiln_context *context = program->context;
-    if (context->ops->program_kernels == NULL)
-        return kiln_error(KILN_ERR_UNSUPPORTED,
-                          "%s: the %s plugin cannot list a program's kernels "
-                          "(it leaves out the optional program_kernels op)",
-                          caller, context->ops->name);
-    const kiln_backend_program_info *info = NULL;
-    kiln_status status = context->ops->program_kernels(
-        context->backend, program->backend, &info);
-    if (status != KILN_OK)
-        return kiln_error_prefix(status, "%s", caller);
-    if (info == NULL || (info->kernel_count > 0 && info->kernels == NULL))
-        return kiln_error(KILN_ERR_BACKEND,
-                          "%s: backend %s gave no kernel list", caller,
-                          context->ops->name);
-    *out = info;
-    return KILN_OK;
-}
-
-kiln_status kiln_program_get_kernel_count(const kiln_program *program,
-                                      size_t *count)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
-    KILN_CHECK_OUT(count, "count");
-    const kiln_backend_program_info *info;
-    kiln_status status = program_kernel_list(program, __func__, &info);
-    if (status != KILN_OK)
-        return status;
-    *count = info->kernel_count;
-    return KILN_OK;
-}
-
-kiln_status kiln_program_get_kernel_name(const kiln_program *program, size_t index,
-                                     const char **name)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
-    KILN_CHECK_OUT(name, "name");
-    const kiln_backend_program_info *info;
-    kiln_status status = program_kernel_list(program, __func__, &info);
-    if (status != KILN_OK)
-        return status;
-    if (index >= info->kernel_count)
-        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                          "%s: the program has %zu kernel%s; there is no "
-                          "kernel %zu",
-                          __func__, info->kernel_count,
-                          info->kernel_count == 1 ? "" : "s", index);
-    if (info->kernels[index].name == NULL)
-        return kiln_error(KILN_ERR_BACKEND,
-                          "%s: backend %s gave kernel %zu no name", __func__,
-                          program->context->ops->name, index);
-    *name = info->kernels[index].name;
-    return KILN_OK;
-}
-
-/* ---- the variables of a CUDA C program ----------------------------------- */
-
-kiln_status kiln_program_get_global(kiln_program *program, const char *name,
-                                    kiln_buffer **buffer)
-{
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
-    KILN_CHECK_OUT(name, "name");
-    KILN_CHECK_OUT(buffer, "buffer");
-    kiln_context *context = program->context;
-    if (context->ops->program_global == NULL)
-        return kiln_error(KILN_ERR_UNSUPPORTED,
-                          "%s: the %s plugin cannot reach a program's "
-                          "variables (it was built for an older plugin ABI "
-                          "than 2.3: rebuild it)",
-                          __func__, context->ops->name);
-    if (program->language != KILN_LANGUAGE_CUDA_C)
-        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
-                          "%s('%s'): only CUDA C programs have __device__ "
-                          "and __constant__ variables",
-                          __func__, name);
-    kiln_buffer *result = calloc(1, sizeof *result);
-    if (result == NULL)
-        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                          "%s: out of host memory", __func__);
-    size_t size = 0;
-    kiln_status status = context->ops->program_global(
-        context->backend, program->backend, name, &result->memory, &size);
-    if (status == KILN_OK && size == 0)
-        status = kiln_error(KILN_ERR_BACKEND, "%s('%s'): the variable has no "
-                                              "size",
-                            __func__, name);
-    if (status != KILN_OK) {
-        free(result);
-        return kiln_error_prefix(status, "%s", __func__);
-    }
-    kiln_refcount_hold(&program->references);
-    kiln_refcount_hold(&context->references);
-    result->owner = program;
-    result->context = context;
-    result->size = size;
-    result->capacity = size;
-    kiln_refcount_init(&result->references);
-    atomic_init(&result->last_stream, NULL);
-    atomic_init(&result->used_async, false);
-    atomic_init(&result->used_on_several_streams, false);
-    result->magic = KILN_MAGIC_BUFFER;
-    *buffer = result;
-    return KILN_OK;
-}

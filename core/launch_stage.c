@@ -1,0 +1,123 @@
+/*
+ * Host arrays around a launch (PyCUDA's In, Out and InOut): each is staged
+ * through pooled device memory (guarded in the checked mode), copied in
+ * before the kernel and back after it, and returned to the pool.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The checks' message for argument `index` (launch_check.c). */
+static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
+                                  size_t index, const char *format, ...)
+    KILN_PRINTF_LIKE(4, 5);
+static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
+                                  size_t index, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    kiln_launch_argument_error_v(kernel, status, index, format, args);
+    va_end(args);
+    return status;
+}
+
+kiln_status kiln_stage_host_arg(kiln_context *context,
+                                kiln_backend_stream *stream,
+                                const kiln_arg *arg, bool checked,
+                                staged_host_arg *staged)
+{
+    kiln_status status;
+    if (checked && kiln_guard_possible(context, arg->size))
+        status = kiln_guard_allocate(context, arg->size, &staged->guarded,
+                                     &staged->capacity, &staged->memory);
+    else
+        status = kiln_pool_allocate(context, arg->size, &staged->memory,
+                                    &staged->capacity);
+    if (status != KILN_OK) {
+        staged->memory = NULL;
+        return status;
+    }
+    if (arg->kind == KILN_ARG_KIND_OUT)
+        return KILN_OK;
+    return context->ops->memory_write(context->backend, stream,
+                                      staged->memory, 0, arg->host, arg->size,
+                                      1);
+}
+
+kiln_status kiln_stage_copy_back(kiln_context *context,
+                                 kiln_backend_stream *stream, size_t arg_count,
+                                 const kiln_arg *args,
+                                 const staged_host_arg *staged)
+{
+    kiln_status status = KILN_OK;
+    for (size_t i = 0; i < arg_count && status == KILN_OK; ++i)
+        if (args[i].kind == KILN_ARG_KIND_OUT ||
+            args[i].kind == KILN_ARG_KIND_INOUT)
+            status = context->ops->memory_read(context->backend, stream,
+                                               staged[i].memory, 0,
+                                               args[i].host, args[i].size, 1);
+    return status;
+}
+
+void kiln_stage_release(kiln_context *context, size_t arg_count,
+                        const kiln_arg *args, staged_host_arg *staged,
+                        kiln_stream *stream, bool finished)
+{
+    kiln_pending_work pending =
+        finished ? KILN_PENDING_NONE : KILN_PENDING_ONE_STREAM;
+    for (size_t i = 0; i < arg_count; ++i) {
+        if (!kiln_arg_kind_is_host(args[i].kind) || staged[i].memory == NULL)
+            continue;
+        if (staged[i].guarded != NULL)
+            kiln_guard_free(context, staged[i].guarded, staged[i].capacity,
+                            staged[i].memory, stream, pending);
+        else
+            kiln_pool_return(context, staged[i].memory, staged[i].capacity,
+                             stream, pending);
+    }
+}
+
+kiln_status kiln_stage_check_guards(const kiln_kernel *kernel,
+                                    kiln_backend_stream *stream,
+                                    size_t arg_count, const kiln_arg *args,
+                                    const staged_host_arg *staged)
+{
+    kiln_context *context = kernel->program->context;
+    kiln_status result = KILN_OK;
+    for (size_t i = 0; i < arg_count; ++i) {
+        const kiln_arg *arg = &args[i];
+        kiln_backend_memory *guarded = NULL;
+        const void *address = NULL;
+        if (arg->kind == KILN_ARG_KIND_BUFFER) {
+            guarded = arg->buffer->guarded;
+            address = arg->buffer;
+        } else if (kiln_arg_kind_is_host(arg->kind)) {
+            guarded = staged[i].guarded;
+            address = arg->host;
+        }
+        if (guarded == NULL)
+            continue;
+        size_t size = arg->kind == KILN_ARG_KIND_BUFFER ? arg->buffer->size
+                                                        : arg->size;
+        kiln_string report = {0};
+        kiln_status status =
+            kiln_guard_check(context, stream, guarded, size, &report);
+        if (status == KILN_OK && report.length > 0 && result == KILN_OK)
+            status = argument_error(
+                kernel, KILN_ERR_KERNEL_FAULT, i,
+                "the kernel wrote outside %s %p of %zu bytes%s: %s were "
+                "overwritten (checked mode)",
+                arg->kind == KILN_ARG_KIND_BUFFER
+                    ? "the buffer"
+                    : kiln_arg_kind_word(arg->kind),
+                address, size,
+                arg->kind == KILN_ARG_KIND_BUFFER ? "" : " (staged on the "
+                                                         "device)",
+                report.data);
+        kiln_string_free(&report);
+        if (result == KILN_OK)
+            result = status;
+    }
+    return result;
+}
