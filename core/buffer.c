@@ -46,14 +46,12 @@ kiln_status kiln_buffer_create(kiln_context *context, size_t size,
         return kiln_error_prefix(status, "kiln_buffer_create(%zu bytes)",
                                  size);
     }
-    kiln_refcount_hold(&context->references);
     result->context = context;
     result->size = size;
-    kiln_refcount_init(&result->references);
     atomic_init(&result->last_stream, NULL);
     atomic_init(&result->used_async, false);
     atomic_init(&result->used_on_several_streams, false);
-    result->magic = KILN_MAGIC_BUFFER;
+    kiln_handle_init(result, KILN_MAGIC_BUFFER, &context->references);
     *buffer = result;
     return KILN_OK;
 }

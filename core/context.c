@@ -89,8 +89,7 @@ kiln_status kiln_context_create(const char *backend, int device,
         checks &= ~(unsigned)KILN_CHECK_BOUNDS;
     }
     atomic_init(&result->checks, checks);
-    kiln_refcount_init(&result->references);
-    result->magic = KILN_MAGIC_CONTEXT;
+    kiln_handle_init(result, KILN_MAGIC_CONTEXT, NULL);
     kiln_default_stream_init(result);
     kiln_trace("context on %s device %d (%s)", ops->name, index,
                result->device.name);

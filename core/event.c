@@ -28,11 +28,9 @@ kiln_status kiln_event_create(kiln_context *context, kiln_event **event)
         free(result);
         return status;
     }
-    kiln_refcount_hold(&context->references);
     result->context = context;
-    kiln_refcount_init(&result->references);
     atomic_init(&result->recorded, false);
-    result->magic = KILN_MAGIC_EVENT;
+    kiln_handle_init(result, KILN_MAGIC_EVENT, &context->references);
     *event = result;
     return KILN_OK;
 }

@@ -34,6 +34,15 @@ bool kiln_reference_drop(atomic_int *references)
     return atomic_fetch_sub_explicit(references, 1, memory_order_acq_rel) == 1;
 }
 
+void kiln_handle_start(uint32_t *magic, kiln_refcount *references,
+                       uint32_t type_magic, kiln_refcount *parent)
+{
+    if (parent != NULL)
+        kiln_refcount_hold(parent);
+    kiln_refcount_init(references);
+    *magic = type_magic;
+}
+
 void kiln_refcount_init(kiln_refcount *count)
 {
     atomic_init(&count->owned, 1);

@@ -145,6 +145,18 @@ typedef struct kiln_refcount {
 /* One owned reference: the creator's. */
 KILN_INTERNAL void kiln_refcount_init(kiln_refcount *count);
 
+/* Every handle's start, in one place (libuv's uv__handle_init): one owned
+ * reference (the creator's), a child's reference on `parent` (the parent's
+ * kiln_refcount; NULL for a context), and the type's magic word last, so
+ * that the handle passes KILN_CHECK_HANDLE only once it is whole.  The
+ * object must start with `uint32_t magic; kiln_refcount references;`. */
+#define kiln_handle_init(object, type_magic, parent)                          \
+    kiln_handle_start(&(object)->magic, &(object)->references, (type_magic), \
+                      (parent))
+KILN_INTERNAL void kiln_handle_start(uint32_t *magic,
+                                     kiln_refcount *references,
+                                     uint32_t type_magic,
+                                     kiln_refcount *parent);
 /* The caller's *_retain. */
 KILN_INTERNAL void kiln_refcount_retain(kiln_refcount *count);
 /* A child's reference. */

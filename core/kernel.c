@@ -50,10 +50,8 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                           context->ops->name, name);
     }
     /* The kernel keeps its program (and so the context) alive. */
-    kiln_refcount_hold(&program->references);
     result->program = program;
-    kiln_refcount_init(&result->references);
-    result->magic = KILN_MAGIC_KERNEL;
+    kiln_handle_init(result, KILN_MAGIC_KERNEL, &program->references);
     *kernel = result;
     return KILN_OK;
 }

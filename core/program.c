@@ -26,15 +26,13 @@ static kiln_status program_wrap(kiln_context *context,
         free(log);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    kiln_refcount_hold(&context->references);
     result->context = context;
     result->built = built;
     result->backend = built->backend;
     result->language = language;
     result->origin = origin;
     result->build_log = log;
-    kiln_refcount_init(&result->references);
-    result->magic = KILN_MAGIC_PROGRAM;
+    kiln_handle_init(result, KILN_MAGIC_PROGRAM, &context->references);
     *program = result;
     return KILN_OK;
 }

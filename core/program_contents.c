@@ -107,16 +107,14 @@ kiln_status kiln_program_get_global(kiln_program *program, const char *name,
         return kiln_error_prefix(status, "%s", __func__);
     }
     kiln_refcount_hold(&program->references);
-    kiln_refcount_hold(&context->references);
     result->owner = program;
     result->context = context;
     result->size = size;
     result->capacity = size;
-    kiln_refcount_init(&result->references);
     atomic_init(&result->last_stream, NULL);
     atomic_init(&result->used_async, false);
     atomic_init(&result->used_on_several_streams, false);
-    result->magic = KILN_MAGIC_BUFFER;
+    kiln_handle_init(result, KILN_MAGIC_BUFFER, &context->references);
     *buffer = result;
     return KILN_OK;
 }

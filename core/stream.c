@@ -101,10 +101,8 @@ kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream)
         free(result);
         return status;
     }
-    kiln_refcount_hold(&context->references);
     result->context = context;
-    kiln_refcount_init(&result->references);
-    result->magic = KILN_MAGIC_STREAM;
+    kiln_handle_init(result, KILN_MAGIC_STREAM, &context->references);
     *stream = result;
     return KILN_OK;
 }
