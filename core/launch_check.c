@@ -378,7 +378,7 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
 {
     const kiln_backend_param *param = &kernel->info.params[index];
     bool host = kiln_arg_kind_is_host(kind);
-    bool pointer_sized = param->size == sizeof(void *) || param->size == 0;
+    bool pointer_sized = param->size == sizeof(void *);
     bool accepted;
     switch (param->kind) {
     case KILN_PARAM_BUFFER:
@@ -467,14 +467,19 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
             if (kiln_arg_value(arg) == NULL)
                 return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
                                       "the value pointer is NULL");
-            if (param->size != 0 && arg->size != param->size)
+            /* A size the backend could not tell is never a licence to
+             * pass any: the kernel would read past a short value. */
+            if (param->size == 0)
+                return argument_error(
+                    kernel, KILN_ERR_UNSUPPORTED, i,
+                    "the backend cannot tell how many bytes this parameter "
+                    "takes, so the launch cannot be checked (a struct or "
+                    "typedef the driver does not size: docs/ERRORS.md)");
+            if (arg->size != param->size)
                 return argument_error(kernel, KILN_ERR_ARGUMENT_SIZE, i,
                                       "%zu bytes given, the parameter takes "
                                       "%zu",
                                       arg->size, param->size);
-            if (arg->size == 0)
-                return argument_error(kernel, KILN_ERR_ARGUMENT_SIZE, i,
-                                      "a value of 0 bytes");
             break;
         case KILN_ARG_KIND_LOCAL:
             if (arg->size == 0)

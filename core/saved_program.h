@@ -19,9 +19,10 @@
 #define KILN_SAVED_INTERNAL
 #endif
 
-/* Bumped whenever the layout changes: an entry of another version is a
- * cache miss. */
-#define KILN_SAVED_PROGRAM_VERSION 1u
+/* Bumped whenever the layout or what it holds changes: an entry of
+ * another version is a cache miss.  2: value parameters of struct types
+ * carry their size (version 1 left them 0, which launches now refuse). */
+#define KILN_SAVED_PROGRAM_VERSION 2u
 
 /* A saved program read back.  `info` and `image` point into the bytes
  * read (strings included) and into the arrays below: valid while both

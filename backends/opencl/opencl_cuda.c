@@ -78,6 +78,19 @@ static kiln_status adopt_signature(opencl_signature *signature,
         free((char *)param->type_name);
         param->name = name;
         param->type_name = type;
+        /* The driver's size (or the probe's, for a struct: float3 is one
+         * of the prelude's, 12 bytes) must be CUDA's. */
+        size_t cuda_size = cuda->params[p].size;
+        if (param->kind == KILN_PARAM_VALUE && param->size == 0)
+            param->size = cuda_size;
+        else if (param->kind == KILN_PARAM_VALUE && cuda_size != 0 &&
+                 cuda_size != param->size)
+            return opencl_host->error(
+                KILN_ERR_BACKEND,
+                "opencl: kernel '%s' parameter %zu (%s) takes %zu bytes "
+                "after translation, %zu in CUDA (translator and backend "
+                "disagree)",
+                signature->name, p, type, param->size, cuda_size);
     }
     for (size_t p = cuda->param_count; p < signature->param_count; ++p) {
         free((char *)signature->params[p].name);

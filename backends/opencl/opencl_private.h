@@ -324,6 +324,16 @@ OPENCL_INTERNAL int opencl_cuda_internal_kernel(const char *name);
 OPENCL_INTERNAL size_t opencl_type_size(const char *type,
                                         cl_uint address_bits);
 
+/* Sizes the driver's argument info leaves out (a struct or typedef passed
+ * by value, CUDA's 12-byte float3 after translation): the program's text
+ * (`count` parts) is built once more with a kernel that writes sizeof each
+ * such type, and run.  A type the probe cannot size keeps size 0, which the
+ * core refuses at launch rather than pass a value of unchecked size. */
+OPENCL_INTERNAL kiln_status opencl_signature_probe_sizes(
+    kiln_backend_context *context, opencl_signature *kernels,
+    size_t kernel_count, cl_uint count, const char *const *texts,
+    const size_t *lengths, const char *options);
+
 /* ---- opencl_cuda.c ------------------------------------------------------- */
 
 /* CUDA C: translates `source` to OpenCL C (*translation, freed by the

@@ -582,9 +582,14 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         }
     }
     free(options);
-    free(user_options);
     if (status == KILN_OK)
         status = program_signatures(context, result);
+    /* Under the driver's type names, which the program's text spells. */
+    if (status == KILN_OK)
+        status = opencl_signature_probe_sizes(context, result->kernels,
+                                              result->kernel_count, 2, texts,
+                                              lengths, user_options);
+    free(user_options);
     if (status == KILN_OK && from_cuda)
         status = opencl_cuda_adopt(result, &translation);
     if (status == KILN_OK && from_cuda)

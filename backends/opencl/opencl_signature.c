@@ -328,3 +328,173 @@ kiln_status opencl_signature_query(cl_kernel kernel, cl_uint address_bits,
     signature->params_known = 1;
     return KILN_OK;
 }
+
+/* ---- sizes the driver does not report ------------------------------------ */
+
+#define PROBE_KERNEL "__kiln_param_sizes"
+
+/* The distinct type names of value parameters without a size, in order,
+ * into types[] (room for every parameter); their count. */
+static size_t unsized_types(const opencl_signature *kernels,
+                            size_t kernel_count, const char **types)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < kernel_count; ++k)
+        for (size_t p = 0; p < kernels[k].param_count; ++p) {
+            const kiln_backend_param *param = &kernels[k].params[p];
+            if (param->kind != KILN_PARAM_VALUE || param->size != 0 ||
+                param->type_name == NULL || param->type_name[0] == '\0')
+                continue;
+            size_t seen = 0;
+            while (seen < count && strcmp(types[seen], param->type_name) != 0)
+                ++seen;
+            if (seen == count)
+                types[count++] = param->type_name;
+        }
+    return count;
+}
+
+/* The probe kernel's text: sizeof each type into its slot (malloc'ed). */
+static char *probe_source(const char *const *types, size_t count)
+{
+    size_t length = 128;
+    for (size_t t = 0; t < count; ++t)
+        length += strlen(types[t]) + 48;
+    char *text = malloc(length);
+    if (text == NULL)
+        return NULL;
+    size_t used = (size_t)snprintf(text, length,
+                                   "\n__kernel void " PROBE_KERNEL
+                                   "(__global ulong *kiln_sizes)\n{\n");
+    for (size_t t = 0; t < count; ++t)
+        used += (size_t)snprintf(text + used, length - used,
+                                 "    kiln_sizes[%zu] = sizeof(%s);\n", t,
+                                 types[t]);
+    snprintf(text + used, length - used, "}\n");
+    return text;
+}
+
+/* Builds and runs the probe; sizes[] filled on KILN_OK.  A probe the
+ * compiler refuses (a type name the driver reports but the language
+ * cannot spell) is KILN_ERR_UNSUPPORTED, traced, with no error set. */
+static kiln_status run_probe(kiln_backend_context *context, cl_uint count,
+                             const char *const *texts, const size_t *lengths,
+                             const char *probe, const char *options,
+                             size_t type_count, cl_ulong *sizes)
+{
+    const char **all = calloc(count + 1, sizeof *all);
+    size_t *all_lengths = calloc(count + 1, sizeof *all_lengths);
+    if (all == NULL || all_lengths == NULL) {
+        free(all);
+        free(all_lengths);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    for (cl_uint i = 0; i < count; ++i) {
+        all[i] = texts[i];
+        all_lengths[i] = lengths[i];
+    }
+    all[count] = probe;
+    all_lengths[count] = strlen(probe);
+    cl_int error = CL_SUCCESS;
+    cl_program program = clCreateProgramWithSource(
+        context->context, count + 1, all, all_lengths, &error);
+    free(all);
+    free(all_lengths);
+    if (program == NULL || error != CL_SUCCESS)
+        return opencl_fail(error, KILN_ERR_BACKEND,
+                           "clCreateProgramWithSource (parameter sizes)");
+    cl_device_id device = context->device->device;
+    kiln_status status = KILN_OK;
+    cl_kernel kernel = NULL;
+    cl_mem buffer = NULL;
+    error = clBuildProgram(program, 1, &device, options, NULL, NULL);
+    if (error != CL_SUCCESS) {
+        opencl_host->trace("opencl: the probe of parameter sizes does not "
+                           "build (%s)",
+                           opencl_error_name(error));
+        status = KILN_ERR_UNSUPPORTED;
+    }
+    if (status == KILN_OK) {
+        kernel = clCreateKernel(program, PROBE_KERNEL, &error);
+        buffer = error == CL_SUCCESS
+                     ? clCreateBuffer(context->context, CL_MEM_READ_WRITE,
+                                      type_count * sizeof(cl_ulong), NULL,
+                                      &error)
+                     : NULL;
+        if (error == CL_SUCCESS)
+            error = clSetKernelArg(kernel, 0, sizeof buffer, &buffer);
+        size_t one = 1;
+        cl_command_queue queue = context->default_stream.queue;
+        if (error == CL_SUCCESS)
+            error = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, &one,
+                                           0, NULL, NULL);
+        if (error == CL_SUCCESS)
+            error = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0,
+                                        type_count * sizeof(cl_ulong), sizes,
+                                        0, NULL, NULL);
+        if (error != CL_SUCCESS)
+            status = opencl_fail(error, KILN_ERR_BACKEND,
+                                 "opencl: running the probe of parameter "
+                                 "sizes");
+    }
+    if (buffer != NULL)
+        clReleaseMemObject(buffer);
+    if (kernel != NULL)
+        clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    return status;
+}
+
+kiln_status opencl_signature_probe_sizes(kiln_backend_context *context,
+                                         opencl_signature *kernels,
+                                         size_t kernel_count, cl_uint count,
+                                         const char *const *texts,
+                                         const size_t *lengths,
+                                         const char *options)
+{
+    size_t param_total = 0;
+    for (size_t k = 0; k < kernel_count; ++k)
+        param_total += kernels[k].param_count;
+    const char **types = calloc(param_total ? param_total : 1, sizeof *types);
+    if (types == NULL)
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    size_t type_count = unsized_types(kernels, kernel_count, types);
+    if (type_count == 0) {
+        free(types);
+        return KILN_OK;
+    }
+    cl_ulong *sizes = calloc(type_count, sizeof *sizes);
+    char *probe = sizes != NULL ? probe_source(types, type_count) : NULL;
+    if (probe == NULL) {
+        free(types);
+        free(sizes);
+        return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                  "opencl: out of host memory");
+    }
+    kiln_status status = run_probe(context, count, texts, lengths, probe,
+                                   options, type_count, sizes);
+    if (status == KILN_ERR_UNSUPPORTED) {
+        /* The launch check refuses these parameters, naming them. */
+        opencl_host->trace("opencl: value parameters of types such as "
+                           "'%s' keep an unknown size",
+                           types[0]);
+        status = KILN_OK;
+    } else if (status == KILN_OK) {
+        for (size_t k = 0; k < kernel_count; ++k)
+            for (size_t p = 0; p < kernels[k].param_count; ++p) {
+                kiln_backend_param *param = &kernels[k].params[p];
+                if (param->kind != KILN_PARAM_VALUE || param->size != 0 ||
+                    param->type_name == NULL)
+                    continue;
+                for (size_t t = 0; t < type_count; ++t)
+                    if (strcmp(types[t], param->type_name) == 0)
+                        param->size = (size_t)sizes[t];
+            }
+    }
+    free(probe);
+    free(types);
+    free(sizes);
+    return status;
+}

@@ -1,0 +1,184 @@
+/*
+ * What the third outside attack (issue 29) broke in launches: values of
+ * the wrong size for struct and CUDA 3-component parameters, grids the
+ * device cannot schedule, names the driver aborts on, and a prepared
+ * launch whose value does not match its type string.  Each case is
+ * answered with its own status and message; good launches of the same
+ * kernels give the CPU's results.
+ */
+#include "config.h"
+
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- C1: by-value structs and CUDA's 3-component types ------------------- */
+
+static const char struct_source[] =
+    "typedef struct { float a, b, c; } triple;\n"
+    "struct pair { double x; int y; };\n"
+    "kernel void weigh(global float *out, triple t, struct pair p, float3 v,\n"
+    "                  int n) {\n"
+    "    int i = get_global_id(0);\n"
+    "    if (i < n) out[i] = t.a * i + t.b - t.c + (float)p.x * p.y + v.z;\n"
+    "}\n";
+
+typedef struct triple {
+    float a, b, c;
+} triple;
+
+typedef struct pair {
+    double x;
+    int y;
+} pair;
+
+static void expect_param_size(kiln_kernel *kernel, size_t index,
+                              size_t expected)
+{
+    kiln_param_info info;
+    TEST_OK(kiln_kernel_get_param_info(kernel, index, &info));
+    if (info.size != expected)
+        fail_msg("parameter %zu (%s %s): size %zu, expected %zu", index,
+                 info.type_name, info.name, info.size, expected);
+}
+
+static void struct_parameters_are_sized(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, struct_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "weigh");
+    expect_param_size(kernel, 1, sizeof(triple));
+    expect_param_size(kernel, 2, sizeof(pair));
+    expect_param_size(kernel, 3, 16); /* OpenCL's float3 */
+
+    enum { n = 1000 };
+    kiln_buffer *out = test_buffer(context, n * sizeof(float));
+    triple t = {test_random_float(0.5f, 2), test_random_float(-1, 1),
+                test_random_float(-1, 1)};
+    pair p = {test_random_float(0.5f, 2), (int)(test_random_u64() % 50) + 1};
+    float v[4] = {test_random_float(-1, 1), test_random_float(-1, 1),
+                  test_random_float(-1, 1), 0};
+    int count = n;
+    kiln_launch_config config = test_config_1d(n, 64);
+
+    /* a 4-byte value for each of the 12- and 16-byte parameters */
+    kiln_arg wrong_triple[] = {KILN_ARG_BUFFER(out), KILN_ARG_FLOAT(t.a),
+                               KILN_ARG_VALUE(&p, sizeof p),
+                               KILN_ARG_VALUE(v, sizeof v),
+                               KILN_ARG_INT(count)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_SIZE,
+               kiln_launch(kernel, &config, 5, wrong_triple));
+    TEST_ERROR_MENTIONS("argument 1 (triple t)");
+    kiln_arg wrong_pair[] = {KILN_ARG_BUFFER(out), KILN_ARG_VALUE(&t, sizeof t),
+                             KILN_ARG_INT(7), KILN_ARG_VALUE(v, sizeof v),
+                             KILN_ARG_INT(count)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_SIZE,
+               kiln_launch(kernel, &config, 5, wrong_pair));
+    TEST_ERROR_MENTIONS("the parameter takes 16");
+    kiln_arg short_vector[] = {KILN_ARG_BUFFER(out),
+                               KILN_ARG_VALUE(&t, sizeof t),
+                               KILN_ARG_VALUE(&p, sizeof p),
+                               KILN_ARG_VALUE(v, 12), KILN_ARG_INT(count)};
+    TEST_FAILS(KILN_ERR_ARGUMENT_SIZE,
+               kiln_launch(kernel, &config, 5, short_vector));
+
+    kiln_arg good[] = {KILN_ARG_BUFFER(out), KILN_ARG_VALUE(&t, sizeof t),
+                       KILN_ARG_VALUE(&p, sizeof p), KILN_ARG_VALUE(v, sizeof v),
+                       KILN_ARG_INT(count)};
+    TEST_OK(kiln_launch(kernel, &config, 5, good));
+    float result[n], expected[n];
+    test_read(out, result, sizeof result);
+    for (int i = 0; i < n; ++i)
+        expected[i] = t.a * (float)i + t.b - t.c + (float)p.x * (float)p.y +
+                      v[2];
+    test_assert_floats_near(result, expected, n, 1e-5);
+    kiln_buffer_release(out);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+static const char cuda_struct_source[] =
+    "struct S { double x; int y; };\n"
+    "__global__ void weigh(float *out, float3 t, S s, int3 i3, dim3 d,\n"
+    "                      uchar3 u, double3 w, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) out[i] = t.x * i + t.y - t.z + (float)s.x * s.y\n"
+    "                        + i3.x - i3.z + d.y + u.x + u.z + (float)w.z;\n"
+    "}\n";
+
+static void cuda_three_component_parameters_are_sized(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, cuda_struct_source, 0, &options,
+                                    &program));
+    kiln_kernel *kernel = test_kernel(program, "weigh");
+    /* CUDA's layout: float3, int3 and dim3 are 12 bytes, uchar3 3,
+     * double3 24; the struct as the host lays it out */
+    expect_param_size(kernel, 1, 12);
+    expect_param_size(kernel, 2, sizeof(pair));
+    expect_param_size(kernel, 3, 12);
+    expect_param_size(kernel, 4, 12);
+    expect_param_size(kernel, 5, 3);
+    expect_param_size(kernel, 6, 24);
+
+    enum { n = 777 };
+    kiln_buffer *out = test_buffer(context, n * sizeof(float));
+    float t[3];
+    test_random_floats(t, 3, -2, 2);
+    pair s = {test_random_float(0.5f, 2), (int)(test_random_u64() % 50) + 1};
+    int32_t i3[3];
+    test_random_ints(i3, 3, -100, 100);
+    uint32_t d[3] = {(uint32_t)(test_random_u64() % 64) + 1,
+                     (uint32_t)(test_random_u64() % 64) + 1, 1};
+    unsigned char u[3];
+    test_random_bytes(u, 3);
+    double w[3];
+    test_random_doubles(w, 3, -3, 3);
+    int count = n;
+    kiln_launch_config config = test_config_1d(n, 64);
+
+    /* Each 3-component parameter given a 4-byte scalar. */
+    for (int wrong = 1; wrong <= 6; ++wrong) {
+        kiln_arg args[] = {
+            KILN_ARG_BUFFER(out),      KILN_ARG_VALUE(t, sizeof t),
+            KILN_ARG_VALUE(&s, sizeof s), KILN_ARG_VALUE(i3, sizeof i3),
+            KILN_ARG_VALUE(d, sizeof d), KILN_ARG_VALUE(u, sizeof u),
+            KILN_ARG_VALUE(w, sizeof w), KILN_ARG_INT(count)};
+        args[wrong] = KILN_ARG_FLOAT(1.5f);
+        kiln_status status = kiln_launch(kernel, &config, 8, args);
+        if (status != KILN_ERR_ARGUMENT_SIZE)
+            fail_msg("a float for parameter %d -> %s (%s), expected "
+                     "KILN_ERR_ARGUMENT_SIZE",
+                     wrong, kiln_status_name(status), kiln_last_error());
+    }
+    kiln_arg good[] = {
+        KILN_ARG_BUFFER(out),      KILN_ARG_VALUE(t, sizeof t),
+        KILN_ARG_VALUE(&s, sizeof s), KILN_ARG_VALUE(i3, sizeof i3),
+        KILN_ARG_VALUE(d, sizeof d), KILN_ARG_VALUE(u, sizeof u),
+        KILN_ARG_VALUE(w, sizeof w), KILN_ARG_INT(count)};
+    TEST_OK(kiln_launch(kernel, &config, 8, good));
+    float result[n], expected[n];
+    test_read(out, result, sizeof result);
+    for (int i = 0; i < n; ++i)
+        expected[i] = t[0] * (float)i + t[1] - t[2] + (float)s.x * (float)s.y +
+                      (float)i3[0] - (float)i3[2] + (float)d[1] + (float)u[0] +
+                      (float)u[2] + (float)w[2];
+    test_assert_floats_near(result, expected, n, 1e-5);
+    kiln_buffer_release(out);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+int main(void)
+{
+    static const kiln_test tests[] = {
+        KILN_TEST(struct_parameters_are_sized),
+        KILN_TEST(cuda_three_component_parameters_are_sized),
+    };
+    return kiln_test_main("hostile_launch", tests,
+                          sizeof tests / sizeof tests[0]);
+}
