@@ -75,12 +75,14 @@ static void open_device(peer_device *device, const char *backend, int index)
     BENCH_CHECK(kiln_context_create(backend, index, &device->context));
 }
 
+#ifdef KILN_BENCH_CUDA
 static bool both_cuda(const peer_state *s)
 {
     return strcmp(s->from->info.backend, "cuda") == 0 &&
            strcmp(s->to->info.backend, "cuda") == 0 &&
            s->from->info.index != s->to->info.index;
 }
+#endif
 
 static void measure_pair(peer_device *from, peer_device *to, size_t size)
 {

@@ -14,6 +14,7 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,22 @@ static const char *ops_first_missing(const kiln_backend_ops *ops)
     return NULL;
 }
 
+/* Why configure left a backend out (config.h), NULL when it was built:
+ * a plugin not found is then no surprise, and the reason is configure's. */
+static const char *backend_not_built(const char *name)
+{
+#ifdef KILN_CUDA_NOT_BUILT
+    if (strcmp(name, "cuda") == 0)
+        return KILN_CUDA_NOT_BUILT;
+#endif
+#ifdef KILN_OPENCL_NOT_BUILT
+    if (strcmp(name, "opencl") == 0)
+        return KILN_OPENCL_NOT_BUILT;
+#endif
+    (void)name;
+    return NULL;
+}
+
 /* The first kiln-<name>.so in the search list, as slot->path. */
 static kiln_status slot_find_file(kiln_backend_slot *slot)
 {
@@ -308,14 +325,47 @@ static kiln_status slot_find_file(kiln_backend_slot *slot)
     for (size_t i = 0; i < list.count; ++i)
         kiln_string_appendf(&searched, "%s%s (%s)", i ? ", " : "",
                             list.dirs[i].path, list.dirs[i].origin);
-    slot_fail(slot, KILN_ERR_BACKEND_NOT_FOUND,
-              "plugin kiln-%s.so not found; searched %s%s%s", slot->name,
-              searched.data ? searched.data : "nothing",
-              list.ignored ? "; ignored " : "",
-              list.ignored ? list.ignored : "");
+    const char *why_not_built = backend_not_built(slot->name);
+    if (why_not_built != NULL)
+        slot_fail(slot, KILN_ERR_BACKEND_NOT_FOUND,
+                  "not built: this Kiln was configured without the %s "
+                  "backend (%s); no kiln-%s.so found either, searched %s%s%s",
+                  slot->name, why_not_built, slot->name,
+                  searched.data ? searched.data : "nothing",
+                  list.ignored ? "; ignored " : "",
+                  list.ignored ? list.ignored : "");
+    else
+        slot_fail(slot, KILN_ERR_BACKEND_NOT_FOUND,
+                  "plugin kiln-%s.so not found; searched %s%s%s", slot->name,
+                  searched.data ? searched.data : "nothing",
+                  list.ignored ? "; ignored " : "",
+                  list.ignored ? list.ignored : "");
     kiln_string_free(&searched);
     kiln_search_list_free(&list);
     return KILN_ERR_BACKEND_NOT_FOUND;
+}
+
+/* Stops dl_iterate_phdr at the first object: the program itself. */
+static int program_has_interpreter(struct dl_phdr_info *info, size_t size,
+                                   void *result)
+{
+    (void)size;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_INTERP)
+            *(bool *)result = true;
+    return 1;
+}
+
+/* A program linked with -static (or -static-pie) has no dynamic loader:
+ * its own copy of the C library cannot host a plugin that needs the shared
+ * one (every vendor library does), and dlopen() then crashes inside the
+ * driver instead of failing.  A program run through ld.so by hand still has
+ * the interpreter in its headers, so it is not mistaken for one. */
+static bool program_is_static(void)
+{
+    bool dynamic = false;
+    dl_iterate_phdr(program_has_interpreter, &dynamic);
+    return !dynamic;
 }
 
 static void slot_load(kiln_backend_slot *slot)
@@ -327,6 +377,16 @@ static void slot_load(kiln_backend_slot *slot)
     if (status != KILN_OK)
         return;
 
+    if (program_is_static()) {
+        slot_fail(slot, KILN_ERR_BACKEND_LOAD,
+                  "cannot load %s: this program is linked statically "
+                  "(-static), and a static program cannot load shared "
+                  "libraries such as Kiln's plugins and the drivers they "
+                  "open; link libkiln statically and the C library "
+                  "dynamically (README: linking statically)",
+                  slot->path);
+        return;
+    }
     kiln_trace("backend %s: loading %s", slot->name, slot->path);
     /* Local: two plugins must not see each other's symbols.  No delete:
      * vendor libraries do not like being unloaded. */
