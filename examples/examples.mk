@@ -1,7 +1,8 @@
 # The tutorial programs (PyCUDA's, Numba's and CuPy's first examples, in C).
 # Each checks its result against the CPU and exits non-zero on a mismatch
-# or a Kiln error; examples/run-all runs them all.  Built by `make`, not
-# installed: they are there to be read and copied.
+# or a Kiln error; examples/run-all runs them all.  Built by `make` here,
+# and installed as sources in $(docdir)/examples with a Makefile that
+# builds them against the installed library (examples/Makefile.installed).
 KILN_EXAMPLES = \
 	examples/doublify \
 	examples/multiply_them \
@@ -76,3 +77,19 @@ check-mpi:
 	@echo "check-mpi: configure found no MPI (see its summary; --with-mpi)"; exit 1
 endif
 .PHONY: check-mpi
+
+# The installed copy: the sources, their headers, the scripts that run
+# them, and Makefile.installed as that directory's Makefile.
+exampledir = $(docdir)/examples
+example_DATA = $(KILN_EXAMPLES:=.c) examples/mpi_sum_of_squares.c \
+	examples/mpi_jacobi.c examples/example.h examples/mpi_example.h \
+	examples/run-all examples/run-mpi
+EXTRA_DIST += examples/Makefile.installed
+install-data-local: install-examples-makefile
+uninstall-local: uninstall-examples-makefile
+install-examples-makefile:
+	$(MKDIR_P) '$(DESTDIR)$(exampledir)'
+	$(INSTALL_DATA) $(srcdir)/examples/Makefile.installed '$(DESTDIR)$(exampledir)/Makefile'
+uninstall-examples-makefile:
+	rm -f '$(DESTDIR)$(exampledir)/Makefile'
+.PHONY: install-examples-makefile uninstall-examples-makefile
