@@ -14,13 +14,15 @@ docs/man/man3.stamp: $(KILN_REFERENCE_INPUTS) $(top_srcdir)/docs/man/header-to-m
 	    kiln_array $(PACKAGE_VERSION) docs/man/man3 && \
 	touch $@
 
-install-data-local: docs/man/man3.stamp
+install-data-local: install-man3-pages
+install-man3-pages: docs/man/man3.stamp
 	$(MKDIR_P) '$(DESTDIR)$(mandir)/man3'
 	for page in docs/man/man3/*.3; do \
 	    $(INSTALL_DATA) "$$page" '$(DESTDIR)$(mandir)/man3' || exit 1; \
 	done
 
-uninstall-local:
+uninstall-local: uninstall-man3-pages
+uninstall-man3-pages:
 	for page in docs/man/man3/*.3; do \
 	    rm -f '$(DESTDIR)$(mandir)/man3/'"$${page##*/}"; \
 	done
