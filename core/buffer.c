@@ -84,25 +84,31 @@ kiln_status kiln_buffer_retain(kiln_buffer *buffer)
     return KILN_OK;
 }
 
-kiln_status kiln_buffer_release(kiln_buffer *buffer)
+/* Frees a buffer whose last reference went: a view gives back its hold
+ * on its base (which may free that too), a program's variable its hold on
+ * the program, any other buffer its memory to the pool. */
+static void buffer_destroy(kiln_buffer *buffer)
 {
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
-    bool last = false;
-    kiln_status status = kiln_refcount_release(
-        &buffer->references, __func__, "buffer", NULL, &last);
-    if (!last)
-        return status;
     kiln_context *context = buffer->context;
     kiln_stream *stream = atomic_load(&buffer->last_stream);
+    if (buffer->base != NULL) {
+        kiln_buffer *base = buffer->base;
+        kiln_backend_memory *view = atomic_load(&buffer->view_memory);
+        if (view != NULL)
+            context->ops->memory_free(context->backend, view);
+        kiln_handle_bury(buffer);
+        kiln_context_release_internal(context);
+        if (kiln_refcount_drop(&base->references))
+            buffer_destroy(base);
+        return;
+    }
     if (buffer->owner != NULL) {
         if (stream != NULL)
             kiln_stream_release_internal(stream);
         kiln_program_release_internal(buffer->owner);
         kiln_handle_bury(buffer);
         kiln_context_release_internal(context);
-        kiln_error_clear();
-        return KILN_OK;
+        return;
     }
     kiln_pending_work pending =
         atomic_load(&buffer->used_on_several_streams) ? KILN_PENDING_SEVERAL_STREAMS
@@ -118,6 +124,18 @@ kiln_status kiln_buffer_release(kiln_buffer *buffer)
         kiln_stream_release_internal(stream);
     kiln_handle_bury(buffer);
     kiln_context_release_internal(context);
+}
+
+kiln_status kiln_buffer_release(kiln_buffer *buffer)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    bool last = false;
+    kiln_status status = kiln_refcount_release(
+        &buffer->references, __func__, "buffer", "its views", &last);
+    if (!last)
+        return status;
+    buffer_destroy(buffer);
     kiln_error_clear();
     return KILN_OK;
 }
@@ -138,6 +156,83 @@ kiln_status kiln_buffer_get_context(const kiln_buffer *buffer,
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
     KILN_CHECK_OUT(context, "context");
     *context = buffer->context;
+    return KILN_OK;
+}
+
+static kiln_status check_range(const char *function, const kiln_buffer *buffer,
+                               size_t offset, size_t size);
+
+kiln_status kiln_buffer_create_view(kiln_buffer *buffer, size_t offset,
+                                    size_t size, kiln_buffer **view)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    KILN_CHECK_OUT(view, "view");
+    kiln_status status = check_range(__func__, buffer, offset, size);
+    if (status != KILN_OK)
+        return status;
+    kiln_buffer *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                          "kiln_buffer_create_view: out of host memory");
+    kiln_buffer *base = kiln_buffer_owner(buffer);
+    kiln_refcount_hold(&base->references);
+    result->context = buffer->context;
+    result->memory = base->memory;
+    result->size = size;
+    result->base = base;
+    result->offset = buffer->offset + offset;
+    atomic_init(&result->view_memory, NULL);
+    atomic_init(&result->last_stream, NULL);
+    atomic_init(&result->used_async, false);
+    atomic_init(&result->used_on_several_streams, false);
+    kiln_handle_init(result, KILN_MAGIC_BUFFER, &buffer->context->references);
+    *view = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_get_base(const kiln_buffer *buffer, kiln_buffer **base,
+                                 size_t *offset)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
+    KILN_CHECK_OUT(base, "base");
+    KILN_CHECK_OUT(offset, "offset");
+    *base = kiln_buffer_owner((kiln_buffer *)buffer);
+    *offset = buffer->offset;
+    return KILN_OK;
+}
+
+kiln_status kiln_buffer_first_byte(kiln_buffer *buffer,
+                                   kiln_backend_memory **memory)
+{
+    if (buffer->offset == 0) {
+        *memory = buffer->memory;
+        return KILN_OK;
+    }
+    kiln_backend_memory *view = atomic_load(&buffer->view_memory);
+    if (view != NULL) {
+        *memory = view;
+        return KILN_OK;
+    }
+    kiln_context *context = buffer->context;
+    if (context->ops->memory_view == NULL)
+        return kiln_error(KILN_ERR_UNSUPPORTED,
+                          "a view at byte %zu: the %s plugin predates views "
+                          "(plugin ABI 2.1)",
+                          buffer->offset, context->ops->name);
+    kiln_status status = context->ops->memory_view(
+        context->backend, buffer->memory, buffer->offset, buffer->size, &view);
+    if (status != KILN_OK)
+        return status;
+    kiln_backend_memory *expected = NULL;
+    if (!atomic_compare_exchange_strong(&buffer->view_memory, &expected,
+                                        view)) {
+        /* another thread made one first */
+        context->ops->memory_free(context->backend, view);
+        view = expected;
+    }
+    *memory = view;
     return KILN_OK;
 }
 
@@ -207,8 +302,8 @@ static kiln_status buffer_write(const char *function, kiln_buffer *buffer,
     if (!blocking)
         kiln_buffer_note_async_use(buffer, stream);
     return context->ops->memory_write(context->backend, backend_stream,
-                                      buffer->memory, offset, host, size,
-                                      blocking);
+                                      buffer->memory, buffer->offset + offset,
+                                      host, size, blocking);
 }
 
 static kiln_status buffer_read(const char *function, kiln_buffer *buffer,
@@ -224,8 +319,8 @@ static kiln_status buffer_read(const char *function, kiln_buffer *buffer,
     if (!blocking)
         kiln_buffer_note_async_use(buffer, stream);
     return context->ops->memory_read(context->backend, backend_stream,
-                                     buffer->memory, offset, host, size,
-                                     blocking);
+                                     buffer->memory, buffer->offset + offset,
+                                     host, size, blocking);
 }
 
 static kiln_status buffer_copy(const char *function, kiln_buffer *destination,
@@ -244,10 +339,13 @@ static kiln_status buffer_copy(const char *function, kiln_buffer *destination,
         status = check_range(function, source, source_offset, size);
     if (status != KILN_OK)
         return status;
+    /* From here on, offsets are in the memory of each buffer's base. */
+    destination_offset += destination->offset;
+    source_offset += source->offset;
     if (destination->context != source->context)
         return kiln_peer_copy(function, destination, destination_offset,
                               source, source_offset, size, stream, blocking);
-    if (destination == source &&
+    if (kiln_buffer_owner(destination) == kiln_buffer_owner(source) &&
         destination_offset < source_offset + size &&
         source_offset < destination_offset + size)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
@@ -302,8 +400,8 @@ static kiln_status buffer_fill(const char *function, kiln_buffer *buffer,
     if (!blocking)
         kiln_buffer_note_async_use(buffer, stream);
     return context->ops->memory_fill(context->backend, backend_stream,
-                                     buffer->memory, offset, size, pattern,
-                                     pattern_size, blocking);
+                                     buffer->memory, buffer->offset + offset,
+                                     size, pattern, pattern_size, blocking);
 }
 
 kiln_status kiln_buffer_write(kiln_buffer *buffer, size_t offset,
@@ -379,6 +477,10 @@ kiln_status kiln_buffer_get_native(const kiln_buffer *buffer, void *out,
     KILN_CHECK_HANDLE(buffer, KILN_MAGIC_BUFFER, "buffer");
     KILN_CHECK_OUT(out, "out");
     kiln_context *context = buffer->context;
+    kiln_backend_memory *memory = NULL;
+    kiln_status status = kiln_buffer_first_byte((kiln_buffer *)buffer, &memory);
+    if (status != KILN_OK)
+        return kiln_error_prefix(status, "%s", __func__);
     return context->ops->native_handle(context->backend, KILN_NATIVE_MEMORY,
-                                       buffer->memory, out, size);
+                                       memory, out, size);
 }

@@ -246,6 +246,14 @@ struct kiln_buffer {
     /* A program's variable (kiln_program_get_global): the memory is the
      * program's, never the pool's. */
     struct kiln_program *owner;
+    /* A view (kiln_buffer_create_view): the buffer that owns the memory
+     * (held, never itself a view) and this view's byte offset in it;
+     * `memory` is the base's.  NULL and 0 for any other buffer. */
+    struct kiln_buffer *base;
+    size_t offset;
+    /* A view's own backend memory for kernel arguments that cannot take
+     * the base and an offset (memory_view), made at its first such use. */
+    _Atomic(kiln_backend_memory *) view_memory;
 };
 
 struct kiln_event {
@@ -329,6 +337,12 @@ struct kiln_kernel {
     /* Each parameter's scalar class (core/launch.c), worked out from its
      * type name at the first launch, not at every one. */
     _Atomic(unsigned char *) param_classes;
+    /* The hidden byte offsets of the pointer parameters of a CUDA C kernel
+     * translated to OpenCL C (KILN_BACKEND_HIDDEN_POINTER_OFFSET, the
+     * first hidden parameters), which the launch appends after the user's
+     * arguments: the program's storage, NULL when there are none. */
+    const kiln_backend_hidden_param *offset_slots;
+    size_t offset_count;
 };
 
 /* Ends a handle's life: marks it dead and frees it later.  Released
@@ -487,9 +501,23 @@ KILN_INTERNAL void kiln_default_stream_init(kiln_context *context);
 KILN_INTERNAL kiln_status kiln_stream_resolve(kiln_context *context,
                                               kiln_stream *stream,
                                               kiln_backend_stream **backend);
-/* Remembers the last stream that used a buffer asynchronously. */
+/* Remembers the last stream that used a buffer asynchronously (a view's
+ * use is its base's). */
 KILN_INTERNAL void kiln_buffer_note_async_use(kiln_buffer *buffer,
                                               kiln_stream *stream);
+
+/* The buffer that owns `buffer`'s memory: its base if it is a view. */
+static inline kiln_buffer *kiln_buffer_owner(kiln_buffer *buffer)
+{
+    return buffer->base != NULL ? buffer->base : buffer;
+}
+/* Backend memory whose first byte is `buffer`'s first byte: the memory
+ * itself for a buffer that is no view (or a view at offset 0), else the
+ * view's own, made by the plugin's memory_view at the first call.  Fails
+ * (KILN_ERR_UNSUPPORTED, with the plugin's reason) where the backend
+ * cannot view memory at that offset. */
+KILN_INTERNAL kiln_status kiln_buffer_first_byte(kiln_buffer *buffer,
+                                                 kiln_backend_memory **memory);
 
 /* ---- peer.c: work between two contexts ---------------------------------- */
 

@@ -6,6 +6,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The hidden pointer offsets of `kernel`, read from the program's list of
+ * its kernels (plugins before ABI 2.5 have none). */
+static void find_offset_slots(kiln_program *program, kiln_kernel *kernel)
+{
+    kiln_context *context = program->context;
+    const kiln_backend_program_info *info = NULL;
+    if (context->ops->program_kernels == NULL ||
+        context->ops->program_kernels(context->backend, program->backend,
+                                      &info) != KILN_OK ||
+        info == NULL) {
+        kiln_error_clear();
+        return;
+    }
+    for (size_t k = 0; k < info->kernel_count; ++k) {
+        const kiln_backend_kernel_signature *signature = &info->kernels[k];
+        if (signature->name == NULL || strcmp(signature->name, kernel->name))
+            continue;
+        size_t count = 0;
+        while (count < signature->hidden_count &&
+               signature->hidden[count].kind ==
+                   KILN_BACKEND_HIDDEN_POINTER_OFFSET &&
+               signature->hidden[count].variable < kernel->info.param_count)
+            ++count;
+        kernel->offset_slots = count > 0 ? signature->hidden : NULL;
+        kernel->offset_count = count;
+        return;
+    }
+}
+
 kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                                kiln_kernel **kernel)
 {
@@ -49,6 +78,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                           "backend %s gave no parameter list for '%s'",
                           context->ops->name, name);
     }
+    find_offset_slots(program, result);
     /* The kernel keeps its program (and so the context) alive. */
     result->program = program;
     kiln_handle_init(result, KILN_MAGIC_KERNEL, &program->references);

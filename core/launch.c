@@ -5,6 +5,8 @@
  */
 #include "internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,44 @@ static void launch_refused(const kiln_kernel *kernel,
                           "refused by the driver",
                           kernel->name, config->block.x, config->block.y,
                           config->block.z);
+}
+
+static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
+                                  size_t index, const char *format, ...)
+    KILN_PRINTF_LIKE(4, 5);
+static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
+                                  size_t index, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    kiln_launch_argument_error_v(kernel, status, index, format, args);
+    va_end(args);
+    return status;
+}
+
+/* Whether parameter `index` has a hidden byte offset, so that a view is
+ * passed as its base's memory and its offset. */
+static bool has_offset_slot(const kiln_kernel *kernel, size_t index)
+{
+    for (size_t j = 0; j < kernel->offset_count; ++j)
+        if (kernel->offset_slots[j].variable == index)
+            return true;
+    return false;
+}
+
+/* A view at an offset for a parameter without a hidden offset: memory of
+ * its own, where the backend can make it. */
+static kiln_status view_memory(const kiln_kernel *kernel, size_t index,
+                               kiln_buffer *view, kiln_backend_memory **memory)
+{
+    kiln_status status = kiln_buffer_first_byte(view, memory);
+    if (status == KILN_OK)
+        return KILN_OK;
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", kiln_last_error());
+    return argument_error(kernel, status, index,
+                          "a view at byte %zu of its buffer: %s", view->offset,
+                          reason);
 }
 
 kiln_status kiln_launch_checked(kiln_kernel *kernel,
@@ -55,21 +95,41 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                          config->local_memory)) != KILN_OK)
         return status;
 
+    /* A translated CUDA C kernel's pointer offsets follow the user's
+     * arguments (kiln_backend.h: KILN_BACKEND_HIDDEN_POINTER_OFFSET). */
+    size_t offset_count = kernel->offset_count;
+    size_t backend_count = arg_count + offset_count;
     kiln_backend_arg stack_args[KILN_STACK_ARGS];
     staged_host_arg stack_staged[KILN_STACK_ARGS];
+    uint64_t stack_offsets[KILN_STACK_ARGS];
     kiln_backend_arg *backend_args = stack_args;
     staged_host_arg *staged = stack_staged;
-    if (arg_count > KILN_STACK_ARGS) {
-        backend_args = malloc(arg_count * sizeof *backend_args);
-        staged = calloc(arg_count, sizeof *staged);
-        if (backend_args == NULL || staged == NULL) {
+    uint64_t *offsets = stack_offsets;
+    if (backend_count > KILN_STACK_ARGS) {
+        backend_args = malloc(backend_count * sizeof *backend_args);
+        staged = calloc(arg_count ? arg_count : 1, sizeof *staged);
+        offsets = malloc((offset_count ? offset_count : 1) * sizeof *offsets);
+        if (backend_args == NULL || staged == NULL || offsets == NULL) {
             free(backend_args);
             free(staged);
+            free(offsets);
             return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                               "out of host memory");
         }
     } else {
         memset(stack_staged, 0, arg_count * sizeof *staged);
+    }
+    for (size_t j = 0; j < offset_count; ++j) {
+        size_t param = kernel->offset_slots[j].variable;
+        const kiln_arg *arg = param < arg_count ? &args[param] : NULL;
+        offsets[j] = arg != NULL && arg->kind == KILN_ARG_KIND_BUFFER
+                         ? (uint64_t)arg->buffer->offset
+                         : 0;
+        backend_args[arg_count + j] = (kiln_backend_arg){
+            .kind = KILN_ARG_KIND_VALUE,
+            .size = sizeof offsets[j],
+            .value = &offsets[j],
+        };
     }
 
     bool has_host_args = false, copies_back = false;
@@ -84,7 +144,10 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         switch (arg->kind) {
         case KILN_ARG_KIND_BUFFER:
             out->kind = KILN_ARG_KIND_BUFFER;
-            out->memory = arg->buffer->memory;
+            if (arg->buffer->offset == 0 || has_offset_slot(kernel, i))
+                out->memory = arg->buffer->memory; /* the base's */
+            else
+                status = view_memory(kernel, i, arg->buffer, &out->memory);
             kiln_buffer_note_async_use(arg->buffer, config->stream);
             break;
         case KILN_ARG_KIND_VALUE:
@@ -117,7 +180,7 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
             .block = {config->block.x, config->block.y, config->block.z},
             .local_memory = config->local_memory,
             .stream = backend_stream,
-            .arg_count = arg_count,
+            .arg_count = backend_count,
             .args = backend_args,
             .dimensions = dimensions,
         };
@@ -157,6 +220,7 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     if (backend_args != stack_args) {
         free(backend_args);
         free(staged);
+        free(offsets);
     }
     return status;
 }

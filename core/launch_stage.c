@@ -90,7 +90,7 @@ kiln_status kiln_stage_check_guards(const kiln_kernel *kernel,
         kiln_backend_memory *guarded = NULL;
         const void *address = NULL;
         if (arg->kind == KILN_ARG_KIND_BUFFER) {
-            guarded = arg->buffer->guarded;
+            guarded = kiln_buffer_owner(arg->buffer)->guarded;
             address = arg->buffer;
         } else if (kiln_arg_kind_is_host(arg->kind)) {
             guarded = staged[i].guarded;
@@ -98,8 +98,9 @@ kiln_status kiln_stage_check_guards(const kiln_kernel *kernel,
         }
         if (guarded == NULL)
             continue;
-        size_t size = arg->kind == KILN_ARG_KIND_BUFFER ? arg->buffer->size
-                                                        : arg->size;
+        size_t size = arg->kind == KILN_ARG_KIND_BUFFER
+                          ? kiln_buffer_owner(arg->buffer)->size
+                          : arg->size;
         kiln_string report = {0};
         kiln_status status =
             kiln_guard_check(context, stream, guarded, size, &report);

@@ -18,7 +18,9 @@
  *                           str name, str type name
  *                   u32   hidden parameter count, then each:
  *                           u32 kind (kiln_backend_hidden_kind),
- *                           u32 variable (< variable count; 0 for shared)
+ *                           u32 variable (< variable count; for a
+ *                               pointer offset, < parameter count; 0 for
+ *                               shared)
  *                 the variables, each:
  *                   str   name (not empty)
  *                   u32   flags: 1 __constant__, 2 has an initializer
@@ -111,7 +113,7 @@ static void put_program(saved_writer *writer, kiln_language language,
             const kiln_backend_hidden_param *hidden = &kernel->hidden[h];
             put_uint(writer, (uint64_t)hidden->kind, 4);
             put_uint(writer,
-                     hidden->kind == KILN_BACKEND_HIDDEN_VARIABLE
+                     hidden->kind != KILN_BACKEND_HIDDEN_DYNAMIC_SHARED
                          ? hidden->variable
                          : 0,
                      4);
@@ -164,6 +166,8 @@ static const char *unsavable(const kiln_backend_program_info *info,
             const kiln_backend_hidden_param *hidden = &kernel->hidden[h];
             if (hidden->kind == KILN_BACKEND_HIDDEN_VARIABLE
                     ? hidden->variable >= info->variable_count
+                : hidden->kind == KILN_BACKEND_HIDDEN_POINTER_OFFSET
+                    ? hidden->variable >= kernel->param_count
                     : hidden->kind != KILN_BACKEND_HIDDEN_DYNAMIC_SHARED)
                 return "a hidden parameter out of range";
         }
@@ -311,6 +315,8 @@ static void read_body(saved_reader *reader, size_t kernel_count,
             uint64_t variable = get_uint(reader, 4, "hidden parameter");
             if (kind == KILN_BACKEND_HIDDEN_VARIABLE
                     ? variable >= variable_count
+                : kind == KILN_BACKEND_HIDDEN_POINTER_OFFSET
+                    ? variable >= kernel.param_count
                     : kind != KILN_BACKEND_HIDDEN_DYNAMIC_SHARED ||
                           variable != 0)
                 reader->problem = "hidden parameter";

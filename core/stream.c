@@ -70,6 +70,7 @@ kiln_status kiln_stream_get_context(const kiln_stream *stream,
 
 void kiln_buffer_note_async_use(kiln_buffer *buffer, kiln_stream *stream)
 {
+    buffer = kiln_buffer_owner(buffer); /* a view's work is its base's */
     stream = kiln_stream_canonical(stream);
     bool used_before = atomic_exchange_explicit(&buffer->used_async, true,
                                                 memory_order_relaxed);

@@ -425,6 +425,36 @@ kiln_status kiln_buffer_get_size(const kiln_buffer *buffer, size_t *size);
 kiln_status kiln_buffer_get_context(const kiln_buffer *buffer,
                                     kiln_context **context);
 
+/* A view: bytes [offset, offset + size) of `buffer` as a buffer handle of
+ * its own, sharing the memory (PyCUDA's `int(a_gpu) + 4`, a slice
+ * `a_gpu[1:]`).  The view holds a reference to the buffer that owns the
+ * memory, so either may be released first; a view of a view is a view of
+ * that same buffer, at the sum of the offsets.  Release the view with
+ * kiln_buffer_release.
+ *
+ * Transfers, copies and fills take views at any offset on every backend,
+ * their ranges checked against the view.  As a kernel argument a view
+ * is the pointer to its first byte:
+ *  - on CUDA at any offset;
+ *  - on OpenCL, CUDA C kernels (translated by Kiln) take it at any offset
+ *    (each pointer parameter gets a hidden byte offset that the launch
+ *    fills); OpenCL C kernels take it when `offset` is a multiple of the
+ *    device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (a sub-buffer), and a view at
+ *    any other offset is KILN_ERR_UNSUPPORTED at the launch, naming the
+ *    argument and the alignment (pass the offset as an argument of your
+ *    own instead, as kiln_array.h's generators do).
+ * A view's native handle (kiln_buffer_get_native) follows the same rules.
+ * Errors: offset + size past the end of `buffer` is KILN_ERR_OUT_OF_BOUNDS,
+ * size 0 KILN_ERR_INVALID_SIZE. */
+kiln_status kiln_buffer_create_view(kiln_buffer *buffer, size_t offset,
+                                    size_t size, kiln_buffer **view);
+/* The buffer that owns the memory of `buffer` and the byte offset of
+ * `buffer` in it: for a view, the buffer it was made from (through any
+ * views of views) and its offset; for any other buffer, itself and 0.
+ * The base is lent without a reference, valid while `buffer` lives. */
+kiln_status kiln_buffer_get_base(const kiln_buffer *buffer, kiln_buffer **base,
+                                 size_t *offset);
+
 /* Synchronous copies: they run after all work already queued on the default
  * stream and return when the data has arrived.  Every range is checked:
  * offset + size past the end is KILN_ERR_OUT_OF_BOUNDS; size 0 is

@@ -64,10 +64,12 @@ extern "C" {
  *        but its programs are not kept in the disk cache and listing its
  *        kernels answers KILN_ERR_UNSUPPORTED.
  *   2.6  event_create_untimed (optional)
+ *   2.7  KILN_BACKEND_HIDDEN_POINTER_OFFSET, set by the core; memory_view
+ *        at any offset, failing with a reason where the vendor cannot
  * The structs below are the plugin ABI's own: the public ones of kiln.h
  * may grow without changing it. */
 #define KILN_BACKEND_ABI_MAJOR 2
-#define KILN_BACKEND_ABI_MINOR 6
+#define KILN_BACKEND_ABI_MINOR 7
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -193,12 +195,19 @@ typedef struct kiln_backend_kernel_info {
 
 /* ---- ABI 2.5: what a program holds, listed and saved by the core ---- */
 
-/* A parameter that a CUDA C translation added after the user's, which the
- * backend sets itself. */
+/* A parameter that a CUDA C translation added after the user's.  The
+ * backend sets DYNAMIC_SHARED and VARIABLE itself.  POINTER_OFFSET (ABI
+ * 2.7) is the byte offset (a ulong) at which the pointer parameter
+ * `variable` (an index into the user's parameters) starts in the buffer
+ * passed for it; these come first among a kernel's hidden parameters, and
+ * the core passes them as VALUE arguments appended after the user's (so
+ * launch.arg_count counts them), giving the buffer argument the memory of
+ * a view's base. */
 typedef enum kiln_backend_hidden_kind {
     KILN_BACKEND_HIDDEN_DYNAMIC_SHARED = 1, /* extern __shared__: a __local
                                                argument of local_memory bytes */
-    KILN_BACKEND_HIDDEN_VARIABLE            /* the buffer of variables[variable] */
+    KILN_BACKEND_HIDDEN_VARIABLE,           /* the buffer of variables[variable] */
+    KILN_BACKEND_HIDDEN_POINTER_OFFSET      /* set by the core: see above   */
 } kiln_backend_hidden_kind;
 
 typedef struct kiln_backend_hidden_param {
@@ -436,9 +445,14 @@ typedef struct kiln_backend_ops {
     /* A view of bytes [offset, offset + size) of `memory`: memory that
      * every op accepts (kernel arguments, transfers, native_handle), whose
      * byte 0 is byte `offset` of `memory`.  The core frees it with
-     * memory_free, before `memory`; `offset` is a multiple of 4096.  The
-     * checked mode puts guard zones around buffers this way.  Optional:
-     * NULL makes kiln_context_set_checks answer KILN_ERR_UNSUPPORTED. */
+     * memory_free, before `memory`.  The checked mode puts guard zones
+     * around buffers this way (`offset` a multiple of 4096), and a buffer
+     * view (kiln_buffer_create_view) at any other offset becomes a kernel
+     * argument this way: a plugin that cannot view memory at `offset` (an
+     * OpenCL sub-buffer must start at a multiple of
+     * CL_DEVICE_MEM_BASE_ADDR_ALIGN) fails with KILN_ERR_UNSUPPORTED and
+     * says why.  Optional: NULL makes kiln_context_set_checks answer
+     * KILN_ERR_UNSUPPORTED, and views at an offset other than 0 too. */
     kiln_status (*memory_view)(kiln_backend_context *context,
                                kiln_backend_memory *memory, size_t offset,
                                size_t size, kiln_backend_memory **view);

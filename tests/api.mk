@@ -3,6 +3,7 @@
 KILN_TESTS += \
 	tests/test_context \
 	tests/test_buffer \
+	tests/test_buffer_view \
 	tests/test_program \
 	tests/test_launch \
 	tests/test_stream \

@@ -294,7 +294,13 @@ static void cuda_scopes(void **state)
     assert_true(contains(s, "int N = 3; out[N]"));
     assert_true(contains(s, "out[((int)(64))] = 1"));
     assert_int_equal(out.kernel_count, 1);
-    assert_int_equal(out.kernels[0].hidden_count, 0);
+    /* no variable buffer: only the pointers' byte offsets are hidden */
+    assert_int_equal(out.kernels[0].hidden_count, 2);
+    for (size_t h = 0; h < 2; ++h) {
+        assert_int_equal(out.kernels[0].hidden[h].kind,
+                         CUDA_HIDDEN_POINTER_OFFSET);
+        assert_int_equal(out.kernels[0].hidden[h].variable, h);
+    }
     cuda_translation_free(&out);
 }
 

@@ -106,7 +106,9 @@ static int translate_cuda(const char *source, size_t length, const char *path,
             const cuda_kernel *kernel = &translation.kernels[k];
             print_signature(&kernel->signature);
             for (size_t h = 0; h < kernel->hidden_count; ++h)
-                if (kernel->hidden[h].kind == CUDA_HIDDEN_DYNAMIC_SHARED)
+                if (kernel->hidden[h].kind == CUDA_HIDDEN_POINTER_OFFSET)
+                    continue; /* every pointer's: nothing to tell */
+                else if (kernel->hidden[h].kind == CUDA_HIDDEN_DYNAMIC_SHARED)
                     printf(" + extern __shared__");
                 else
                     printf(" + %s",

@@ -1909,6 +1909,48 @@ typedef struct cu_body_decl {
     struct cu_body_decl *next;
 } cu_body_decl;
 
+/* Whether kernel parameter `p` gets a hidden byte offset: a named pointer
+ * (an array declarator `float a[]` keeps its buffer's start). */
+static int cu_param_takes_offset(cu_state *st, const cu_param *p)
+{
+    if (!p->pointer || p->name == 0)
+        return 0;
+    for (size_t i = p->name + 1; i < p->end; ++i)
+        if (cu_punct(st, i, P_LBRACKET))
+            return 0;
+    return 1;
+}
+
+/* A kernel's pointer parameters start at a byte offset into the buffer
+ * passed for them (a view: PyCUDA's int(a_gpu) + 4 or a_gpu[1:]), which
+ * OpenCL sub-buffers cannot express at every offset.  Each such parameter
+ * is renamed __kiln_base_K in the header, and the returned text (placed
+ * at the body's start) declares the user's name as written, pointing
+ * __kiln_offset_K bytes further: the hidden parameter cu_write_header
+ * adds after the user's. */
+static const char *cu_kernel_offsets(cu_state *st, cu_edits *e,
+                                     const cu_function *f,
+                                     const uint8_t *spaces)
+{
+    clc_buffer text;
+    clc_buffer_init(&text, st->arena);
+    clc_buffer_puts(&text, "");
+    for (size_t k = 0; k < f->param_count; ++k) {
+        const cu_param *p = &f->params[k];
+        if (!cu_param_takes_offset(st, p))
+            continue;
+        const char *type = cu_render(st, e, p->begin, p->name);
+        const char *name = cu_render(st, e, p->name, p->name + 1);
+        const char *space = cu_space_word[spaces[k]];
+        clc_buffer_printf(&text,
+                          " %s%s %s = (%s%s)((__global char *)__kiln_base_%zu "
+                          "+ __kiln_offset_%zu);",
+                          space, type, name, space, type, k, k);
+        cu_replace(e, p->name, cu_printf(st, "__kiln_base_%zu", k));
+    }
+    return clc_buffer_text(&text);
+}
+
 /* Builds instance `index`: its address spaces, calls and edits. */
 static void cu_instance_build(cu_state *st, size_t index)
 {
@@ -1944,6 +1986,8 @@ static void cu_instance_build(cu_state *st, size_t index)
                     cu_replace(&e, i, "uchar");
             }
         }
+    const char *offsets = f->is_kernel ? cu_kernel_offsets(st, &e, f, spaces)
+                                       : "";
     if (!f->defined) {
         st->instances[index].edits = e;
         return;
@@ -2184,6 +2228,7 @@ static void cu_instance_build(cu_state *st, size_t index)
     }
     cu_after(st, &e, f->body_open, clc_buffer_text(&hoisted));
     cu_after(st, &e, f->body_open, clc_buffer_text(&aliases));
+    cu_after(st, &e, f->body_open, offsets);
     st->instances[index].edits = e;
 }
 
@@ -2230,6 +2275,13 @@ static void cu_write_header(cu_state *st, cu_writer *w, size_t index)
             cu_write_text(w, cu_space_word[in->spaces[k]]);
         cu_write_range(st, w, &in->edits, p->begin, p->end, 0);
     }
+    if (f->is_kernel)
+        for (size_t k = 0; k < f->param_count; ++k)
+            if (cu_param_takes_offset(st, &f->params[k])) {
+                cu_write_text(w, cu_printf(st, "%sulong __kiln_offset_%zu",
+                                           first ? "" : ", ", k));
+                first = 0;
+            }
     for (size_t h = 0; h < st->hidden_count; ++h) {
         if (!f->needs[h])
             continue;
@@ -2515,7 +2567,8 @@ static int cu_export(cu_state *st, cuda_translation *out)
                      cu_ident_text(st, f->name));
         kernel->signature.params = calloc(f->param_count ? f->param_count : 1,
                                           sizeof *kernel->signature.params);
-        kernel->hidden = calloc(st->hidden_count + 1, sizeof *kernel->hidden);
+        kernel->hidden = calloc(st->hidden_count + f->param_count + 1,
+                                sizeof *kernel->hidden);
         if (kernel->signature.params == NULL || kernel->hidden == NULL)
             return -1;
         kernel->signature.param_count = f->param_count;
@@ -2551,6 +2604,10 @@ static int cu_export(cu_state *st, cuda_translation *out)
                 out_param->size = cu_type_size(type);
             }
         }
+        for (size_t p = 0; p < f->param_count; ++p)
+            if (cu_param_takes_offset(st, &f->params[p]))
+                kernel->hidden[kernel->hidden_count++] =
+                    (cuda_hidden_param){CUDA_HIDDEN_POINTER_OFFSET, p};
         for (size_t h = 0; h < st->hidden_count; ++h) {
             if (!f->needs[h])
                 continue;

@@ -11,10 +11,13 @@
  * Contract with the OpenCL backend:
  *  - Every __global__ function becomes a __kernel of the same C name (with
  *    or without extern "C"), with the user's parameters first, in order,
- *    followed by `hidden_count` hidden parameters that the backend sets
- *    itself: the dynamic shared memory (extern __shared__, a __local
- *    argument of the launch's local_memory bytes) and the buffers that hold
- *    __device__ and __constant__ variables.
+ *    followed by `hidden_count` hidden parameters: first a ulong byte
+ *    offset for each named pointer parameter (CUDA_HIDDEN_POINTER_OFFSET,
+ *    which the kernel adds to that pointer on entry, so a launch can pass
+ *    a buffer view at any offset as its base and the offset), then those
+ *    the backend sets itself: the dynamic shared memory (extern
+ *    __shared__, a __local argument of the launch's local_memory bytes)
+ *    and the buffers that hold __device__ and __constant__ variables.
  *  - The program holds one buffer per variable.  Kernel
  *    CUDA_KERNEL_VARIABLE_SIZES (one work-item, one __global ulong * argument)
  *    writes each variable's size in bytes, in order; kernel
@@ -40,7 +43,7 @@ extern "C" {
 
 /* Bumped whenever the output for the same input may change: part of the
  * kernel cache key (with the prelude's text). */
-#define CUDA_TRANSLATE_VERSION 1
+#define CUDA_TRANSLATE_VERSION 2
 
 /* A kernel whose name OpenCL C reserves (dot, normalize, clamp...: its
  * built-ins) is this prefix and its name in the OpenCL program; the
@@ -52,12 +55,14 @@ extern "C" {
 
 typedef enum cuda_hidden_kind {
     CUDA_HIDDEN_DYNAMIC_SHARED = 1, /* __local: launch.local_memory bytes */
-    CUDA_HIDDEN_VARIABLE            /* the buffer of variables[variable]  */
+    CUDA_HIDDEN_VARIABLE,           /* the buffer of variables[variable]  */
+    CUDA_HIDDEN_POINTER_OFFSET      /* ulong: bytes into the buffer given
+                                       for parameter `variable`           */
 } cuda_hidden_kind;
 
 typedef struct cuda_hidden_param {
     cuda_hidden_kind kind;
-    size_t variable;
+    size_t variable;                /* POINTER_OFFSET: a parameter index  */
 } cuda_hidden_param;
 
 typedef struct cuda_kernel {

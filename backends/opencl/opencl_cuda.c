@@ -9,7 +9,8 @@
  *  - Hidden parameters: extern __shared__ becomes a __local argument of
  *    the launch's local_memory bytes; each __device__ / __constant__
  *    variable is a buffer of the program's, passed to the kernels that
- *    use it (set once, when the kernel is created).
+ *    use it (set once, when the kernel is created).  The pointer
+ *    parameters' byte offsets come first and are the core's to pass.
  *  - Variables: their buffers are made when the program is built or
  *    loaded from the cache, sized and initialised by the translation's
  *    own two kernels, zero-filled otherwise as CUDA's are.
@@ -265,6 +266,32 @@ kiln_status opencl_cuda_variables_create(kiln_backend_context *context,
     return status;
 }
 
+kiln_backend_hidden_kind opencl_hidden_kind_to_backend(cuda_hidden_kind kind)
+{
+    switch (kind) {
+    case CUDA_HIDDEN_VARIABLE:
+        return KILN_BACKEND_HIDDEN_VARIABLE;
+    case CUDA_HIDDEN_POINTER_OFFSET:
+        return KILN_BACKEND_HIDDEN_POINTER_OFFSET;
+    case CUDA_HIDDEN_DYNAMIC_SHARED:
+        break;
+    }
+    return KILN_BACKEND_HIDDEN_DYNAMIC_SHARED;
+}
+
+cuda_hidden_kind opencl_hidden_kind_from_backend(kiln_backend_hidden_kind kind)
+{
+    switch (kind) {
+    case KILN_BACKEND_HIDDEN_VARIABLE:
+        return CUDA_HIDDEN_VARIABLE;
+    case KILN_BACKEND_HIDDEN_POINTER_OFFSET:
+        return CUDA_HIDDEN_POINTER_OFFSET;
+    case KILN_BACKEND_HIDDEN_DYNAMIC_SHARED:
+        break;
+    }
+    return CUDA_HIDDEN_DYNAMIC_SHARED;
+}
+
 kiln_status opencl_cuda_kernel_bind(kiln_backend_program *program,
                                     kiln_backend_kernel *kernel)
 {
@@ -277,6 +304,8 @@ kiln_status opencl_cuda_kernel_bind(kiln_backend_program *program,
             kernel->dynamic_shared_index = (cl_int)index;
             continue;
         }
+        if (hidden->kind == CUDA_HIDDEN_POINTER_OFFSET)
+            continue; /* the core passes these with the launch's args */
         if (hidden->variable >= program->variable_count)
             return opencl_host->error(KILN_ERR_BACKEND,
                                       "opencl: kernel '%s' uses variable %zu "

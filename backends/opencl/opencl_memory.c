@@ -39,15 +39,40 @@ kiln_status opencl_memory_view(kiln_backend_context *context,
                                kiln_backend_memory *memory, size_t offset,
                                size_t size, kiln_backend_memory **view)
 {
-    (void)context;
+    cl_uint align_bits = 0;
+    cl_int error = clGetDeviceInfo(context->device->device,
+                                   CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                                   sizeof align_bits, &align_bits, NULL);
+    size_t align = error == CL_SUCCESS && align_bits >= 8 ? align_bits / 8 : 1;
+    if (offset % align != 0)
+        return opencl_host->error(
+            KILN_ERR_UNSUPPORTED,
+            "OpenCL cannot start a buffer at byte %zu of another: sub-buffers "
+            "start at multiples of %zu bytes on %s "
+            "(CL_DEVICE_MEM_BASE_ADDR_ALIGN); CUDA C kernels take any "
+            "offset, OpenCL C kernels need the offset as an argument of "
+            "their own",
+            offset, align, context->device->info.name);
     kiln_backend_memory *result = malloc(sizeof *result);
     if (result == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
+    /* A sub-buffer cannot have sub-buffers: a view of one (the checked
+     * mode's guarded buffers are) is made from its parent. */
+    cl_mem whole = memory->buffer, parent = NULL;
+    size_t parent_offset = 0;
+    if (clGetMemObjectInfo(whole, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent,
+                           &parent, NULL) == CL_SUCCESS &&
+        parent != NULL &&
+        clGetMemObjectInfo(whole, CL_MEM_OFFSET, sizeof parent_offset,
+                           &parent_offset, NULL) == CL_SUCCESS) {
+        whole = parent;
+        offset += parent_offset;
+    }
     cl_buffer_region region = {.origin = offset, .size = size};
-    cl_int error = CL_SUCCESS;
+    error = CL_SUCCESS;
     result->buffer =
-        clCreateSubBuffer(memory->buffer, CL_MEM_READ_WRITE,
+        clCreateSubBuffer(whole, CL_MEM_READ_WRITE,
                           CL_BUFFER_CREATE_TYPE_REGION, &region, &error);
     result->size = size;
     if (result->buffer == NULL || error != CL_SUCCESS) {

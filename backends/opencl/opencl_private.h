@@ -351,6 +351,12 @@ OPENCL_INTERNAL kiln_status opencl_cuda_adopt(
 OPENCL_INTERNAL kiln_status opencl_cuda_variables_create(
     kiln_backend_context *context, kiln_backend_program *program);
 OPENCL_INTERNAL void opencl_cuda_variables_free(kiln_backend_program *program);
+/* The translator's kinds of hidden parameters as the plugin ABI's, and
+ * back (for programs loaded from the cache). */
+OPENCL_INTERNAL kiln_backend_hidden_kind
+opencl_hidden_kind_to_backend(cuda_hidden_kind kind);
+OPENCL_INTERNAL cuda_hidden_kind
+opencl_hidden_kind_from_backend(kiln_backend_hidden_kind kind);
 /* Points the kernel's hidden variable parameters at their buffers. */
 OPENCL_INTERNAL kiln_status opencl_cuda_kernel_bind(
     kiln_backend_program *program, kiln_backend_kernel *kernel);

@@ -232,9 +232,7 @@ static kiln_status program_describe(kiln_backend_program *program)
         for (size_t h = 0; h < from->hidden_count; ++h) {
             kiln_backend_hidden_param *hidden =
                 &program->info_hidden[hidden_used++];
-            hidden->kind = from->hidden[h].kind == CUDA_HIDDEN_VARIABLE
-                               ? KILN_BACKEND_HIDDEN_VARIABLE
-                               : KILN_BACKEND_HIDDEN_DYNAMIC_SHARED;
+            hidden->kind = opencl_hidden_kind_to_backend(from->hidden[h].kind);
             hidden->variable = from->hidden[h].variable;
         }
         /* The driver checks reqd_work_group_size itself; kernel_create
@@ -302,9 +300,7 @@ static kiln_status program_adopt_info(kiln_backend_program *program,
         }
         for (size_t h = 0; h < from->hidden_count; ++h) {
             to->hidden[h].kind =
-                from->hidden[h].kind == KILN_BACKEND_HIDDEN_VARIABLE
-                    ? CUDA_HIDDEN_VARIABLE
-                    : CUDA_HIDDEN_DYNAMIC_SHARED;
+                opencl_hidden_kind_from_backend(from->hidden[h].kind);
             to->hidden[h].variable = from->hidden[h].variable;
         }
         to->hidden_count = from->hidden_count;
