@@ -306,6 +306,9 @@ typedef struct kiln_backend_ops {
                                 kiln_backend_memory **memory);
     void (*memory_free)(kiln_backend_context *context,
                         kiln_backend_memory *memory);
+    /* A blocking write has landed when it returns: other contexts and
+     * other processes may read the bytes at once, not only this context's
+     * later work. */
     kiln_status (*memory_write)(kiln_backend_context *context,
                                 kiln_backend_stream *stream,
                                 kiln_backend_memory *memory, size_t offset,

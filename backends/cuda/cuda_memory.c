@@ -5,7 +5,7 @@
  * copies, which are ordered after all work already queued on the legacy
  * default stream (and so, through its implicit synchronisation, after work
  * on Kiln's blocking streams) and return once the host memory may be
- * reused.  Blocking transfers on a Kiln stream are the asynchronous copy
+ * reused; a write then also waits for its data to land.  Blocking transfers on a Kiln stream are the asynchronous copy
  * followed by a wait for that stream.  Device-to-device copies and memsets
  * are asynchronous even in their "synchronous" driver forms, so blocking
  * ones always wait for their stream.
@@ -86,8 +86,17 @@ kiln_status cuda_memory_write(kiln_backend_context *context,
     CUresult result;
     const char *call;
     if (blocking && stream == NULL) {
+        /* From pageable memory cuMemcpyHtoD returns once the bytes are
+         * staged, with the last DMA still running: this context's later
+         * work is ordered after it, another context's (a peer copy queued
+         * by another GPU, another process through IPC) is not.  The ABI's
+         * blocking write has arrived when it returns: wait for it. */
         call = "cuMemcpyHtoD";
         result = cuMemcpyHtoD(destination, host, size);
+        if (result == CUDA_SUCCESS) {
+            call = "cuStreamSynchronize";
+            result = cuStreamSynchronize(NULL);
+        }
     } else {
         CUstream queue = cuda_stream_of(stream);
         call = "cuMemcpyHtoDAsync";
