@@ -13,26 +13,45 @@ kiln_status kiln_untimed_event_create(kiln_context *context,
     return context->ops->event_create(context->backend, event);
 }
 
-kiln_status kiln_event_create(kiln_context *context, kiln_event **event)
+/* The two public creators check their arguments (their names go in the
+ * messages) and make the event here. */
+static kiln_status event_create(const char *function, kiln_context *context,
+                                kiln_event **event, bool timed)
 {
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    KILN_CHECK_OUT(event, "event");
     kiln_event *result = calloc(1, sizeof *result);
     if (result == NULL)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                          "kiln_event_create: out of host memory");
+                          "%s: out of host memory", function);
     kiln_status status =
-        context->ops->event_create(context->backend, &result->backend);
+        timed ? context->ops->event_create(context->backend, &result->backend)
+              : kiln_untimed_event_create(context, &result->backend);
     if (status != KILN_OK) {
         free(result);
         return status;
     }
     result->context = context;
     atomic_init(&result->recorded, false);
+    result->timed = timed;
     kiln_handle_init(result, KILN_MAGIC_EVENT, &context->references);
     *event = result;
     return KILN_OK;
+}
+
+kiln_status kiln_event_create(kiln_context *context, kiln_event **event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(event, "event");
+    return event_create(__func__, context, event, true);
+}
+
+kiln_status kiln_event_create_untimed(kiln_context *context,
+                                      kiln_event **event)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(event, "event");
+    return event_create(__func__, context, event, false);
 }
 
 kiln_status kiln_event_retain(kiln_event *event)
@@ -117,6 +136,12 @@ kiln_status kiln_event_elapsed(kiln_event *start, kiln_event *end,
         return kiln_error(KILN_ERR_CONTEXT_MISMATCH,
                           "kiln_event_elapsed: the events belong to different "
                           "contexts");
+    if (!start->timed || !end->timed)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_event_elapsed: the %s event is untimed "
+                          "(kiln_event_create_untimed): time with events "
+                          "from kiln_event_create",
+                          start->timed ? "end" : "start");
     kiln_status status = event_check_recorded(start, __func__);
     if (status == KILN_OK)
         status = event_check_recorded(end, __func__);

@@ -262,6 +262,7 @@ struct kiln_event {
     kiln_context *context;
     kiln_backend_event *backend;
     atomic_bool recorded;
+    bool timed; /* kiln_event_create's; kiln_event_create_untimed's not */
 };
 
 /* A backend program as built or loaded once, shared by every kiln_program

@@ -2,7 +2,7 @@
  * Streams and events: in-order work on created streams, events recorded,
  * waited for, queried and timed around real kernels, the errors for events
  * never recorded, one stream waiting for another's event (a producer and a
- * consumer on two streams), streams released with work in flight, and
+ * consumer on two streams; timed and untimed events), streams released with work in flight, and
  * streams and events of two contexts mixed (KILN_ERR_CONTEXT_MISMATCH).
  */
 #include "harness.h"
@@ -234,13 +234,16 @@ static void consumer_stream_waits_for_the_producer(void **state)
     kiln_stream *producer = NULL, *consumer = NULL;
     TEST_OK(kiln_stream_create(context, &producer));
     TEST_OK(kiln_stream_create(context, &consumer));
-    kiln_event *produced = NULL;
-    TEST_OK(kiln_event_create(context, &produced));
+    /* Timed and untimed events order work alike. */
+    kiln_event *timed = NULL, *untimed = NULL;
+    TEST_OK(kiln_event_create(context, &timed));
+    TEST_OK(kiln_event_create_untimed(context, &untimed));
     kiln_buffer *in_buffer = test_buffer(context, COUNT * sizeof *in);
     kiln_buffer *middle = test_buffer(context, COUNT * sizeof *in);
     kiln_buffer *out_buffer = test_buffer(context, COUNT * sizeof *out);
 
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < 4; ++round) {
+        kiln_event *produced = round % 2 ? untimed : timed;
         test_random_bytes(in, COUNT * sizeof *in);
         /* The middle buffer starts as zeros: a consumer that ran early
          * would read those. */
@@ -274,10 +277,23 @@ static void consumer_stream_waits_for_the_producer(void **state)
         /* The producer's event is complete once the consumer is done. */
         TEST_OK(kiln_event_query(produced));
     }
+    /* An untimed event is never timed, and says so. */
+    float milliseconds = 0;
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_event_elapsed(timed, untimed, &milliseconds));
+    TEST_ERROR_MENTIONS("untimed");
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_event_elapsed(untimed, timed, &milliseconds));
+    TEST_OK(kiln_event_elapsed(timed, timed, &milliseconds));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE,
+               kiln_event_create_untimed(NULL, &untimed));
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_event_create_untimed(context, NULL));
     TEST_OK(kiln_buffer_release(in_buffer));
     TEST_OK(kiln_buffer_release(middle));
     TEST_OK(kiln_buffer_release(out_buffer));
-    TEST_OK(kiln_event_release(produced));
+    TEST_OK(kiln_event_release(timed));
+    TEST_OK(kiln_event_release(untimed));
     TEST_OK(kiln_stream_release(producer));
     TEST_OK(kiln_stream_release(consumer));
     TEST_OK(kiln_kernel_release(produce));
