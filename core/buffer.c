@@ -86,7 +86,8 @@ kiln_status kiln_buffer_retain(kiln_buffer *buffer)
 
 /* Frees a buffer whose last reference went: a view gives back its hold
  * on its base (which may free that too), a program's variable its hold on
- * the program, any other buffer its memory to the pool. */
+ * the program, a buffer opened from another process unmaps its memory, any
+ * other buffer gives its memory to the pool. */
 static void buffer_destroy(kiln_buffer *buffer)
 {
     kiln_context *context = buffer->context;
@@ -106,6 +107,15 @@ static void buffer_destroy(kiln_buffer *buffer)
         if (stream != NULL)
             kiln_stream_release_internal(stream);
         kiln_program_release_internal(buffer->owner);
+        kiln_handle_bury(buffer);
+        kiln_context_release_internal(context);
+        return;
+    }
+    if (buffer->opened_ipc) {
+        /* memory_free waits for this context's work on it, then unmaps. */
+        context->ops->memory_free(context->backend, buffer->memory);
+        if (stream != NULL)
+            kiln_stream_release_internal(stream);
         kiln_handle_bury(buffer);
         kiln_context_release_internal(context);
         return;

@@ -18,6 +18,7 @@ libkiln_la_SOURCES = \
 	core/handle.c \
 	core/hash.c \
 	core/host_memory.c \
+	core/ipc.c \
 	core/kernel.c \
 	core/launch.c \
 	core/launch_check.c \

@@ -254,6 +254,9 @@ struct kiln_buffer {
     /* A view's own backend memory for kernel arguments that cannot take
      * the base and an offset (memory_view), made at its first such use. */
     _Atomic(kiln_backend_memory *) view_memory;
+    /* Opened from another process's handle (core/ipc.c): the memory is
+     * that process's, unmapped by memory_free, never pooled. */
+    bool opened_ipc;
 };
 
 struct kiln_event {

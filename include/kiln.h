@@ -542,6 +542,45 @@ kiln_status kiln_pool_get_stats_sized(kiln_context *context,
 kiln_status kiln_pool_trim(kiln_context *context);
 
 /* ------------------------------------------------------------------------ */
+/* Buffers shared between processes                                         */
+/* ------------------------------------------------------------------------ */
+
+/* What another process of the same machine needs to open a buffer: bytes
+ * to send it (MPI, a pipe, a file).  Opaque; bytes that are not a handle,
+ * or a handle of another backend, are refused, never misread. */
+#define KILN_IPC_HANDLE_SIZE 128
+typedef struct kiln_ipc_handle {
+    unsigned char bytes[KILN_IPC_HANDLE_SIZE];
+} kiln_ipc_handle;
+
+/* The handle of `buffer`'s device memory (CUDA: cuIpcGetMemHandle), for
+ * kiln_buffer_open_ipc_handle in another process.  The memory stays this
+ * buffer's: keep the buffer until every process that opened it has
+ * released its own (a released buffer's memory goes back to the pool and
+ * may hold another buffer's data).  A view (kiln_buffer_create_view) is
+ * KILN_ERR_INVALID_ARGUMENT: share its base and send the offset.  A
+ * backend that cannot share device memory between processes (OpenCL has
+ * no such handles) answers
+ * KILN_ERR_UNSUPPORTED: stage the data through host memory instead
+ * (kiln_buffer_read, MPI, kiln_buffer_write). */
+kiln_status kiln_buffer_get_ipc_handle(kiln_buffer *buffer,
+                                       kiln_ipc_handle *handle);
+/* Opens, in `context`, a buffer another process exported: a buffer of the
+ * exporter's size whose memory is the exporter's (CUDA:
+ * cuIpcOpenMemHandle; peer access is enabled where the two processes'
+ * GPUs differ).  It serves as any buffer of `context` (copies, kernel
+ * arguments); kiln_buffer_release unmaps it.  Kiln sees no work of the
+ * other process: order the two sides yourself (synchronize, then send a
+ * message).  Errors: KILN_ERR_INVALID_ARGUMENT for bytes that are not a
+ * handle, a handle of another backend, or one this process exported (use
+ * the buffer itself); KILN_ERR_UNSUPPORTED on a backend without them;
+ * KILN_ERR_BACKEND with the driver's reason (CUDA: GPUs without peer
+ * access to each other). */
+kiln_status kiln_buffer_open_ipc_handle(kiln_context *context,
+                                        const kiln_ipc_handle *handle,
+                                        kiln_buffer **buffer);
+
+/* ------------------------------------------------------------------------ */
 /* Programs and kernels                                                     */
 /* ------------------------------------------------------------------------ */
 

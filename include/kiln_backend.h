@@ -517,6 +517,24 @@ typedef struct kiln_backend_ops {
      * none).  Optional: NULL makes the core use event_create. */
     kiln_status (*event_create_untimed)(kiln_backend_context *context,
                                         kiln_backend_event **event);
+
+    /* ---- ABI 2.7: device memory shared between processes ---- */
+
+    /* Writes into `handle` (room for `*size` bytes; `*size` becomes the
+     * bytes written) what another process of this machine needs to map
+     * `memory` with memory_ipc_open.  Optional: NULL, or
+     * KILN_ERR_UNSUPPORTED with the reason, makes the core refuse
+     * kiln_buffer_get_ipc_handle with KILN_ERR_UNSUPPORTED. */
+    kiln_status (*memory_ipc_export)(kiln_backend_context *context,
+                                     kiln_backend_memory *memory,
+                                     void *handle, size_t *size);
+    /* Maps `size` bytes of the memory that `handle` (`handle_size` bytes,
+     * as memory_ipc_export wrote them in another process) names.  The core
+     * frees the result with memory_free, which unmaps it and leaves the
+     * memory to its owner.  Optional with memory_ipc_export. */
+    kiln_status (*memory_ipc_open)(kiln_backend_context *context,
+                                   const void *handle, size_t handle_size,
+                                   size_t size, kiln_backend_memory **memory);
 } kiln_backend_ops;
 
 /* The size of a table of the required ops: the smallest the core

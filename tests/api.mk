@@ -10,6 +10,7 @@ KILN_TESTS += \
 	tests/test_threads \
 	tests/test_errors \
 	tests/test_multi_device \
+	tests/test_ipc \
 	tests/test_api \
 	tests/test_api_0_1 \
 	tests/test_log

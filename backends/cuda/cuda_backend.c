@@ -131,6 +131,8 @@ static void cuda_ops_fill(void)
     ops->program_image = cuda_program_image;
     ops->program_load_image = cuda_program_load_image;
     ops->event_create_untimed = cuda_event_create_untimed;
+    ops->memory_ipc_export = cuda_memory_ipc_export;
+    ops->memory_ipc_open = cuda_memory_ipc_open;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -33,6 +33,7 @@ kiln_status cuda_memory_alloc(kiln_backend_context *context, size_t size,
     }
     result->size = size;
     result->is_view = false;
+    result->ipc_base = 0;
     *memory = result;
     return KILN_OK;
 }
@@ -49,6 +50,7 @@ kiln_status cuda_memory_view(kiln_backend_context *context,
     result->pointer = memory->pointer + offset;
     result->size = size;
     result->is_view = true;
+    result->ipc_base = 0;
     *view = result;
     return KILN_OK;
 }
@@ -56,12 +58,106 @@ kiln_status cuda_memory_view(kiln_backend_context *context,
 void cuda_memory_free(kiln_backend_context *context,
                       kiln_backend_memory *memory)
 {
-    if (!memory->is_view) {
+    if (memory->ipc_base != 0) {
+        /* Another process's memory: work queued here on it must end
+         * before the mapping goes. */
+        (void)cuda_context_bind(context);
+        (void)cuCtxSynchronize();
+        (void)cuIpcCloseMemHandle(memory->ipc_base);
+    } else if (!memory->is_view) {
         /* Frees must go on after a fault too: errors change nothing. */
         (void)cuda_context_bind(context);
         (void)cuMemFree(memory->pointer);
     }
     free(memory);
+}
+
+/* What crosses to the other process: the allocation's handle and where
+ * the buffer starts in it (a pool block or a checked buffer's view need
+ * not start at its allocation's base, which is what the handle names). */
+typedef struct cuda_ipc_payload {
+    CUipcMemHandle handle;
+    uint64_t offset;
+} cuda_ipc_payload;
+
+kiln_status cuda_memory_ipc_export(kiln_backend_context *context,
+                                   kiln_backend_memory *memory, void *handle,
+                                   size_t *size)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    if (*size < sizeof(cuda_ipc_payload))
+        return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
+                                "an IPC handle needs %zu bytes, %zu given",
+                                sizeof(cuda_ipc_payload), *size);
+    cuda_ipc_payload payload;
+    memset(&payload, 0, sizeof payload);
+    CUdeviceptr base = 0;
+    size_t extent = 0;
+    const char *call = "cuMemGetAddressRange";
+    CUresult result = cuMemGetAddressRange(&base, &extent, memory->pointer);
+    if (result == CUDA_SUCCESS) {
+        call = "cuIpcGetMemHandle";
+        result = cuIpcGetMemHandle(&payload.handle, base);
+    }
+    if (result != CUDA_SUCCESS)
+        return cuda_fail(context->device, result, KILN_ERR_BACKEND,
+                         "%s(device %d)", call, context->device->ordinal);
+    payload.offset = (uint64_t)(memory->pointer - base);
+    memcpy(handle, &payload, sizeof payload);
+    *size = sizeof payload;
+    return KILN_OK;
+}
+
+kiln_status cuda_memory_ipc_open(kiln_backend_context *context,
+                                 const void *handle, size_t handle_size,
+                                 size_t size, kiln_backend_memory **memory)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    if (handle_size != sizeof(cuda_ipc_payload))
+        return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
+                                "the handle holds %zu bytes of CUDA data; a "
+                                "CUDA IPC handle is %zu",
+                                handle_size, sizeof(cuda_ipc_payload));
+    cuda_ipc_payload payload;
+    memcpy(&payload, handle, sizeof payload);
+    kiln_backend_memory *result = calloc(1, sizeof *result);
+    if (result == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    /* Lazy peer access: a GPU other than the exporter's maps the memory
+     * over NVLink or PCIe; without peer access the open fails. */
+    CUdeviceptr base = 0;
+    CUresult result_code = cuIpcOpenMemHandle(
+        &base, payload.handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    if (result_code != CUDA_SUCCESS) {
+        free(result);
+        return cuda_fail(context->device, result_code, KILN_ERR_BACKEND,
+                         "cuIpcOpenMemHandle(on device %d)",
+                         context->device->ordinal);
+    }
+    /* The exporter's buffer must hold what the handle says it does. */
+    CUdeviceptr range_base = 0;
+    size_t extent = 0;
+    result_code = cuMemGetAddressRange(&range_base, &extent, base);
+    if (result_code == CUDA_SUCCESS &&
+        (payload.offset > extent || size > extent - payload.offset)) {
+        (void)cuIpcCloseMemHandle(base);
+        free(result);
+        return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
+                                "the handle names %zu bytes at offset %llu of "
+                                "an allocation of %zu bytes",
+                                size, (unsigned long long)payload.offset,
+                                extent);
+    }
+    result->ipc_base = base;
+    result->pointer = base + payload.offset;
+    result->size = size;
+    *memory = result;
+    return KILN_OK;
 }
 
 /* Waits for `stream` when the op is blocking and the copy was queued. */

@@ -50,6 +50,9 @@ struct kiln_backend_memory {
     CUdeviceptr pointer;     /* launch arguments point here directly      */
     size_t size;
     bool is_view;            /* inside another allocation: not freed      */
+    /* Opened from another process (cuIpcOpenMemHandle): the mapping's
+     * base, which cuIpcCloseMemHandle takes; 0 otherwise. */
+    CUdeviceptr ipc_base;
 };
 
 struct kiln_backend_stream {
@@ -195,6 +198,13 @@ CUDA_INTERNAL kiln_status cuda_memory_view(kiln_backend_context *context,
                                            kiln_backend_memory **view);
 CUDA_INTERNAL void cuda_memory_free(kiln_backend_context *context,
                                     kiln_backend_memory *memory);
+CUDA_INTERNAL kiln_status cuda_memory_ipc_export(kiln_backend_context *context,
+                                                 kiln_backend_memory *memory,
+                                                 void *handle, size_t *size);
+CUDA_INTERNAL kiln_status cuda_memory_ipc_open(kiln_backend_context *context,
+                                               const void *handle,
+                                               size_t handle_size, size_t size,
+                                               kiln_backend_memory **memory);
 CUDA_INTERNAL kiln_status cuda_memory_write(kiln_backend_context *context,
                                             kiln_backend_stream *stream,
                                             kiln_backend_memory *memory,
