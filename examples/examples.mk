@@ -11,13 +11,14 @@ KILN_EXAMPLES = \
 	examples/shared_memory \
 	examples/sum_of_squares \
 	examples/multi_device \
+	examples/multi_device_jacobi \
 	examples/array_basics \
 	examples/cuda_doublify \
 	examples/cuda_multiply_them \
 	examples/cuda_shared_memory \
 	examples/cuda_sum_of_squares
 noinst_PROGRAMS += $(KILN_EXAMPLES)
-noinst_HEADERS += examples/example.h
+noinst_HEADERS += examples/example.h examples/jacobi.h
 
 examples_doublify_SOURCES = examples/doublify.c
 examples_doublify_LDADD = libkiln.la -lm
@@ -44,6 +45,9 @@ examples_cuda_sum_of_squares_LDADD = libkiln.la -lm
 examples_multi_device_SOURCES = examples/multi_device.c
 examples_multi_device_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 examples_multi_device_LDADD = libkiln.la -lm
+examples_multi_device_jacobi_SOURCES = examples/multi_device_jacobi.c
+examples_multi_device_jacobi_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+examples_multi_device_jacobi_LDADD = libkiln.la -lm
 examples_array_basics_SOURCES = examples/array_basics.c
 examples_array_basics_LDADD = libkiln-array.la libkiln.la -lm
 
@@ -67,7 +71,7 @@ examples_mpi_sum_of_squares_SOURCES = examples/mpi_sum_of_squares.c
 examples_mpi_sum_of_squares_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 examples_mpi_sum_of_squares_LDADD = libkiln.la $(MPI_LIBS) -lm
 examples_mpi_jacobi_SOURCES = examples/mpi_jacobi.c
-examples_mpi_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
+examples_mpi_jacobi_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS) $(PTHREAD_CFLAGS)
 examples_mpi_jacobi_LDADD = libkiln.la $(MPI_LIBS) -lm
 
 check-mpi: all

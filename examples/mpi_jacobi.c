@@ -1,307 +1,408 @@
 /*
  * mpi_jacobi: a 2-D Jacobi stencil (each inner point becomes the mean of
- * its four neighbours) on a grid split across MPI ranks in blocks of rows,
- * one rank per device.  Every iteration each rank updates its rows on its
- * device, then trades its edge rows with the ranks above and below
- * (MPI_Sendrecv) into its halo rows: the rows of the neighbours it reads.
+ * its four neighbours) on a grid split across MPI ranks in bands of rows,
+ * one rank per device (examples/jacobi.h has the stencil and the two
+ * streams each rank runs it on).  Every iteration each rank updates its
+ * two edge rows first, hands them to the ranks above and below as their
+ * halo rows while its interior rows are computed, and the next iteration's
+ * edge rows wait for the halos.
  *
- * How the halo rows travel:
- *  - CUDA backend and an MPI that says it is CUDA-aware
- *    (MPIX_Query_cuda_support): MPI is handed the device pointers
- *    (kiln_buffer_get_native) and moves the rows itself, GPU to GPU where it
- *    can;
- *  - otherwise: the rows are read into page-locked host memory
- *    (kiln_host_alloc), exchanged from there, and written back.
- * Either way kiln_context_synchronize (or a blocking read) comes first:
- * MPI must not touch a row a kernel is still writing.
+ * How the halo rows travel, the first that applies:
+ *  - "MPI, device pointers": the CUDA backend and an MPI that says it is
+ *    CUDA-aware (MPIX_Query_cuda_support): MPI_Sendrecv is handed the
+ *    rows' device addresses (kiln_buffer_get_native) and moves them;
+ *  - "CUDA IPC, GPU to GPU": the CUDA backend and both neighbours on this
+ *    node: each rank opens its neighbours' grids once
+ *    (kiln_buffer_get_ipc_handle, sent with MPI; kiln_buffer_open_ipc_handle)
+ *    and copies their edge rows into its halos itself, over NVLink or PCIe;
+ *    MPI only says when the rows are ready;
+ *  - "staged through page-locked host memory": otherwise (OpenCL, which
+ *    has no IPC handles; ranks on other nodes; --staged): the rows are read
+ *    into kiln_host_alloc memory, exchanged with MPI_Sendrecv and written.
+ * Whichever path, a rank hands over its edge rows only once the event after
+ * them has completed (kiln_event_synchronize): MPI and the other process
+ * know nothing of Kiln's streams.
  *
- * The result is gathered on rank 0 and checked against the same
- * iterations run by one process on the CPU.
+ * The result is gathered on rank 0 and checked against the same iterations
+ * run on the CPU.  The time per iteration (the slowest rank's) leaves out
+ * the first iterations (a tenth, at most 10), which include the driver's
+ * first launches.
  *
- *   mpirun -np 2 examples/mpi_jacobi [--staged] [SEED [NX NY ITERATIONS]]
- * --staged stages through host memory even where MPI is CUDA-aware.
+ *   mpirun -np 2 examples/mpi_jacobi [--staged|--ipc|--mpi-device]
+ *                                    [SEED [NX NY ITERATIONS]]
+ * --staged, --ipc and --mpi-device ask for one path (refused when it
+ * cannot be taken).
  */
 #include "mpi_example.h"
 
-#define BLOCK_X 32
-#define BLOCK_Y 8
+#define JACOBI_CHECK MPI_EXAMPLE_CHECK
+#include "jacobi.h"
 
-/* Columns 0 and nx-1 are boundary: copied, never updated.  The sums are
- * written in one order, the CPU's, so both give the same floats. */
-static const char jacobi_source[] =
-    "__kernel void jacobi(__global const float *in, __global float *out,\n"
-    "                     int nx, int rows)\n"
-    "{\n"
-    "    int x = get_global_id(0);\n"
-    "    int y = get_global_id(1) + 1; /* row 0 is the upper halo */\n"
-    "    if (x >= nx || y > rows)\n"
-    "        return;\n"
-    "    size_t i = (size_t)y * nx + x;\n"
-    "    if (x == 0 || x == nx - 1) {\n"
-    "        out[i] = in[i];\n"
-    "        return;\n"
-    "    }\n"
-    "    out[i] = ((in[i - nx] + in[i + nx]) + (in[i - 1] + in[i + 1])) *\n"
-    "             0.25f;\n"
-    "}\n";
+typedef enum halo_path {
+    HALO_AUTOMATIC,
+    HALO_MPI_DEVICE,
+    HALO_IPC,
+    HALO_STAGED
+} halo_path;
 
-/* The starting grid: the top row 1, the bottom row 0, the left and right
- * columns and the inside random in (0, 1), the same in every rank. */
-static float initial_value(uint64_t seed, uint64_t nx, uint64_t ny,
-                           uint64_t row, uint64_t column)
+static const char *halo_path_name(halo_path path)
 {
-    if (row == 0)
-        return 1.0f;
-    if (row == ny - 1)
-        return 0.0f;
-    return mpi_example_element(seed, row * nx + column, 0.0f, 1.0f);
+    switch (path) {
+    case HALO_MPI_DEVICE:
+        return "MPI, device pointers (CUDA-aware MPI)";
+    case HALO_IPC:
+        return "CUDA IPC, GPU to GPU (peer copies; MPI only signals)";
+    case HALO_STAGED:
+        return "staged through page-locked host memory";
+    default:
+        return "?";
+    }
 }
 
-/* The same iterations on the CPU, over the whole grid. */
-static float *cpu_jacobi(uint64_t seed, int nx, int ny, int iterations)
+/* What one rank holds besides its part of the grid. */
+typedef struct rank_state {
+    jacobi_part part;
+    int rank, size;
+    int above, below;        /* neighbour ranks, MPI_PROC_NULL at the edges */
+    int rows_above;          /* the upper neighbour's rows                  */
+    halo_path path;
+    float *staging;          /* staged: 4 rows, page-locked: send up, send
+                                down, receive from above, from below       */
+    kiln_buffer *above_grid[2], *below_grid[2]; /* IPC: the neighbours'    */
+} rank_state;
+
+/* The world rank of this node's first process: equal for ranks that share
+ * a node. */
+static int node_leader(void)
 {
-    size_t cells = (size_t)nx * (size_t)ny;
-    float *a = malloc(cells * sizeof(float));
-    float *b = malloc(cells * sizeof(float));
-    if (a == NULL || b == NULL) {
-        fprintf(stderr, "out of host memory\n");
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                        MPI_INFO_NULL, &node);
+    int world = 0, leader = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    leader = world;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+    MPI_Comm_free(&node);
+    return leader;
+}
+
+/* Whether every rank can say yes. */
+static int all_ranks(int yes)
+{
+    int all = 0;
+    MPI_Allreduce(&yes, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* Sends this rank's grids' handles to both neighbours and opens theirs.
+ * Returns whether every rank could; on no, nothing stays open. */
+static int open_neighbours(rank_state *s)
+{
+    kiln_ipc_handle mine[2], from_above[2], from_below[2];
+    int ok = 1;
+    for (int i = 0; i < 2; ++i)
+        if (kiln_buffer_get_ipc_handle(s->part.grid[i], &mine[i]) != KILN_OK)
+            ok = 0;
+    if (!all_ranks(ok))
+        return 0;
+    MPI_Sendrecv(mine, (int)sizeof mine, MPI_BYTE, s->above, 10, from_below,
+                 (int)sizeof from_below, MPI_BYTE, s->below, 10,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(mine, (int)sizeof mine, MPI_BYTE, s->below, 11, from_above,
+                 (int)sizeof from_above, MPI_BYTE, s->above, 11,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    char reason[512] = "";
+    for (int i = 0; i < 2 && ok; ++i) {
+        kiln_status status = KILN_OK;
+        if (s->above != MPI_PROC_NULL)
+            status = kiln_buffer_open_ipc_handle(
+                s->part.context, &from_above[i], &s->above_grid[i]);
+        if (status == KILN_OK && s->below != MPI_PROC_NULL)
+            status = kiln_buffer_open_ipc_handle(
+                s->part.context, &from_below[i], &s->below_grid[i]);
+        if (status != KILN_OK) {
+            snprintf(reason, sizeof reason, "%s", kiln_last_error());
+            ok = 0;
+        }
+    }
+    if (!ok)
+        fprintf(stderr, "rank %d: cannot open a neighbour's grid: %s\n",
+                s->rank, reason);
+    if (all_ranks(ok))
+        return 1;
+    for (int i = 0; i < 2; ++i) {
+        if (s->above_grid[i] != NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_release(s->above_grid[i]));
+        if (s->below_grid[i] != NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_release(s->below_grid[i]));
+        s->above_grid[i] = s->below_grid[i] = NULL;
+    }
+    return 0;
+}
+
+/* Picks the halo path (the same on every rank) and prepares it. */
+static void choose_path(rank_state *s, halo_path wanted, int cuda_aware,
+                        const char *backend)
+{
+    int cuda = strcmp(backend, "cuda") == 0;
+    /* Both neighbours on this node? */
+    int leader = node_leader(), above_leader = -1, below_leader = -1;
+    MPI_Sendrecv(&leader, 1, MPI_INT, s->above, 20, &below_leader, 1,
+                 MPI_INT, s->below, 20, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&leader, 1, MPI_INT, s->below, 21, &above_leader, 1,
+                 MPI_INT, s->above, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int same_node = (s->above == MPI_PROC_NULL || above_leader == leader) &&
+                    (s->below == MPI_PROC_NULL || below_leader == leader);
+
+    s->path = HALO_STAGED;
+    if ((wanted == HALO_AUTOMATIC || wanted == HALO_MPI_DEVICE) &&
+        all_ranks(cuda && cuda_aware))
+        s->path = HALO_MPI_DEVICE;
+    else if ((wanted == HALO_AUTOMATIC || wanted == HALO_IPC) &&
+             all_ranks(cuda && same_node) && open_neighbours(s))
+        s->path = HALO_IPC;
+    if (wanted != HALO_AUTOMATIC && s->path != wanted) {
+        if (s->rank == 0)
+            fprintf(stderr,
+                    "the halo path asked for (%s) cannot be taken here: "
+                    "backend %s, MPI %s CUDA-aware\n",
+                    halo_path_name(wanted), backend,
+                    cuda_aware ? "is" : "is not");
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
     }
-    for (int y = 0; y < ny; ++y)
-        for (int x = 0; x < nx; ++x)
-            a[(size_t)y * nx + x] = b[(size_t)y * nx + x] =
-                initial_value(seed, (uint64_t)nx, (uint64_t)ny, (uint64_t)y,
-                              (uint64_t)x);
-    for (int k = 0; k < iterations; ++k) {
-        for (int y = 1; y < ny - 1; ++y)
-            for (int x = 1; x < nx - 1; ++x) {
-                size_t i = (size_t)y * nx + x;
-                b[i] = ((a[i - nx] + a[i + nx]) + (a[i - 1] + a[i + 1])) *
-                       0.25f;
-            }
-        float *swap = a;
-        a = b;
-        b = swap;
-    }
-    free(b);
-    return a;
+    if (s->path == HALO_STAGED)
+        MPI_EXAMPLE_CHECK(kiln_host_alloc(
+            s->part.context, 4 * (size_t)s->part.nx * sizeof(float),
+            (void **)&s->staging));
 }
 
-/* What one rank holds: rows [first, first + rows) of the global grid's
- * inner rows, plus a halo row above and below, twice (in and out). */
-typedef struct block {
-    kiln_context *context;
-    kiln_buffer *grid[2];
-    int nx, rows;
-    int above, below;        /* neighbour ranks, MPI_PROC_NULL at the edges */
-    int cuda_aware;          /* hand MPI device pointers                    */
-    float *staging;          /* 4 rows, page-locked: send up, send down,
-                                receive from above, receive from below      */
-} block;
-
-/* Byte offset of local row `row` (0: the upper halo). */
-static size_t row_offset(const block *b, int row)
+/* The ranks above and below have finished iteration k's edge rows (and
+ * every copy they queued before them). */
+static void handshake(const rank_state *s, int k)
 {
-    return (size_t)row * (size_t)b->nx * sizeof(float);
+    int from_above = -1, from_below = -1;
+    MPI_Sendrecv(&k, 1, MPI_INT, s->above, 30, &from_below, 1, MPI_INT,
+                 s->below, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&k, 1, MPI_INT, s->below, 31, &from_above, 1, MPI_INT,
+                 s->above, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-/* Trades edge rows with the neighbours, into the halo rows of `grid`. */
-static void exchange_halos(block *b, kiln_buffer *grid)
+/* Iteration k has been queued, writing grid[out]: brings the neighbours'
+ * new edge rows into its halo rows before the edge rows of k+1 run. */
+static void exchange_halos(rank_state *s, int out, int k)
 {
-    const int nx = b->nx;
+    jacobi_part *p = &s->part;
+    const int nx = p->nx;
     const size_t row_bytes = (size_t)nx * sizeof(float);
-    /* MPI must not read rows the kernel is still writing. */
-    MPI_EXAMPLE_CHECK(kiln_context_synchronize(b->context));
-    if (b->cuda_aware) {
-        /* CUdeviceptr: 8 bytes; Kiln checks the size. */
-        unsigned long long base = 0;
+    kiln_buffer *grid = p->grid[out];
+    if (s->above == MPI_PROC_NULL && s->below == MPI_PROC_NULL)
+        return;
+    switch (s->path) {
+    case HALO_MPI_DEVICE: {
+        MPI_EXAMPLE_CHECK(kiln_event_synchronize(p->edge_done));
+        unsigned long long base = 0; /* CUdeviceptr: Kiln checks the size */
         MPI_EXAMPLE_CHECK(kiln_buffer_get_native(grid, &base, sizeof base));
         char *device = (char *)(uintptr_t)base;
-        MPI_Sendrecv(device + row_offset(b, 1), nx, MPI_FLOAT, b->above, 0,
-                     device + row_offset(b, b->rows + 1), nx, MPI_FLOAT,
-                     b->below, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Sendrecv(device + row_offset(b, b->rows), nx, MPI_FLOAT, b->below,
-                     1, device + row_offset(b, 0), nx, MPI_FLOAT, b->above, 1,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(device + jacobi_row_offset(p, 1), nx, MPI_FLOAT,
+                     s->above, 0, device + jacobi_row_offset(p, p->rows + 1),
+                     nx, MPI_FLOAT, s->below, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(device + jacobi_row_offset(p, p->rows), nx, MPI_FLOAT,
+                     s->below, 1, device + jacobi_row_offset(p, 0), nx,
+                     MPI_FLOAT, s->above, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
         return;
     }
-    float *send_up = b->staging, *send_down = b->staging + nx;
-    float *from_above = b->staging + 2 * nx, *from_below = b->staging + 3 * nx;
-    if (b->above != MPI_PROC_NULL)
-        MPI_EXAMPLE_CHECK(
-            kiln_buffer_read(grid, row_offset(b, 1), send_up, row_bytes));
-    if (b->below != MPI_PROC_NULL)
-        MPI_EXAMPLE_CHECK(kiln_buffer_read(grid, row_offset(b, b->rows),
-                                           send_down, row_bytes));
-    MPI_Sendrecv(send_up, nx, MPI_FLOAT, b->above, 0, from_below, nx,
-                 MPI_FLOAT, b->below, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(send_down, nx, MPI_FLOAT, b->below, 1, from_above, nx,
-                 MPI_FLOAT, b->above, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    if (b->above != MPI_PROC_NULL)
-        MPI_EXAMPLE_CHECK(
-            kiln_buffer_write(grid, row_offset(b, 0), from_above, row_bytes));
-    if (b->below != MPI_PROC_NULL)
-        MPI_EXAMPLE_CHECK(kiln_buffer_write(grid, row_offset(b, b->rows + 1),
-                                            from_below, row_bytes));
+    case HALO_IPC:
+        /* The neighbours' edge rows of k are done, and so are their
+         * copies of k-1 from this rank's rows: then pull. */
+        MPI_EXAMPLE_CHECK(kiln_event_synchronize(p->edge_done));
+        handshake(s, k);
+        if (s->above != MPI_PROC_NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_copy_async(
+                grid, jacobi_row_offset(p, 0), s->above_grid[out],
+                (size_t)s->rows_above * row_bytes, row_bytes, p->edge));
+        if (s->below != MPI_PROC_NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_copy_async(
+                grid, jacobi_row_offset(p, p->rows + 1), s->below_grid[out],
+                row_bytes, row_bytes, p->edge));
+        return;
+    default: {
+        float *send_up = s->staging, *send_down = s->staging + nx;
+        float *from_above = s->staging + 2 * nx,
+              *from_below = s->staging + 3 * nx;
+        if (s->above != MPI_PROC_NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_read_async(
+                grid, jacobi_row_offset(p, 1), send_up, row_bytes, p->edge));
+        if (s->below != MPI_PROC_NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_read_async(
+                grid, jacobi_row_offset(p, p->rows), send_down, row_bytes,
+                p->edge));
+        MPI_EXAMPLE_CHECK(kiln_stream_synchronize(p->edge));
+        MPI_Sendrecv(send_up, nx, MPI_FLOAT, s->above, 0, from_below, nx,
+                     MPI_FLOAT, s->below, 0, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(send_down, nx, MPI_FLOAT, s->below, 1, from_above, nx,
+                     MPI_FLOAT, s->above, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        /* From page-locked memory: queued, the host goes on.  The next
+         * iteration's receive into these rows comes after the next
+         * synchronize of this stream. */
+        if (s->above != MPI_PROC_NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_write_async(
+                grid, jacobi_row_offset(p, 0), from_above, row_bytes,
+                p->edge));
+        if (s->below != MPI_PROC_NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_write_async(
+                grid, jacobi_row_offset(p, p->rows + 1), from_below,
+                row_bytes, p->edge));
+        return;
+    }
+    }
+}
+
+static halo_path parse_path(int *argc, char ***argv)
+{
+    static const struct {
+        const char *flag;
+        halo_path path;
+    } flags[] = {{"--staged", HALO_STAGED},
+                 {"--ipc", HALO_IPC},
+                 {"--mpi-device", HALO_MPI_DEVICE}};
+    if (*argc < 2)
+        return HALO_AUTOMATIC;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i)
+        if (strcmp((*argv)[1], flags[i].flag) == 0) {
+            --*argc;
+            ++*argv;
+            return flags[i].path;
+        }
+    return HALO_AUTOMATIC;
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int force_staging = argc > 1 && strcmp(argv[1], "--staged") == 0;
-    if (force_staging) {
-        --argc;
-        ++argv;
-    }
+    rank_state s = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+    halo_path wanted = parse_path(&argc, &argv);
     uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     int nx = argc > 2 ? atoi(argv[2]) : 512;
     int ny = argc > 3 ? atoi(argv[3]) : 512;
     int iterations = argc > 4 ? atoi(argv[4]) : 100;
-    if (nx < 3 || ny - 2 < size || iterations < 1 || nx > 65536 ||
-        ny > 65536) {
-        if (rank == 0)
+    if (nx < 3 || ny - 2 < s.size || iterations < 1 || nx > 65536 ||
+        ny > 65536 || (argc > 1 && argv[1][0] == '-')) {
+        if (s.rank == 0)
             fprintf(stderr,
-                    "usage: %s [--staged] [SEED [NX NY ITERATIONS]]: NX >= 3, "
-                    "NY - 2 >= the number of ranks, at most 65536 each\n",
+                    "usage: %s [--staged|--ipc|--mpi-device] [SEED [NX NY "
+                    "ITERATIONS]]: NX >= 3, NY - 2 >= the number of ranks, "
+                    "at most 65536 each\n",
                     argv[0]);
         MPI_Finalize();
         return EXIT_FAILURE;
     }
 
-    block b = {.nx = nx};
     int local_rank = 0;
-    b.context = mpi_example_context(&local_rank);
+    kiln_context *context = mpi_example_context(&local_rank);
     const char *backend = NULL;
     kiln_device_info device;
-    MPI_EXAMPLE_CHECK(kiln_context_get_backend(b.context, &backend));
-    MPI_EXAMPLE_CHECK(kiln_context_get_device_info(b.context, &device));
-    int mpi_cuda_aware = mpi_example_cuda_aware();
-    b.cuda_aware =
-        !force_staging && mpi_cuda_aware && strcmp(backend, "cuda") == 0;
+    MPI_EXAMPLE_CHECK(kiln_context_get_backend(context, &backend));
+    MPI_EXAMPLE_CHECK(kiln_context_get_device_info(context, &device));
+    int cuda_aware = mpi_example_cuda_aware();
 
     /* Rows 1 .. ny-2 are inner rows; this rank owns [first, first+rows). */
-    uint64_t first64 = 0, rows64 = 0;
-    mpi_example_share((uint64_t)ny - 2, rank, size, &first64, &rows64);
-    int first = (int)first64 + 1;
-    b.rows = (int)rows64;
-    b.above = rank > 0 ? rank - 1 : MPI_PROC_NULL;
-    b.below = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    if (rank == 0)
+    int first = 0, rows = 0, first_above = 0;
+    jacobi_share(ny - 2, s.rank, s.size, &first, &rows);
+    if (s.rank > 0)
+        jacobi_share(ny - 2, s.rank - 1, s.size, &first_above, &s.rows_above);
+    s.above = s.rank > 0 ? s.rank - 1 : MPI_PROC_NULL;
+    s.below = s.rank < s.size - 1 ? s.rank + 1 : MPI_PROC_NULL;
+    jacobi_part_open(&s.part, context, seed, nx, ny, first + 1, rows);
+    choose_path(&s, wanted, cuda_aware, backend);
+
+    if (s.rank == 0)
         printf("seed %" PRIu64 "; %d x %d grid, %d iterations, %d rank%s; "
-               "MPI %s CUDA-aware\n",
-               seed, nx, ny, iterations, size, size == 1 ? "" : "s",
-               mpi_cuda_aware ? "is" : "is not");
-    for (int r = 0; r < size; ++r) {
-        if (r == rank)
+               "MPI %s CUDA-aware; halos: %s\n",
+               seed, nx, ny, iterations, s.size, s.size == 1 ? "" : "s",
+               cuda_aware ? "is" : "is not",
+               s.size == 1 ? "none (one rank)" : halo_path_name(s.path));
+    for (int r = 0; r < s.size; ++r) {
+        if (r == s.rank)
             printf("rank %d (node rank %d): backend %s, device %d: %s; rows "
-                   "%d..%d; halos %s\n",
-                   rank, local_rank, backend, device.index, device.name, first,
-                   first + b.rows - 1,
-                   b.cuda_aware ? "device to device through MPI"
-                                : "staged through page-locked host memory");
+                   "%d..%d\n",
+                   s.rank, local_rank, backend, device.index, device.name,
+                   first + 1, first + rows);
         fflush(stdout);
         MPI_Barrier(MPI_COMM_WORLD);
     }
 
-    /* The local grid with its halo rows, from the same starting values the
-     * CPU uses. */
-    size_t local_cells = (size_t)(b.rows + 2) * (size_t)nx;
-    float *local = malloc(local_cells * sizeof(float));
-    if (local == NULL) {
-        fprintf(stderr, "rank %d: out of host memory\n", rank);
-        MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
-    }
-    for (int y = 0; y < b.rows + 2; ++y)
-        for (int x = 0; x < nx; ++x)
-            local[(size_t)y * nx + x] =
-                initial_value(seed, (uint64_t)nx, (uint64_t)ny,
-                              (uint64_t)(first - 1 + y), (uint64_t)x);
-    for (int i = 0; i < 2; ++i)
-        MPI_EXAMPLE_CHECK(kiln_buffer_create_from(
-            b.context, local, local_cells * sizeof(float), &b.grid[i]));
-    MPI_EXAMPLE_CHECK(kiln_host_alloc(b.context, 4 * (size_t)nx * sizeof(float),
-                                      (void **)&b.staging));
-
-    kiln_program *program = NULL;
-    kiln_kernel *kernel = NULL;
-    MPI_EXAMPLE_CHECK(kiln_program_build(b.context, jacobi_source, NULL, &program));
-    MPI_EXAMPLE_CHECK(kiln_kernel_create(program, "jacobi", &kernel));
-    kiln_launch_config config = {
-        .grid = KILN_DIM2(((size_t)nx + BLOCK_X - 1) / BLOCK_X,
-                          ((size_t)b.rows + BLOCK_Y - 1) / BLOCK_Y),
-        .block = KILN_DIM2(BLOCK_X, BLOCK_Y),
-    };
-
-    MPI_Barrier(MPI_COMM_WORLD);
-    double start = MPI_Wtime();
+    int warmup = iterations / 10 < 10 ? iterations / 10 : 10;
+    double start = 0;
     int current = 0;
     for (int k = 0; k < iterations; ++k) {
-        kiln_arg args[] = {KILN_ARG_BUFFER(b.grid[current]),
-                           KILN_ARG_BUFFER(b.grid[1 - current]),
-                           KILN_ARG_INT(nx), KILN_ARG_INT(b.rows)};
-        MPI_EXAMPLE_CHECK(kiln_launch(kernel, &config, 4, args));
-        exchange_halos(&b, b.grid[1 - current]);
+        if (k == warmup) {
+            MPI_EXAMPLE_CHECK(kiln_context_synchronize(context));
+            MPI_Barrier(MPI_COMM_WORLD);
+            start = MPI_Wtime();
+        }
+        jacobi_step(&s.part, current, k);
+        exchange_halos(&s, 1 - current, k);
         current = 1 - current;
     }
-    MPI_EXAMPLE_CHECK(kiln_context_synchronize(b.context));
+    MPI_EXAMPLE_CHECK(kiln_context_synchronize(context));
     double seconds = MPI_Wtime() - start, slowest = 0;
     MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* The neighbours' grids are closed before theirs go. */
+    for (int i = 0; i < 2; ++i) {
+        if (s.above_grid[i] != NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_release(s.above_grid[i]));
+        if (s.below_grid[i] != NULL)
+            MPI_EXAMPLE_CHECK(kiln_buffer_release(s.below_grid[i]));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 
     /* Gather the inner rows on rank 0. */
-    MPI_EXAMPLE_CHECK(kiln_buffer_read(b.grid[current], row_offset(&b, 1),
-                                       local + nx,
-                                       (size_t)b.rows * nx * sizeof(float)));
+    float *band = malloc((size_t)rows * nx * sizeof(float));
+    if (band == NULL) {
+        fprintf(stderr, "rank %d: out of host memory\n", s.rank);
+        MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
+    }
+    MPI_EXAMPLE_CHECK(kiln_buffer_read(s.part.grid[current],
+                                       jacobi_row_offset(&s.part, 1), band,
+                                       (size_t)rows * nx * sizeof(float)));
     int *counts = NULL, *displacements = NULL;
     float *inner = NULL;
-    if (rank == 0) {
-        counts = malloc((size_t)size * sizeof *counts);
-        displacements = malloc((size_t)size * sizeof *displacements);
+    if (s.rank == 0) {
+        counts = malloc((size_t)s.size * sizeof *counts);
+        displacements = malloc((size_t)s.size * sizeof *displacements);
         inner = malloc((size_t)(ny - 2) * nx * sizeof(float));
         if (counts == NULL || displacements == NULL || inner == NULL) {
             fprintf(stderr, "out of host memory\n");
             MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE);
         }
-        for (int r = 0; r < size; ++r) {
-            uint64_t r_first = 0, r_rows = 0;
-            mpi_example_share((uint64_t)ny - 2, r, size, &r_first, &r_rows);
-            counts[r] = (int)r_rows * nx;
-            displacements[r] = (int)r_first * nx;
+        for (int r = 0; r < s.size; ++r) {
+            int r_first = 0, r_rows = 0;
+            jacobi_share(ny - 2, r, s.size, &r_first, &r_rows);
+            counts[r] = r_rows * nx;
+            displacements[r] = r_first * nx;
         }
     }
-    MPI_Gatherv(local + nx, b.rows * nx, MPI_FLOAT, inner, counts,
-                displacements, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(band, rows * nx, MPI_FLOAT, inner, counts, displacements,
+                MPI_FLOAT, 0, MPI_COMM_WORLD);
 
     int wrong = 0;
-    if (rank == 0) {
-        printf("%d iterations in %.3f ms: %.3f ms per iteration (the slowest "
-               "rank; kernel and halo exchange)\n",
-               iterations, slowest * 1e3, slowest * 1e3 / iterations);
+    if (s.rank == 0) {
+        int timed = iterations - warmup;
+        printf("%d iterations in %.3f ms: %.4f ms per iteration (the slowest "
+               "rank, after %d warm-up iteration%s)\n",
+               timed, slowest * 1e3, slowest * 1e3 / timed, warmup,
+               warmup == 1 ? "" : "s");
         double cpu_start = MPI_Wtime();
-        float *expected = cpu_jacobi(seed, nx, ny, iterations);
-        double cpu_seconds = MPI_Wtime() - cpu_start;
-        size_t differ = 0;
-        double worst = 0;
-        for (int y = 1; y < ny - 1; ++y)
-            for (int x = 0; x < nx; ++x) {
-                double got = inner[(size_t)(y - 1) * nx + x];
-                double want = expected[(size_t)y * nx + x];
-                double difference = fabs(got - want);
-                /* The kernel adds in the CPU's order; a compiler that fuses
-                 * or reorders may still differ in the last bit. */
-                if (!(difference <= 1e-6)) {
-                    if (differ < 5)
-                        fprintf(stderr, "  (%d, %d): %.9g, expected %.9g\n", x,
-                                y, got, want);
-                    ++differ;
-                }
-                if (difference > worst)
-                    worst = difference;
-            }
-        wrong = differ != 0;
+        float *expected = jacobi_cpu(seed, nx, ny, iterations);
+        double cpu_seconds = MPI_Wtime() - cpu_start, worst = 0;
+        wrong = jacobi_compare(inner, expected, nx, ny, &worst) != 0;
         printf("CPU, one process: %.3f ms; largest difference %.1e: %s\n",
                cpu_seconds * 1e3, worst,
                wrong ? "WRONG" : "all points match");
@@ -312,13 +413,11 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(&wrong, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
-    MPI_EXAMPLE_CHECK(kiln_host_free(b.context, b.staging));
-    MPI_EXAMPLE_CHECK(kiln_kernel_release(kernel));
-    MPI_EXAMPLE_CHECK(kiln_program_release(program));
-    MPI_EXAMPLE_CHECK(kiln_buffer_release(b.grid[0]));
-    MPI_EXAMPLE_CHECK(kiln_buffer_release(b.grid[1]));
-    MPI_EXAMPLE_CHECK(kiln_context_release(b.context));
-    free(local);
+    if (s.staging != NULL)
+        MPI_EXAMPLE_CHECK(kiln_host_free(context, s.staging));
+    jacobi_part_close(&s.part);
+    MPI_EXAMPLE_CHECK(kiln_context_release(context));
+    free(band);
     MPI_Finalize();
     return wrong ? EXIT_FAILURE : EXIT_SUCCESS;
 }
