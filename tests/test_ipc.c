@@ -197,6 +197,10 @@ static void buffers_are_shared_with_another_process(void **state)
     }
     TEST_OK(status);
 
+    /* Another process sees only what has landed: a blocking write from
+     * pageable memory may still be on its way (kiln.h). */
+    TEST_OK(kiln_context_synchronize(context));
+
     /* Not in the process that exported it. */
     kiln_buffer *mine = NULL;
     TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
