@@ -87,6 +87,7 @@ endif
 exampledir = $(docdir)/examples
 example_DATA = $(KILN_EXAMPLES:=.c) examples/mpi_sum_of_squares.c \
 	examples/mpi_jacobi.c examples/example.h examples/mpi_example.h \
+	examples/jacobi.h \
 	examples/run-all examples/run-mpi
 EXTRA_DIST += examples/Makefile.installed
 install-data-local: install-examples-makefile
