@@ -205,6 +205,7 @@ struct kiln_stream {
     /* The context's default stream: embedded in the context, no reference
      * of its own (retain and release act on the context). */
     bool is_default;
+    kiln_stream_priority priority; /* the one the backend gave */
 };
 
 struct kiln_context {

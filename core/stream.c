@@ -45,6 +45,7 @@ void kiln_default_stream_init(kiln_context *context)
     stream->context = context;
     stream->backend = NULL;
     stream->is_default = true;
+    stream->priority = KILN_STREAM_PRIORITY_NORMAL;
     stream->magic = KILN_MAGIC_STREAM;
 }
 
@@ -87,17 +88,33 @@ void kiln_buffer_note_async_use(kiln_buffer *buffer, kiln_stream *stream)
         kiln_stream_release_internal(previous);
 }
 
-kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream)
+/* The two public creators check their arguments and make the stream
+ * here; a high priority the backend cannot give makes an ordinary stream. */
+static kiln_status stream_create(const char *function, kiln_context *context,
+                                 kiln_stream_priority priority,
+                                 kiln_stream **stream)
 {
-    kiln_error_clear();
-    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
-    KILN_CHECK_OUT(stream, "stream");
     kiln_stream *result = calloc(1, sizeof *result);
     if (result == NULL)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                          "kiln_stream_create: out of host memory");
-    kiln_status status =
-        context->ops->stream_create(context->backend, &result->backend);
+                          "%s: out of host memory", function);
+    const kiln_backend_ops *ops = context->ops;
+    kiln_status status = KILN_ERR_UNSUPPORTED;
+    if (priority == KILN_STREAM_PRIORITY_HIGH &&
+        ops->stream_create_high_priority != NULL) {
+        status = ops->stream_create_high_priority(context->backend,
+                                                  &result->backend);
+        if (status == KILN_OK)
+            result->priority = KILN_STREAM_PRIORITY_HIGH;
+    }
+    if (status == KILN_ERR_UNSUPPORTED) {
+        if (priority == KILN_STREAM_PRIORITY_HIGH)
+            kiln_trace("%s: %s (%s) has no stream priorities: an ordinary "
+                       "stream",
+                       function, context->device.name, ops->name);
+        kiln_error_clear();
+        status = ops->stream_create(context->backend, &result->backend);
+    }
     if (status != KILN_OK) {
         free(result);
         return status;
@@ -105,6 +122,42 @@ kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream)
     result->context = context;
     kiln_handle_init(result, KILN_MAGIC_STREAM, &context->references);
     *stream = result;
+    return KILN_OK;
+}
+
+kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(stream, "stream");
+    return stream_create(__func__, context, KILN_STREAM_PRIORITY_NORMAL,
+                         stream);
+}
+
+kiln_status kiln_stream_create_with_priority(kiln_context *context,
+                                             kiln_stream_priority priority,
+                                             kiln_stream **stream)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(context, KILN_MAGIC_CONTEXT, "context");
+    KILN_CHECK_OUT(stream, "stream");
+    if (priority != KILN_STREAM_PRIORITY_NORMAL &&
+        priority != KILN_STREAM_PRIORITY_HIGH)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kiln_stream_create_with_priority: priority %d is "
+                          "neither KILN_STREAM_PRIORITY_NORMAL nor "
+                          "KILN_STREAM_PRIORITY_HIGH",
+                          (int)priority);
+    return stream_create(__func__, context, priority, stream);
+}
+
+kiln_status kiln_stream_get_priority(const kiln_stream *stream,
+                                     kiln_stream_priority *priority)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(stream, KILN_MAGIC_STREAM, "stream");
+    KILN_CHECK_OUT(priority, "priority");
+    *priority = stream->priority;
     return KILN_OK;
 }
 

@@ -363,6 +363,23 @@ typedef struct kiln_event kiln_event;
  * buffer, a kernel's launch config, an event), NULL means that context's
  * default stream. */
 kiln_status kiln_stream_create(kiln_context *context, kiln_stream **stream);
+/* A stream whose kernels and copies the device starts ahead of the pending
+ * work of ordinary streams (CUDA stream priorities): for short work on a
+ * critical path beside a long kernel, such as a stencil's edge rows and
+ * halo copies while its interior runs.  Work on the stream keeps its order
+ * either way; only the sharing of the device differs, so a backend without
+ * priorities (OpenCL) makes an ordinary stream, and
+ * kiln_stream_get_priority says which one the stream got.  A priority
+ * other than the two is KILN_ERR_INVALID_ARGUMENT. */
+typedef enum kiln_stream_priority {
+    KILN_STREAM_PRIORITY_NORMAL = 0,
+    KILN_STREAM_PRIORITY_HIGH = 1
+} kiln_stream_priority;
+kiln_status kiln_stream_create_with_priority(kiln_context *context,
+                                             kiln_stream_priority priority,
+                                             kiln_stream **stream);
+kiln_status kiln_stream_get_priority(const kiln_stream *stream,
+                                     kiln_stream_priority *priority);
 /* The context's default stream as a handle, for the calls that take a
  * stream alone.  No reference is added (it lives as long as the context);
  * retaining it retains the context, and releasing it drops that again. */

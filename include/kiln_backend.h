@@ -535,6 +535,13 @@ typedef struct kiln_backend_ops {
     kiln_status (*memory_ipc_open)(kiln_backend_context *context,
                                    const void *handle, size_t handle_size,
                                    size_t size, kiln_backend_memory **memory);
+
+    /* A stream as stream_create's whose work the device starts ahead of
+     * the pending work of stream_create's streams.  KILN_ERR_UNSUPPORTED
+     * when the device has no priorities; optional: NULL, or UNSUPPORTED,
+     * makes the core create an ordinary stream and report it. */
+    kiln_status (*stream_create_high_priority)(kiln_backend_context *context,
+                                               kiln_backend_stream **stream);
 } kiln_backend_ops;
 
 /* The size of a table of the required ops: the smallest the core

@@ -1,9 +1,10 @@
 /*
- * Streams and events: in-order work on created streams, events recorded,
- * waited for, queried and timed around real kernels, the errors for events
- * never recorded, one stream waiting for another's event (a producer and a
- * consumer on two streams; timed and untimed events), streams released with work in flight, and
- * streams and events of two contexts mixed (KILN_ERR_CONTEXT_MISMATCH).
+ * Streams and events: in-order work on created streams (of either
+ * priority), events recorded, waited for, queried and timed around real
+ * kernels, the errors for events never recorded, one stream waiting for
+ * another's event (a producer and a consumer on two streams; timed and
+ * untimed events), streams released with work in flight, and streams and
+ * events of two contexts mixed (KILN_ERR_CONTEXT_MISMATCH).
  */
 #include "harness.h"
 
@@ -63,8 +64,37 @@ static void work_on_a_stream_runs_in_order(void **state)
     kiln_stream *streams[3];
     kiln_buffer *buffers[3];
     int32_t added[3] = {0, 0, 0};
+    /* An ordinary stream, a high-priority one and one asked for at normal
+     * priority: each keeps its order whatever the priority. */
+    TEST_OK(kiln_stream_create(context, &streams[0]));
+    TEST_OK(kiln_stream_create_with_priority(
+        context, KILN_STREAM_PRIORITY_HIGH, &streams[1]));
+    TEST_OK(kiln_stream_create_with_priority(
+        context, KILN_STREAM_PRIORITY_NORMAL, &streams[2]));
+    kiln_stream_priority priority = KILN_STREAM_PRIORITY_HIGH;
+    TEST_OK(kiln_stream_get_priority(streams[0], &priority));
+    assert_int_equal(priority, KILN_STREAM_PRIORITY_NORMAL);
+    TEST_OK(kiln_stream_get_priority(streams[2], &priority));
+    assert_int_equal(priority, KILN_STREAM_PRIORITY_NORMAL);
+    /* CUDA has priorities on every device Kiln supports; OpenCL none. */
+    TEST_OK(kiln_stream_get_priority(streams[1], &priority));
+    assert_int_equal(priority, strcmp(test_backend(state), "cuda") == 0
+                                   ? KILN_STREAM_PRIORITY_HIGH
+                                   : KILN_STREAM_PRIORITY_NORMAL);
+    kiln_stream *default_stream = NULL;
+    TEST_OK(kiln_context_get_default_stream(context, &default_stream));
+    TEST_OK(kiln_stream_get_priority(default_stream, &priority));
+    assert_int_equal(priority, KILN_STREAM_PRIORITY_NORMAL);
+    kiln_stream *refused = NULL;
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_stream_create_with_priority(
+                   context, (kiln_stream_priority)7, &refused));
+    TEST_ERROR_MENTIONS("priority 7");
+    assert_null(refused);
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_stream_get_priority(streams[0], NULL));
+    TEST_FAILS(KILN_ERR_INVALID_HANDLE, kiln_stream_get_priority(NULL, &priority));
     for (int s = 0; s < 3; ++s) {
-        TEST_OK(kiln_stream_create(context, &streams[s]));
         buffers[s] = test_buffer(context, COUNT * sizeof *data);
         TEST_OK(kiln_buffer_write_async(buffers[s], 0, data,
                                         COUNT * sizeof *data, streams[s]));

@@ -133,6 +133,7 @@ static void cuda_ops_fill(void)
     ops->event_create_untimed = cuda_event_create_untimed;
     ops->memory_ipc_export = cuda_memory_ipc_export;
     ops->memory_ipc_open = cuda_memory_ipc_open;
+    ops->stream_create_high_priority = cuda_stream_create_high_priority;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

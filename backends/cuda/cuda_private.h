@@ -240,6 +240,9 @@ CUDA_INTERNAL void cuda_host_free(kiln_backend_context *context, void *host);
 
 CUDA_INTERNAL kiln_status cuda_stream_create(kiln_backend_context *context,
                                              kiln_backend_stream **stream);
+CUDA_INTERNAL kiln_status
+cuda_stream_create_high_priority(kiln_backend_context *context,
+                                 kiln_backend_stream **stream);
 CUDA_INTERNAL void cuda_stream_destroy(kiln_backend_context *context,
                                        kiln_backend_stream *stream);
 CUDA_INTERNAL kiln_status cuda_stream_synchronize(kiln_backend_context *context,

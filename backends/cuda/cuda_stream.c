@@ -5,11 +5,32 @@
  * CU_STREAM_NON_BLOCKING): work on them is ordered after work queued
  * earlier on the legacy default stream, and the reverse.  The core's
  * memory pool relies on that when it hands a block freed on one stream to
- * work on another.  Events keep timing enabled: they time launches.
+ * work on another.  A high-priority stream is the same with the context's
+ * greatest priority.  Events keep timing enabled: they time launches.
  */
 #include "cuda_private.h"
 
 #include <stdlib.h>
+
+/* A blocking stream of the given priority (0: the default, the lowest). */
+static kiln_status stream_create_prioritized(kiln_backend_context *context,
+                                             int priority,
+                                             kiln_backend_stream **stream)
+{
+    kiln_backend_stream *result = malloc(sizeof *result);
+    if (result == NULL)
+        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                "out of host memory");
+    CUresult failed = cuStreamCreateWithPriority(&result->stream,
+                                                 CU_STREAM_DEFAULT, priority);
+    if (failed != CUDA_SUCCESS) {
+        free(result);
+        return cuda_fail(context->device, failed, KILN_ERR_BACKEND,
+                         "cuStreamCreateWithPriority(%d)", priority);
+    }
+    *stream = result;
+    return KILN_OK;
+}
 
 kiln_status cuda_stream_create(kiln_backend_context *context,
                                kiln_backend_stream **stream)
@@ -17,18 +38,24 @@ kiln_status cuda_stream_create(kiln_backend_context *context,
     kiln_status status = cuda_context_enter(context);
     if (status != KILN_OK)
         return status;
-    kiln_backend_stream *result = malloc(sizeof *result);
-    if (result == NULL)
-        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                "out of host memory");
-    CUresult failed = cuStreamCreate(&result->stream, CU_STREAM_DEFAULT);
-    if (failed != CUDA_SUCCESS) {
-        free(result);
+    return stream_create_prioritized(context, 0, stream);
+}
+
+kiln_status cuda_stream_create_high_priority(kiln_backend_context *context,
+                                             kiln_backend_stream **stream)
+{
+    kiln_status status = cuda_context_enter(context);
+    if (status != KILN_OK)
+        return status;
+    /* Lower numbers are higher priorities; equal bounds: none. */
+    int least = 0, greatest = 0;
+    CUresult failed = cuCtxGetStreamPriorityRange(&least, &greatest);
+    if (failed != CUDA_SUCCESS)
         return cuda_fail(context->device, failed, KILN_ERR_BACKEND,
-                         "cuStreamCreate");
-    }
-    *stream = result;
-    return KILN_OK;
+                         "cuCtxGetStreamPriorityRange");
+    if (greatest == least)
+        return KILN_ERR_UNSUPPORTED;
+    return stream_create_prioritized(context, greatest, stream);
 }
 
 void cuda_stream_destroy(kiln_backend_context *context,
