@@ -19,7 +19,11 @@
  *   interior stream: rows 2..rows-1, which need no halo.
  * Two untimed events order them: the interior waits for the previous
  * iteration's edge rows (it reads them), the edge rows for the previous
- * iteration's interior (they read rows 2 and rows-1 of it).
+ * iteration's interior (they read rows 2 and rows-1 of it).  The edge
+ * stream has the high priority (where the backend has priorities): on
+ * equal streams the device would start the interior's many blocks first,
+ * and the edge rows, which the halo exchange waits for, would finish near
+ * the end of the interior.
  *
  * Include it after example.h (or mpi_example.h, defining JACOBI_CHECK as
  * MPI_EXAMPLE_CHECK first).
@@ -101,10 +105,12 @@ static inline size_t jacobi_row_offset(const jacobi_part *p, int row)
 }
 
 /* Opens global rows [first, first + rows) of an nx x ny grid on `context`,
- * from the starting values, halos included. */
+ * from the starting values, halos included; the edge stream of
+ * `edge_priority`. */
 static inline void jacobi_part_open(jacobi_part *p, kiln_context *context,
                                     uint64_t seed, int nx, int ny, int first,
-                                    int rows)
+                                    int rows,
+                                    kiln_stream_priority edge_priority)
 {
     memset(p, 0, sizeof *p);
     p->context = context;
@@ -130,7 +136,8 @@ static inline void jacobi_part_open(jacobi_part *p, kiln_context *context,
     JACOBI_CHECK(kiln_program_build(context, jacobi_source, NULL,
                                     &p->program));
     JACOBI_CHECK(kiln_kernel_create(p->program, "jacobi", &p->kernel));
-    JACOBI_CHECK(kiln_stream_create(context, &p->edge));
+    JACOBI_CHECK(
+        kiln_stream_create_with_priority(context, edge_priority, &p->edge));
     JACOBI_CHECK(kiln_stream_create(context, &p->interior));
     JACOBI_CHECK(kiln_event_create_untimed(context, &p->edge_done));
     JACOBI_CHECK(kiln_event_create_untimed(context, &p->interior_done));

@@ -29,11 +29,14 @@
  * first launches.
  *
  *   mpirun -np 2 examples/mpi_jacobi [--staged|--ipc|--mpi-device]
- *                                    [SEED [NX NY ITERATIONS]]
+ *                 [--normal-priority] [SEED [NX NY ITERATIONS]]
  * --staged, --ipc and --mpi-device ask for one path (refused when it
- * cannot be taken).
+ * cannot be taken); --normal-priority puts the edge rows on an ordinary
+ * stream instead of a high-priority one, to see what the priority buys.
  */
 #include "mpi_example.h"
+
+#include <stdbool.h>
 
 #define JACOBI_CHECK MPI_EXAMPLE_CHECK
 #include "jacobi.h"
@@ -261,7 +264,9 @@ static void exchange_halos(rank_state *s, int out, int k)
     }
 }
 
-static halo_path parse_path(int *argc, char ***argv)
+/* Takes the leading flags off the arguments. */
+static halo_path parse_flags(int *argc, char ***argv,
+                             kiln_stream_priority *edge_priority)
 {
     static const struct {
         const char *flag;
@@ -269,15 +274,26 @@ static halo_path parse_path(int *argc, char ***argv)
     } flags[] = {{"--staged", HALO_STAGED},
                  {"--ipc", HALO_IPC},
                  {"--mpi-device", HALO_MPI_DEVICE}};
-    if (*argc < 2)
-        return HALO_AUTOMATIC;
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i)
-        if (strcmp((*argv)[1], flags[i].flag) == 0) {
-            --*argc;
-            ++*argv;
-            return flags[i].path;
+    halo_path path = HALO_AUTOMATIC;
+    *edge_priority = KILN_STREAM_PRIORITY_HIGH;
+    while (*argc > 1 && (*argv)[1][0] == '-') {
+        const char *flag = (*argv)[1];
+        bool known = false;
+        for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i)
+            if (strcmp(flag, flags[i].flag) == 0) {
+                path = flags[i].path;
+                known = true;
+            }
+        if (strcmp(flag, "--normal-priority") == 0) {
+            *edge_priority = KILN_STREAM_PRIORITY_NORMAL;
+            known = true;
         }
-    return HALO_AUTOMATIC;
+        if (!known)
+            break;
+        --*argc;
+        ++*argv;
+    }
+    return path;
 }
 
 int main(int argc, char **argv)
@@ -286,7 +302,8 @@ int main(int argc, char **argv)
     rank_state s = {0};
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.size);
-    halo_path wanted = parse_path(&argc, &argv);
+    kiln_stream_priority edge_priority;
+    halo_path wanted = parse_flags(&argc, &argv, &edge_priority);
     uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     int nx = argc > 2 ? atoi(argv[2]) : 512;
@@ -296,9 +313,9 @@ int main(int argc, char **argv)
         ny > 65536 || (argc > 1 && argv[1][0] == '-')) {
         if (s.rank == 0)
             fprintf(stderr,
-                    "usage: %s [--staged|--ipc|--mpi-device] [SEED [NX NY "
-                    "ITERATIONS]]: NX >= 3, NY - 2 >= the number of ranks, "
-                    "at most 65536 each\n",
+                    "usage: %s [--staged|--ipc|--mpi-device] "
+                    "[--normal-priority] [SEED [NX NY ITERATIONS]]: NX >= 3, "
+                    "NY - 2 >= the number of ranks, at most 65536 each\n",
                     argv[0]);
         MPI_Finalize();
         return EXIT_FAILURE;
@@ -319,15 +336,20 @@ int main(int argc, char **argv)
         jacobi_share(ny - 2, s.rank - 1, s.size, &first_above, &s.rows_above);
     s.above = s.rank > 0 ? s.rank - 1 : MPI_PROC_NULL;
     s.below = s.rank < s.size - 1 ? s.rank + 1 : MPI_PROC_NULL;
-    jacobi_part_open(&s.part, context, seed, nx, ny, first + 1, rows);
+    jacobi_part_open(&s.part, context, seed, nx, ny, first + 1, rows,
+                     edge_priority);
+    kiln_stream_priority edge_got = KILN_STREAM_PRIORITY_NORMAL;
+    MPI_EXAMPLE_CHECK(kiln_stream_get_priority(s.part.edge, &edge_got));
     choose_path(&s, wanted, cuda_aware, backend);
 
     if (s.rank == 0)
         printf("seed %" PRIu64 "; %d x %d grid, %d iterations, %d rank%s; "
-               "MPI %s CUDA-aware; halos: %s\n",
+               "MPI %s CUDA-aware; halos: %s; edge rows on a %s stream\n",
                seed, nx, ny, iterations, s.size, s.size == 1 ? "" : "s",
                cuda_aware ? "is" : "is not",
-               s.size == 1 ? "none (one rank)" : halo_path_name(s.path));
+               s.size == 1 ? "none (one rank)" : halo_path_name(s.path),
+               edge_got == KILN_STREAM_PRIORITY_HIGH ? "high-priority"
+                                                     : "normal-priority");
     for (int r = 0; r < s.size; ++r) {
         if (r == s.rank)
             printf("rank %d (node rank %d): backend %s, device %d: %s; rows "

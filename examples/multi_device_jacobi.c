@@ -23,7 +23,10 @@
  * The result is checked against the CPU.  The time per iteration leaves
  * out the first iterations (a tenth, at most 10).
  *
- *   multi_device_jacobi [--devices N] [SEED [NX NY ITERATIONS]]
+ *   multi_device_jacobi [--devices N] [--normal-priority]
+ *                       [SEED [NX NY ITERATIONS]]
+ * --normal-priority: the edge rows on an ordinary stream (examples/jacobi.h
+ * says why they get a high-priority one).
  */
 #include "example.h"
 
@@ -102,10 +105,19 @@ static void *worker_run(void *argument)
 int main(int argc, char **argv)
 {
     int parts = 0;
-    if (argc > 2 && strcmp(argv[1], "--devices") == 0) {
-        parts = atoi(argv[2]);
-        argc -= 2;
-        argv += 2;
+    kiln_stream_priority edge_priority = KILN_STREAM_PRIORITY_HIGH;
+    for (;;) {
+        if (argc > 2 && strcmp(argv[1], "--devices") == 0) {
+            parts = atoi(argv[2]);
+            argc -= 2;
+            argv += 2;
+        } else if (argc > 1 && strcmp(argv[1], "--normal-priority") == 0) {
+            edge_priority = KILN_STREAM_PRIORITY_NORMAL;
+            --argc;
+            ++argv;
+        } else {
+            break;
+        }
     }
     int nx = argc > 2 ? atoi(argv[2]) : 512;
     int ny = argc > 3 ? atoi(argv[3]) : 512;
@@ -120,8 +132,9 @@ int main(int argc, char **argv)
         iterations < 1 || nx > 65536 || ny > 65536 ||
         (argc > 1 && argv[1][0] == '-')) {
         fprintf(stderr,
-                "usage: %s [--devices N] [SEED [NX NY ITERATIONS]]: 1 <= N "
-                "<= %d, NX >= 3, NY - 2 >= N, at most 65536 each\n",
+                "usage: %s [--devices N] [--normal-priority] [SEED [NX NY "
+                "ITERATIONS]]: 1 <= N <= %d, NX >= 3, NY - 2 >= N, at most "
+                "65536 each\n",
                 argv[0], MAX_PARTS);
         return EXIT_FAILURE;
     }
@@ -144,7 +157,8 @@ int main(int argc, char **argv)
         EXAMPLE_CHECK(kiln_context_get_device_info(context, &w->device));
         int first = 0, rows = 0;
         jacobi_share(ny - 2, i, parts, &first, &rows);
-        jacobi_part_open(&w->part, context, seed, nx, ny, first + 1, rows);
+        jacobi_part_open(&w->part, context, seed, nx, ny, first + 1, rows,
+                         edge_priority);
         EXAMPLE_CHECK(kiln_event_create_untimed(context, &w->pulled));
         w->index = i;
         w->above = i > 0 ? &workers[i - 1] : NULL;
@@ -154,8 +168,13 @@ int main(int argc, char **argv)
         w->barrier = &barrier;
         w->start_ms = &start_ms;
         w->end_ms = &end_ms;
-        printf("part %d: %s device %d (%s), rows %d..%d\n", i, backend,
-               device, w->device.name, first + 1, first + rows);
+        kiln_stream_priority edge_got = KILN_STREAM_PRIORITY_NORMAL;
+        EXAMPLE_CHECK(kiln_stream_get_priority(w->part.edge, &edge_got));
+        printf("part %d: %s device %d (%s), rows %d..%d; edge rows on a %s "
+               "stream\n",
+               i, backend, device, w->device.name, first + 1, first + rows,
+               edge_got == KILN_STREAM_PRIORITY_HIGH ? "high-priority"
+                                                     : "normal-priority");
     }
     if (parts > 1)
         printf("halos: kiln_buffer_copy_async between the contexts (CUDA: "
