@@ -1,6 +1,7 @@
-/*
- * kiln_array.h — arrays and kernel generators on top of kiln.h: what CuPy
- * and PyCUDA's gpuarray give, in C, on every backend.
+/**
+ * @file kiln_array.h
+ * @brief Arrays and kernel generators on top of kiln.h: what CuPy and
+ * PyCUDA's gpuarray give, in C, on every backend.
  *
  * This layer (libkiln-array) is built from the public API of kiln.h alone,
  * as pyopencl.array is built on pyopencl: every kernel it runs is OpenCL C
@@ -8,13 +9,16 @@
  * any other program) and launched through kiln_launch (so its arguments are
  * checked like any other launch).
  *
+ * Link with libkiln-array (`pkg-config --libs kiln` gives it).
+ *
  * Conventions, as in kiln.h:
  *  - Every function returns a kiln_status; on anything but KILN_OK,
  *    kiln_last_error() holds the detail and no out-parameter was written.
  *  - A NULL handle is KILN_ERR_INVALID_HANDLE, a NULL out-pointer or bad
  *    string KILN_ERR_INVALID_ARGUMENT.
- *  - Objects are reference counted: *_create and every function that makes
- *    an array return one reference the caller owns; *_release drops it.
+ *  - Objects are reference counted: `*_create` and every function that
+ *    makes an array return one reference the caller owns; `*_release`
+ *    drops it.
  *    An array holds a reference to its context and its buffer.
  *  - `stream` arguments: NULL is the context's default stream.  Work is
  *    queued on that stream and the call returns without waiting (except
@@ -43,8 +47,11 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Kernel generators                                                        */
 /* ------------------------------------------------------------------------ */
-
-/*
+/** @defgroup generators Kernel generators
+ * Elementwise, reduction and scan kernels made from an argument list and
+ * C expressions, as PyCUDA's and PyOpenCL's ElementwiseKernel,
+ * ReductionKernel and GenericScanKernel make them.
+ *
  * The arguments of a generator are a C parameter list in OpenCL C, e.g.
  * "float a, global const float *x, global float *y".  Pointers must name
  * their address space (global or constant).  The generated kernel takes
@@ -58,27 +65,44 @@ extern "C" {
  * functions and macros the expressions use.  `name` (may be NULL) names
  * the kernel, for messages and profilers.  A source that does not compile
  * is KILN_ERR_BUILD with the compiler's log and the generated source.
- */
+ * @{ */
 
-/* Elementwise: `operation` is one or more C statements run for each index
- * `i` (a long) from 0 to n-1, e.g. "y[i] = a * x[i] + y[i]"
- * (PyCUDA's ElementwiseKernel). */
+/** An elementwise kernel (kiln_elementwise_create): PyCUDA's
+ * ElementwiseKernel. */
 typedef struct kiln_elementwise kiln_elementwise;
+/** Makes an elementwise kernel: `operation` is one or more C statements
+ * run for each index `i` (a long) from 0 to n-1.
+ * For example "y[i] = a * x[i] + y[i]" with the `arguments`
+ * "float a, global const float *x, global float *y" (PyCUDA's
+ * ElementwiseKernel); see kiln_array.h's generators for `arguments`,
+ * `name` and `preamble`.
+ * @retval KILN_ERR_BUILD the generated source does not compile: the
+ * compiler's log and the numbered source are in the message.
+ * @retval KILN_ERR_INVALID_ARGUMENT an argument list that does not parse,
+ * or a pointer without its address space. */
 kiln_status kiln_elementwise_create(kiln_context *context,
                                     const char *arguments,
                                     const char *operation, const char *name,
                                     const char *preamble,
                                     kiln_elementwise **kernel);
+/** Adds a reference to `kernel`. */
 kiln_status kiln_elementwise_retain(kiln_elementwise *kernel);
+/** Drops a reference to `kernel`, which goes with its last one. */
 kiln_status kiln_elementwise_release(kiln_elementwise *kernel);
-/* Runs the operation for i in [0, n) with `args` (one per parameter of the
- * argument list) on `stream`.  n == 0 does nothing. */
+/** Runs the operation for i in [0, n) with `args` (one per parameter of the
+ * argument list) on `stream`, without waiting.  n == 0 does nothing.
+ * @retval KILN_ERR_ARGUMENT_COUNT, KILN_ERR_ARGUMENT_KIND,
+ * KILN_ERR_ARGUMENT_SIZE, KILN_ERR_ARGUMENT_TYPE `args` do not fit the
+ * argument list (the generator's parameter is named). */
 kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
                                     size_t arg_count, const kiln_arg *args,
                                     kiln_stream *stream);
 
-/* Reduction (PyOpenCL's and PyCUDA's ReductionKernel): the result, of the
- * OpenCL C type `type` ("float", "double", "int", "ulong"...), is
+/** A reduction kernel (kiln_reduction_create): PyOpenCL's and PyCUDA's
+ * ReductionKernel. */
+typedef struct kiln_reduction kiln_reduction;
+/** Makes a reduction kernel: map each index, then combine the values.
+ * The result, of the OpenCL C type `type` ("float", "double", "int", "ulong"...), is
  * reduce(...reduce(reduce(neutral, map(0)), map(1))..., map(n-1)) in some
  * order: `reduce_expression` combines two values named a and b and must be
  * associative and commutative ("a + b", "max(a, b)"); `map_expression`
@@ -93,8 +117,11 @@ kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
  * reduces the partials.  Each stream a reduction runs on gets its own
  * scratch memory for the partials (kept, with a reference to the stream,
  * until the reduction is released), so runs on different streams may
- * overlap. */
-typedef struct kiln_reduction kiln_reduction;
+ * overlap.
+ * @retval KILN_ERR_BUILD the generated source does not compile: the
+ * compiler's log and the numbered source are in the message.
+ * @retval KILN_ERR_INVALID_ARGUMENT an argument list that does not parse,
+ * or a pointer without its address space. */
 kiln_status kiln_reduction_create(kiln_context *context, const char *type,
                                   const char *neutral,
                                   const char *reduce_expression,
@@ -102,293 +129,379 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
                                   const char *arguments, const char *name,
                                   const char *preamble,
                                   kiln_reduction **reduction);
+/** Adds a reference to `reduction`. */
 kiln_status kiln_reduction_retain(kiln_reduction *reduction);
+/** Drops a reference to `reduction`, which goes with its last one. */
 kiln_status kiln_reduction_release(kiln_reduction *reduction);
-/* Reduces i in [0, n) and writes the one result (sizeof its type bytes) to
- * `result` at byte `result_offset`, on `stream`, without waiting.  n == 0
- * writes the neutral element.  KILN_ERR_OUT_OF_BOUNDS when the result does
- * not fit in `result`. */
+/** Reduces i in [0, n) into a buffer, without waiting.
+ * Writes the one result (sizeof its type bytes) to `result` at byte
+ * `result_offset`, on `stream`.  n == 0 writes the neutral element.
+ * @retval KILN_ERR_OUT_OF_BOUNDS the result does not fit in `result`.
+ * @retval KILN_ERR_ARGUMENT_COUNT, KILN_ERR_ARGUMENT_KIND,
+ * KILN_ERR_ARGUMENT_SIZE, KILN_ERR_ARGUMENT_TYPE `args` do not fit the
+ * argument list (the generator's parameter is named). */
 kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
                                size_t arg_count, const kiln_arg *args,
                                kiln_buffer *result, size_t result_offset,
                                kiln_stream *stream);
-/* The same, and waits for the result and copies it to `host`, which has
- * room for one value of the reduction's type (`size` bytes, checked). */
+/** Reduces i in [0, n) and copies the result to `host`, waiting for it.
+ * `host` has room for one value of the reduction's type (`size` bytes,
+ * checked).
+ * @retval KILN_ERR_INVALID_SIZE `size` is not the size of the reduction's
+ * type.
+ * @retval KILN_ERR_ARGUMENT_COUNT, KILN_ERR_ARGUMENT_KIND,
+ * KILN_ERR_ARGUMENT_SIZE, KILN_ERR_ARGUMENT_TYPE `args` do not fit the
+ * argument list (the generator's parameter is named). */
 kiln_status kiln_reduction_run_to_host(kiln_reduction *reduction, size_t n,
                                        size_t arg_count, const kiln_arg *args,
                                        void *host, size_t size,
                                        kiln_stream *stream);
 
-/* Scan (prefix sums and their kin, PyOpenCL's GenericScanKernel in short):
+/** Whether a scan's element j includes input j (kiln_scan_create). */
+typedef enum kiln_scan_kind {
+    KILN_SCAN_INCLUSIVE = 0, /**< out[j] includes input(j)                 */
+    KILN_SCAN_EXCLUSIVE      /**< out[j] stops at input(j-1); out[0] is the
+                                  neutral element                        */
+} kiln_scan_kind;
+/** A scan kernel (kiln_scan_create): PyOpenCL's GenericScanKernel in
+ * short. */
+typedef struct kiln_scan kiln_scan;
+/** Makes a scan kernel: prefix sums and their kin.
  * out[j] = input(0) op input(1) op ... op input(j) (inclusive) or the same
  * up to input(j-1), neutral for j = 0 (exclusive), where op is
  * `scan_expression` of a and b (associative) and input(i) is
  * `input_expression` of i and the arguments (NULL: the first pointer
  * argument's element i).  The output is `type` elements written to a
- * buffer given at run time. */
-typedef enum kiln_scan_kind {
-    KILN_SCAN_INCLUSIVE = 0,
-    KILN_SCAN_EXCLUSIVE
-} kiln_scan_kind;
-typedef struct kiln_scan kiln_scan;
+ * buffer given at run time.
+ * @retval KILN_ERR_BUILD the generated source does not compile: the
+ * compiler's log and the numbered source are in the message.
+ * @retval KILN_ERR_INVALID_ARGUMENT an argument list that does not parse,
+ * or a pointer without its address space. */
 kiln_status kiln_scan_create(kiln_context *context, const char *type,
                              const char *neutral, const char *scan_expression,
                              const char *input_expression,
                              const char *arguments, kiln_scan_kind kind,
                              const char *name, const char *preamble,
                              kiln_scan **scan);
+/** Adds a reference to `scan`. */
 kiln_status kiln_scan_retain(kiln_scan *scan);
+/** Drops a reference to `scan`, which goes with its last one. */
 kiln_status kiln_scan_release(kiln_scan *scan);
-/* Scans i in [0, n) into `output` from byte `output_offset` (n values of
- * the scan's type; KILN_ERR_OUT_OF_BOUNDS if they do not fit), on
- * `stream`, without waiting.  Temporary buffers of n / 1024 values are
- * allocated from the context's pool. */
+/** Scans i in [0, n) into `output` from byte `output_offset`, on `stream`,
+ * without waiting.
+ * n values of the scan's type are written.  Temporary buffers of n / 1024
+ * values are allocated from the context's pool.
+ * @retval KILN_ERR_OUT_OF_BOUNDS the values do not fit in `output`.
+ * @retval KILN_ERR_ARGUMENT_COUNT, KILN_ERR_ARGUMENT_KIND,
+ * KILN_ERR_ARGUMENT_SIZE, KILN_ERR_ARGUMENT_TYPE `args` do not fit the
+ * argument list (the generator's parameter is named). */
 kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
                           const kiln_arg *args, kiln_buffer *output,
                           size_t output_offset, kiln_stream *stream);
 
+/** @} */
+
 /* ------------------------------------------------------------------------ */
 /* Arrays                                                                   */
 /* ------------------------------------------------------------------------ */
+/** @defgroup arrays Arrays
+ * Typed n-dimensional arrays in device memory: creation and transfer,
+ * views, NumPy-style arithmetic with broadcasting, reductions, matrix
+ * products and random numbers.
+ * @{ */
 
+/** The element type of an array. */
 typedef enum kiln_dtype {
-    KILN_DTYPE_INT8 = 0,
-    KILN_DTYPE_UINT8,
-    KILN_DTYPE_INT16,
-    KILN_DTYPE_UINT16,
-    KILN_DTYPE_INT32,
-    KILN_DTYPE_UINT32,
-    KILN_DTYPE_INT64,
-    KILN_DTYPE_UINT64,
-    KILN_DTYPE_FLOAT32,
-    KILN_DTYPE_FLOAT64
+    KILN_DTYPE_INT8 = 0, /**< int8_t (OpenCL char)                        */
+    KILN_DTYPE_UINT8,    /**< uint8_t (uchar)                             */
+    KILN_DTYPE_INT16,    /**< int16_t (short)                             */
+    KILN_DTYPE_UINT16,   /**< uint16_t (ushort)                           */
+    KILN_DTYPE_INT32,    /**< int32_t (int)                               */
+    KILN_DTYPE_UINT32,   /**< uint32_t (uint)                             */
+    KILN_DTYPE_INT64,    /**< int64_t (long)                              */
+    KILN_DTYPE_UINT64,   /**< uint64_t (ulong)                            */
+    KILN_DTYPE_FLOAT32,  /**< float                                       */
+    KILN_DTYPE_FLOAT64   /**< double                                      */
 } kiln_dtype;
 
-/* Bytes of one element (0 for a value that is no dtype). */
+/** The bytes of one element of `dtype`.
+ * @return the size, 0 for a value that is no dtype. */
 size_t kiln_dtype_size(kiln_dtype dtype);
-/* "float32", "int8"...; "unknown" for a value that is no dtype. */
+/** The name of `dtype`, as NumPy spells it.
+ * @return "float32", "int8"...; "unknown" for a value that is no dtype. */
 const char *kiln_dtype_name(kiln_dtype dtype);
 
+/** The most dimensions an array has. */
 #define KILN_ARRAY_MAX_DIMS 8
 
-/* A C-contiguous n-dimensional array of one dtype in device memory (0 to
- * KILN_ARRAY_MAX_DIMS dimensions; 0 dimensions is a scalar of one
- * element).  Views (reshape, slice) share the memory of the array they
- * come from; everything else makes a new array. */
+/** A C-contiguous n-dimensional array of one dtype in device memory.
+ * It has 0 to KILN_ARRAY_MAX_DIMS dimensions; 0 dimensions is a scalar of
+ * one element.  Views (reshape, slice) share the memory of the array they
+ * come from; everything else makes a new array.  An array holds a
+ * reference to its context and its buffer. */
 typedef struct kiln_array kiln_array;
 
+/** Adds a reference to `array`. */
 kiln_status kiln_array_retain(kiln_array *array);
+/** Drops a reference to `array`; its memory goes with the last reference
+ * to it and to its views. */
 kiln_status kiln_array_release(kiln_array *array);
 
-/* Creation.  `shape` has `ndim` sizes (NULL when ndim is 0); a zero size
- * is allowed (an empty array); more than KILN_ARRAY_MAX_DIMS dimensions is
- * KILN_ERR_SHAPE; a bad dtype KILN_ERR_DTYPE.  empty leaves the contents
- * undefined; full converts `value` to the dtype as C does. */
+/** A new array of `ndim` dimensions of sizes `shape`, contents undefined.
+ * `shape` has `ndim` sizes (NULL when ndim is 0); a zero size is allowed
+ * (an empty array).  The other creators (kiln_array_zeros, _ones, _full)
+ * take their shapes the same way.
+ * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions.
+ * @retval KILN_ERR_DTYPE `dtype` is not a kiln_dtype. */
 kiln_status kiln_array_empty(kiln_context *context, kiln_dtype dtype,
                              size_t ndim, const size_t *shape,
                              kiln_array **array);
+/** A new array of zeros (see kiln_array_empty for `ndim` and `shape`).
+ * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions.
+ * @retval KILN_ERR_DTYPE `dtype` is not a kiln_dtype. */
 kiln_status kiln_array_zeros(kiln_context *context, kiln_dtype dtype,
                              size_t ndim, const size_t *shape,
                              kiln_stream *stream, kiln_array **array);
+/** A new array of ones (see kiln_array_empty for `ndim` and `shape`).
+ * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions.
+ * @retval KILN_ERR_DTYPE `dtype` is not a kiln_dtype. */
 kiln_status kiln_array_ones(kiln_context *context, kiln_dtype dtype,
                             size_t ndim, const size_t *shape,
                             kiln_stream *stream, kiln_array **array);
+/** A new array with every element `value`, converted to the dtype as C
+ * converts (see kiln_array_empty for `ndim` and `shape`).
+ * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions.
+ * @retval KILN_ERR_DTYPE `dtype` is not a kiln_dtype. */
 kiln_status kiln_array_full(kiln_context *context, kiln_dtype dtype,
                             size_t ndim, const size_t *shape, double value,
                             kiln_stream *stream, kiln_array **array);
-/* 1-D: start, start + step, ... while below `stop` (above, for a negative
- * step), as numpy.arange.  step 0 is KILN_ERR_INVALID_ARGUMENT. */
+/** A new 1-D array start, start + step, ... while below `stop` (above, for
+ * a negative step), as numpy.arange.
+ * @retval KILN_ERR_INVALID_ARGUMENT `step` is 0. */
 kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
                               double start, double stop, double step,
                               kiln_stream *stream, kiln_array **array);
-/* 1-D: `count` evenly spaced values from start to stop, stop included
- * (numpy.linspace with endpoint=True). */
+/** A new 1-D array of `count` evenly spaced values from start to stop,
+ * stop included (numpy.linspace with endpoint=True). */
 kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
                                 double start, double stop, size_t count,
                                 kiln_stream *stream, kiln_array **array);
-/* A new array holding a copy of `host` (`size` bytes, which must be the
- * array's: KILN_ERR_INVALID_SIZE otherwise): CuPy's cupy.array. */
+/** A new array holding a copy of `host`: CuPy's cupy.array.
+ * @retval KILN_ERR_INVALID_SIZE `size` is not the array's size in bytes.
+ * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions. */
 kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
                                  size_t ndim, const size_t *shape,
                                  const void *host, size_t size,
                                  kiln_stream *stream, kiln_array **array);
-/* Copies the array to `host` (`size` bytes, exactly the array's) and
- * waits for it: cupy.asnumpy / gpuarray.get(). */
+/** Copies the array to `host` and waits for it: cupy.asnumpy /
+ * gpuarray.get().
+ * @retval KILN_ERR_INVALID_SIZE `size` is not exactly the array's size in
+ * bytes. */
 kiln_status kiln_array_to_host(const kiln_array *array, void *host,
                                size_t size, kiln_stream *stream);
 
-/* What an array is.  Getters cannot fail on a valid array. */
+/** The array's element type.  Getters cannot fail on a valid array. */
 kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype);
-/* Writes ndim, and the sizes into `shape` when it is not NULL (room for
- * KILN_ARRAY_MAX_DIMS). */
+/** The array's shape: writes its number of dimensions to `*ndim`, and the
+ * sizes into `shape` when it is not NULL (room for KILN_ARRAY_MAX_DIMS). */
 kiln_status kiln_array_get_shape(const kiln_array *array, size_t *ndim,
                              size_t *shape);
-/* The number of elements (the product of the shape). */
+/** The number of elements (the product of the shape). */
 kiln_status kiln_array_get_size(const kiln_array *array, size_t *size);
+/** The array's context, lent without a reference. */
 kiln_status kiln_array_get_context(const kiln_array *array,
                                kiln_context **context);
-/* The buffer behind the array and the byte offset of its first element,
- * for launching one's own kernels on it (a borrowed reference: retain it
- * to keep it past the array). */
+/** The buffer behind the array and the byte offset of its first element.
+ * For launching one's own kernels on it: a borrowed reference, retain it
+ * to keep it past the array. */
 kiln_status kiln_array_get_buffer(const kiln_array *array, kiln_buffer **buffer,
                               size_t *offset);
 
-/* Views.  reshape: the same elements in another shape of the same size
- * (KILN_ERR_SHAPE otherwise).  slice: rows [start, stop) along the first
- * axis, a contiguous range (stop past the first size or start > stop is
- * KILN_ERR_OUT_OF_BOUNDS; a 0-d array has no rows: KILN_ERR_SHAPE). */
+/** A view of the same elements in another shape of the same size.
+ * The view shares the array's memory.
+ * @retval KILN_ERR_SHAPE the new shape holds another number of
+ * elements. */
 kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
                                const size_t *shape, kiln_array **view);
+/** A view of rows [start, stop) along the first axis: a contiguous range
+ * of the array's memory.
+ * @retval KILN_ERR_OUT_OF_BOUNDS `stop` is past the first size, or `start`
+ * is after `stop`.
+ * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
 kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
                              kiln_array **view);
 
-/* A new array with a copy of the elements, converted to `dtype` as C
- * converts (astype with the same dtype is a plain copy). */
+/** A new array with a copy of the elements, converted to `dtype` as C
+ * converts: numpy's astype (with the same dtype, a plain copy). */
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
                               kiln_stream *stream, kiln_array **result);
 
 /* ---- elementwise arithmetic, comparisons, math -------------------------- */
 
+/** A binary operation of kiln_array_binary.  The comparisons give uint8
+ * arrays of 0 and 1. */
 typedef enum kiln_array_op {
-    KILN_OP_ADD = 0,
-    KILN_OP_SUBTRACT,
-    KILN_OP_MULTIPLY,
-    KILN_OP_DIVIDE,        /* true division: integers give float64       */
-    KILN_OP_POWER,
-    KILN_OP_MAXIMUM,
-    KILN_OP_MINIMUM,
-    /* comparisons: uint8 arrays of 0 and 1 */
-    KILN_OP_EQUAL,
-    KILN_OP_NOT_EQUAL,
-    KILN_OP_LESS,
-    KILN_OP_LESS_EQUAL,
-    KILN_OP_GREATER,
-    KILN_OP_GREATER_EQUAL
+    KILN_OP_ADD = 0,       /**< a + b                                    */
+    KILN_OP_SUBTRACT,      /**< a - b                                    */
+    KILN_OP_MULTIPLY,      /**< a * b                                    */
+    KILN_OP_DIVIDE,        /**< true division: integers give float64     */
+    KILN_OP_POWER,         /**< a to the power b                         */
+    KILN_OP_MAXIMUM,       /**< the larger of a and b                    */
+    KILN_OP_MINIMUM,       /**< the smaller of a and b                   */
+    KILN_OP_EQUAL,         /**< a == b                                   */
+    KILN_OP_NOT_EQUAL,     /**< a != b                                   */
+    KILN_OP_LESS,          /**< a < b                                    */
+    KILN_OP_LESS_EQUAL,    /**< a <= b                                   */
+    KILN_OP_GREATER,       /**< a > b                                    */
+    KILN_OP_GREATER_EQUAL  /**< a >= b                                   */
 } kiln_array_op;
 
-/* a OP b elementwise, with NumPy's broadcasting (shapes aligned at the
+/** a OP b elementwise, with NumPy's broadcasting (shapes aligned at the
  * last axis; sizes equal or 1) and type promotion (int8 + uint8 is int16,
- * int32 + float32 float64, ...).  Shapes that do not broadcast are
- * KILN_ERR_SHAPE naming both shapes. */
+ * int32 + float32 float64, ...).
+ * @retval KILN_ERR_SHAPE the shapes do not broadcast (both are named).
+ * @retval KILN_ERR_CONTEXT_MISMATCH the arrays belong to two contexts. */
 kiln_status kiln_array_binary(kiln_array_op op, const kiln_array *a,
                               const kiln_array *b, kiln_stream *stream,
                               kiln_array **result);
-/* a OP scalar, and scalar OP a.  The scalar is weak, as in NumPy 2: the
- * result keeps a's dtype, except that a scalar with a fraction given to
- * an integer array makes a float64 result. */
+/** a OP scalar elementwise.
+ * The scalar is weak, as in NumPy 2: the result keeps a's dtype, except
+ * that a scalar with a fraction given to an integer array makes a float64
+ * result. */
 kiln_status kiln_array_binary_scalar(kiln_array_op op, const kiln_array *a,
                                      double scalar, kiln_stream *stream,
                                      kiln_array **result);
+/** scalar OP a elementwise (`2 * a`, `1 / a`): the scalar is weak, as for
+ * kiln_array_binary_scalar. */
 kiln_status kiln_array_scalar_binary(kiln_array_op op, double scalar,
                                      const kiln_array *a, kiln_stream *stream,
                                      kiln_array **result);
 
+/** A function of kiln_array_math. */
 typedef enum kiln_array_function {
-    KILN_FN_NEGATIVE = 0,
-    KILN_FN_ABS,
-    KILN_FN_SQUARE,
-    KILN_FN_SQRT,
-    KILN_FN_EXP,
-    KILN_FN_LOG,
-    KILN_FN_LOG10,
-    KILN_FN_SIN,
-    KILN_FN_COS,
-    KILN_FN_TAN,
-    KILN_FN_TANH,
-    KILN_FN_FLOOR,
-    KILN_FN_CEIL
+    KILN_FN_NEGATIVE = 0, /**< -a                                         */
+    KILN_FN_ABS,          /**< |a|                                        */
+    KILN_FN_SQUARE,       /**< a * a                                      */
+    KILN_FN_SQRT,         /**< square root                                */
+    KILN_FN_EXP,          /**< e to the a                                 */
+    KILN_FN_LOG,          /**< natural logarithm                          */
+    KILN_FN_LOG10,        /**< logarithm base 10                          */
+    KILN_FN_SIN,          /**< sine                                       */
+    KILN_FN_COS,          /**< cosine                                     */
+    KILN_FN_TAN,          /**< tangent                                    */
+    KILN_FN_TANH,         /**< hyperbolic tangent                         */
+    KILN_FN_FLOOR,        /**< the largest integer not above a            */
+    KILN_FN_CEIL          /**< the smallest integer not below a           */
 } kiln_array_function;
 
-/* f(a) elementwise.  negative, abs, square, floor and ceil keep the dtype;
+/** f(a) elementwise.  negative, abs, square, floor and ceil keep the dtype;
  * the others give float32 for float32 and 8- and 16-bit integers, float64
  * otherwise. */
 kiln_status kiln_array_math(kiln_array_function function, const kiln_array *a,
                             kiln_stream *stream, kiln_array **result);
 
-/* condition ? a : b elementwise (numpy.where), the three broadcast
- * together; `condition` of any dtype (nonzero is true); the result's dtype
- * is that of a and b promoted. */
+/** condition ? a : b elementwise (numpy.where).
+ * The three broadcast together; `condition` is of any dtype (nonzero is
+ * true); the result's dtype is that of a and b promoted.
+ * @retval KILN_ERR_SHAPE the shapes do not broadcast. */
 kiln_status kiln_array_where(const kiln_array *condition, const kiln_array *a,
                              const kiln_array *b, kiln_stream *stream,
                              kiln_array **result);
 
 /* ---- reductions ------------------------------------------------------ */
 
+/** A reduction of kiln_array_reduce and kiln_array_reduce_axis, with the
+ * dtype of its result. */
 typedef enum kiln_array_reduce_op {
-    KILN_REDUCE_SUM = 0, /* integers: int64 (signed) or uint64 (unsigned) */
-    KILN_REDUCE_PROD,    /* likewise                                       */
-    KILN_REDUCE_MEAN,    /* float32 for float32, else float64              */
-    KILN_REDUCE_MIN,     /* the dtype of the input                         */
-    KILN_REDUCE_MAX,
-    KILN_REDUCE_ARGMIN,  /* int64: the first index of the minimum          */
-    KILN_REDUCE_ARGMAX   /* (of the flattened array, or along the axis)    */
+    KILN_REDUCE_SUM = 0, /**< integers: int64 (signed) or uint64 (unsigned) */
+    KILN_REDUCE_PROD,    /**< likewise                                     */
+    KILN_REDUCE_MEAN,    /**< float32 for float32, else float64            */
+    KILN_REDUCE_MIN,     /**< the dtype of the input                       */
+    KILN_REDUCE_MAX,     /**< likewise                                     */
+    KILN_REDUCE_ARGMIN,  /**< int64: the first index of the minimum        */
+    KILN_REDUCE_ARGMAX   /**< int64: the first index of the maximum (of the
+                              flattened array, or along the axis)       */
 } kiln_array_reduce_op;
 
-/* Over every element: a 0-d array.  min, max, argmin and argmax of an
- * empty array are KILN_ERR_SHAPE; its sum is 0, prod 1, mean NaN. */
+/** Reduces every element of `a` to a 0-d array.
+ * The sum of an empty array is 0, its product 1, its mean NaN.
+ * @retval KILN_ERR_SHAPE min, max, argmin or argmax of an empty array. */
 kiln_status kiln_array_reduce(kiln_array_reduce_op op, const kiln_array *a,
                               kiln_stream *stream, kiln_array **result);
-/* Along `axis` (negative counts from the end: -1 is the last): the shape
- * without that axis.  An axis out of range is KILN_ERR_SHAPE. */
+/** Reduces `a` along `axis`: the result has the shape without that axis.
+ * A negative axis counts from the end: -1 is the last.
+ * @retval KILN_ERR_SHAPE the axis is out of range. */
 kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
                                    const kiln_array *a, int axis,
                                    kiln_stream *stream, kiln_array **result);
 
 /* ---- linear algebra and layout --------------------------------------- */
 
-/* Matrix product of float32 or float64 arrays (numpy.matmul for 1-D and
- * 2-D: (m,k)@(k,n) is (m,n); a 1-D operand is a row (left) or a column
+/** The matrix product of float32 or float64 arrays (numpy.matmul for 1-D
+ * and 2-D).
+ * For 1-D and 2-D: (m,k)@(k,n) is (m,n); a 1-D operand is a row (left) or a column
  * (right) and its dimension is dropped from the result; 1-D@1-D is the
- * inner product, a 0-d array).  Mixed float32 and float64 compute in
- * float64.  Inner sizes that differ are KILN_ERR_SHAPE; integer arrays
- * KILN_ERR_DTYPE; more than 2 dimensions KILN_ERR_UNSUPPORTED.  Runs on
+ * inner product, a 0-d array.  Mixed float32 and float64 compute in
+ * float64.  Runs on
  * cuBLAS (CUDA) or CLBlast (OpenCL) on a GPU when the library can be
  * loaded at run time, else on a generated tiled kernel
  * (kiln_array_blas_name tells which; KILN_ARRAY_BLAS=generated forces the
- * kernel, KILN_ARRAY_BLAS=library the library on CPU devices too). */
+ * kernel, KILN_ARRAY_BLAS=library the library on CPU devices too).
+ * @retval KILN_ERR_SHAPE the inner sizes differ.
+ * @retval KILN_ERR_DTYPE an integer array.
+ * @retval KILN_ERR_UNSUPPORTED more than 2 dimensions. */
 kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
                               kiln_stream *stream, kiln_array **result);
-/* numpy.dot for 1-D and 2-D arrays: the same as matmul. */
+/** numpy.dot for 1-D and 2-D arrays: the same as kiln_array_matmul.
+ * @retval KILN_ERR_SHAPE the inner sizes differ.
+ * @retval KILN_ERR_DTYPE an integer array.
+ * @retval KILN_ERR_UNSUPPORTED more than 2 dimensions. */
 kiln_status kiln_array_dot(const kiln_array *a, const kiln_array *b,
                            kiln_stream *stream, kiln_array **result);
-/* The library matmul uses on this context: "cublas", "clblast" or
- * "generated" (static storage). */
+/** The library kiln_array_matmul uses on this context: "cublas",
+ * "clblast" or "generated" (static storage). */
 kiln_status kiln_array_blas_name(kiln_context *context, const char **name);
 
-/* A new array with the axes permuted: axis k of the result is axis
- * axes[k] of `a` (NULL: reversed, numpy's .T).  `axes` must be a
- * permutation of 0..ndim-1 (KILN_ERR_SHAPE otherwise). */
+/** A new array with the axes permuted: axis k of the result is axis
+ * axes[k] of `a` (NULL: reversed, numpy's .T).
+ * @retval KILN_ERR_SHAPE `axes` is not a permutation of 0..ndim-1. */
 kiln_status kiln_array_transpose(const kiln_array *a, const size_t *axes,
                                  kiln_stream *stream, kiln_array **result);
 
 /* ---- random numbers -------------------------------------------------- */
 
-/* A counter-based generator (Philox4x32-10, Salmon et al., SC'11): each
+/** A counter-based random number generator (Philox4x32-10).
+ * After Salmon et al., SC'11: each
  * block of four 32-bit numbers is a pure function of (seed, counter), so
  * the same seed gives the same numbers on every backend and device.  Each
  * call advances `counter` past the blocks it used: successive calls give
  * fresh numbers, as cupy.random does.  Initialise with {seed, 0}. */
 typedef struct kiln_random {
-    uint64_t seed;
-    uint64_t counter;
+    uint64_t seed;    /**< chooses the stream of numbers                  */
+    uint64_t counter; /**< the next block to use; 0 to start              */
 } kiln_random;
 
-/* Uniform in [low, high) (float32 or float64; else KILN_ERR_DTYPE).  The
- * values in [0, 1) are exact multiples of 2^-24 (float32) or 2^-53 and the
- * same on every device. */
+/** A new array of random numbers uniform in [low, high).
+ * The values in [0, 1) are exact multiples of 2^-24 (float32) or 2^-53
+ * and the same on every device.
+ * @retval KILN_ERR_DTYPE `dtype` is neither float32 nor float64. */
 kiln_status kiln_array_random_uniform(kiln_random *random,
                                       kiln_context *context, kiln_dtype dtype,
                                       size_t ndim, const size_t *shape,
                                       double low, double high,
                                       kiln_stream *stream, kiln_array **array);
-/* Normal with `mean` and standard deviation `stddev` (Box-Muller on the
- * same uniform numbers: equal on every device up to the last bits of
- * log, sqrt, sin and cos). */
+/** A new array of normally distributed random numbers, of `mean` and
+ * standard deviation `stddev`.
+ * Box-Muller on the same uniform numbers: equal on every device up to the
+ * last bits of log, sqrt, sin and cos.
+ * @retval KILN_ERR_DTYPE `dtype` is neither float32 nor float64. */
 kiln_status kiln_array_random_normal(kiln_random *random,
                                      kiln_context *context, kiln_dtype dtype,
                                      size_t ndim, const size_t *shape,
                                      double mean, double stddev,
                                      kiln_stream *stream, kiln_array **array);
+
+/** @} */
 
 #ifdef __cplusplus
 }
