@@ -16,10 +16,12 @@ fi
 # autoconf/automake/libtool/autoconf-archive: the build; xxHash: the kernel
 # cache's digests; ocl-icd + headers + PoCL: the OpenCL backend and a CPU
 # device to run on; cmocka: the tests; g++: the test that kiln.h compiles
-# as C++; cmake: make installcheck's CMake project.
+# as C++; cmake: make installcheck's CMake project; doxygen and python3:
+# the reference manual (man pages, HTML); man-db: man to read it.
 $as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   --no-install-recommends \
   autoconf automake libtool autoconf-archive pkg-config make gcc g++ cmake \
+  doxygen python3 man-db \
   libc6-dev libxxhash-dev ocl-icd-libopencl1 ocl-icd-opencl-dev \
   opencl-headers pocl-opencl-icd libcmocka-dev ca-certificates
