@@ -265,6 +265,26 @@ static void rewrites(void **state)
     clc_translation_free(&out);
 }
 
+/* A CUDA C kernel may bear an OpenCL C keyword's name (PyCUDA's
+ * test_large_smem calls its kernel `kernel`): it is renamed in the OpenCL
+ * C and listed by its CUDA name. */
+static void cuda_kernel_named_like_a_keyword(void **state)
+{
+    (void)state;
+    static const char source[] =
+        "__global__ void kernel(int *d_data)\n"
+        "{ d_data[threadIdx.x] = threadIdx.x; }\n";
+    cuda_translation out;
+    if (cuda_translate(source, strlen(source), "kernel.cu", NULL, &out) != 0)
+        fail_msg("refused: %s", out.error ? out.error : "out of memory");
+    const char *s = out.source + strlen(cuda_prelude_source());
+    assert_true(contains(s, "__kernel void " CUDA_KERNEL_RENAMED_PREFIX
+                            "kernel("));
+    assert_int_equal(out.kernel_count, 1);
+    assert_string_equal(out.kernels[0].signature.name, "kernel");
+    cuda_translation_free(&out);
+}
+
 /* CUDA C -> OpenCL C asks the symbol table what a name is where it stands:
  * an inner pointer hides an outer one of its name (each keeps its own
  * address space), a local hides a __device__ variable (the kernel takes
@@ -1124,6 +1144,7 @@ int main(void)
         KILN_TEST(rewrites),
         KILN_TEST(refusals),
         KILN_TEST(cuda_scopes),
+        KILN_TEST(cuda_kernel_named_like_a_keyword),
         KILN_TEST(garbage),
         KILN_TEST(large_sources_translate_in_linear_time),
         KILN_TEST(translator_digest),

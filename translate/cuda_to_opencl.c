@@ -1781,6 +1781,10 @@ static int cu_reserved_name(const char *name)
         "erf", "erfc", "lgamma", "tgamma", "copysign", "isnan", "isinf",
         "isfinite", "signbit", "prefetch", "barrier", "mem_fence", "printf",
         "vload2", "vload4", "vstore2", "vstore4", "nextafter", "remainder",
+        /* OpenCL C's keywords: PyCUDA's tests name a kernel `kernel` */
+        "kernel", "global", "local", "constant", "private", "read_only",
+        "write_only", "read_write", "half", "event_t", "generic", "pipe",
+        "sampler_t",
     };
     for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; ++k)
         if (strcmp(name, reserved[k]) == 0)
