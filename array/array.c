@@ -620,6 +620,69 @@ kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
                      (stop - start) * row, view);
 }
 
+kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
+                                   kiln_dtype dtype, size_t ndim,
+                                   const size_t *shape, kiln_array **array)
+{
+    static const char function[] = "kiln_array_from_buffer";
+    if (array == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
+                           function);
+    if (buffer == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: buffer is NULL",
+                           function);
+    kiln_status status = array_check_dtype(dtype, function);
+    size_t size = 0;
+    if (status == KILN_OK)
+        status = check_shape(ndim, shape, function, &size);
+    if (status != KILN_OK)
+        return status;
+    /* The array's kernels index the memory's owner: a view is its base
+     * and its offset (kiln_buffer_create_view). */
+    kiln_buffer *base = NULL;
+    size_t base_offset = 0, element = kiln_dtype_size(dtype);
+    status = kiln_buffer_get_base(buffer, &base, &base_offset);
+    size_t buffer_size = 0;
+    if (status == KILN_OK)
+        status = kiln_buffer_get_size(buffer, &buffer_size);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    if ((base_offset + offset) % element != 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: byte %zu of the memory is not a multiple of "
+                           "the %zu bytes of %s",
+                           function, base_offset + offset, element,
+                           kiln_dtype_name(dtype));
+    if (offset > buffer_size || (buffer_size - offset) / element < size)
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: %zu elements of %s from byte %zu do not fit "
+                           "in a buffer of %zu bytes",
+                           function, size, kiln_dtype_name(dtype), offset,
+                           buffer_size);
+    kiln_context *context = NULL;
+    status = kiln_buffer_get_context(base, &context);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    kiln_array *made = calloc(1, sizeof *made);
+    if (made == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    made->magic = ARRAY_MAGIC;
+    atomic_init(&made->references, 1);
+    made->context = context;
+    made->buffer = size == 0 ? NULL : base;
+    made->offset = (base_offset + offset) / element;
+    made->dtype = dtype;
+    made->ndim = ndim;
+    for (size_t d = 0; d < ndim; ++d)
+        made->shape[d] = shape[d];
+    made->size = size;
+    kiln_context_retain(context);
+    if (made->buffer != NULL)
+        kiln_buffer_retain(made->buffer);
+    *array = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
                               kiln_stream *stream, kiln_array **result)
 {

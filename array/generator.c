@@ -30,8 +30,10 @@
 
 void array_params_free(array_params *params)
 {
-    for (size_t k = 0; k < params->count; ++k)
+    for (size_t k = 0; k < params->count; ++k) {
         free(params->items[k].name);
+        free(params->items[k].declaration);
+    }
     free(params->items);
     *params = (array_params){0};
 }
@@ -83,11 +85,20 @@ static kiln_status parse_param(const char *what, const char *text,
                            "%s: pointer parameter '%.*s' must say global or "
                            "constant",
                            what, (int)length, text);
+    param->constant = param->pointer && (has_word(text, end, "constant") ||
+                                         has_word(text, end, "__constant"));
     param->name = malloc(name_length + 1);
-    if (param->name == NULL)
+    param->declaration = malloc(end + 1);
+    if (param->name == NULL || param->declaration == NULL) {
+        free(param->name);
+        free(param->declaration);
+        param->name = param->declaration = NULL;
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
     memcpy(param->name, text + end, name_length);
     param->name[name_length] = '\0';
+    memcpy(param->declaration, text, end);
+    param->declaration[end] = '\0';
     return KILN_OK;
 }
 
@@ -163,15 +174,70 @@ kiln_status array_params_check(const char *what, const array_params *params,
     return KILN_OK;
 }
 
-/* The parameter list with a trailing ", " when it is not empty, for
- * templates that add their own parameters after the user's. */
-static void add_params(array_text *text, const char *arguments)
+/* The user's parameters, each followed by ", ", for templates that add
+ * their own after them.  A buffer given for a pointer parameter may be a
+ * view at any offset (kiln_buffer_create_view), which an OpenCL C kernel
+ * cannot take as a sub-buffer at every offset: each pointer `x` becomes
+ * the buffer's base `kiln_base_x` and its byte offset `kiln_offset_x`,
+ * and KILN_ARGUMENT_VIEWS (see add_views), at the top of the kernel's
+ * body, declares `x` as the user wrote it. */
+static void add_params(array_text *text, const array_params *params)
 {
-    const char *p = arguments;
-    while (isspace((unsigned char)*p))
-        ++p;
-    if (*p != '\0')
-        array_text_add(text, "%s, ", arguments);
+    for (size_t k = 0; k < params->count; ++k) {
+        const array_param *param = &params->items[k];
+        if (param->pointer)
+            array_text_add(text, "%s kiln_base_%s, ulong kiln_offset_%s, ",
+                           param->declaration, param->name, param->name);
+        else
+            array_text_add(text, "%s %s, ", param->declaration, param->name);
+    }
+}
+
+/* #define KILN_ARGUMENT_VIEWS: the user's pointers, each its base plus
+ * its offset (see add_params). */
+static void add_views(array_text *text, const array_params *params)
+{
+    array_text_add(text, "#undef KILN_ARGUMENT_VIEWS\n"
+                         "#define KILN_ARGUMENT_VIEWS");
+    for (size_t k = 0; params != NULL && k < params->count; ++k) {
+        const array_param *param = &params->items[k];
+        if (param->pointer)
+            array_text_add(text,
+                           " %1$s %2$s = (%1$s)((%3$s uchar *)kiln_base_%2$s "
+                           "+ kiln_offset_%2$s);",
+                           param->declaration, param->name,
+                           param->constant ? "__constant" : "__global");
+    }
+    array_text_add(text, "\n");
+}
+
+/* The user's arguments as add_params's parameters (a view as its base and
+ * offset) followed by room for `extra` of the generator's own; *first is
+ * where those go.  NULL when out of memory. */
+static kiln_arg *args_with(const array_params *params, size_t arg_count,
+                           const kiln_arg *args, size_t extra, size_t *first)
+{
+    size_t pointers = 0;
+    for (size_t k = 0; k < arg_count; ++k)
+        pointers += params->items[k].pointer;
+    kiln_arg *all = calloc(arg_count + pointers + extra, sizeof *all);
+    if (all == NULL)
+        return NULL;
+    size_t used = 0;
+    for (size_t k = 0; k < arg_count; ++k) {
+        if (!params->items[k].pointer) {
+            all[used++] = args[k];
+            continue;
+        }
+        kiln_buffer *base = args[k].buffer;
+        size_t offset = 0;
+        if (kiln_buffer_get_base(args[k].buffer, &base, &offset) != KILN_OK)
+            base = args[k].buffer; /* the launch names the bad handle */
+        all[used++] = KILN_ARG_BUFFER(base);
+        all[used++] = KILN_ARG_ULONG((uint64_t)offset);
+    }
+    *first = used;
+    return all;
 }
 
 static kiln_status check_identifier(const char *what, const char *name)
@@ -322,6 +388,28 @@ static kiln_status check_values_fit(const char *function, const char *role,
     return KILN_OK;
 }
 
+/* The buffer that owns `buffer`'s memory and the index there of the value
+ * at byte `offset` of `buffer` (a view's offset added), which must fall
+ * on a multiple of the value's size: generated kernels index an output
+ * by values, so that a view at any offset is an output too. */
+kiln_status array_buffer_base(const char *function, const char *role,
+                              kiln_buffer *buffer, size_t offset,
+                              size_t value_size, kiln_buffer **base,
+                              size_t *index)
+{
+    size_t view_offset = 0;
+    kiln_status status = kiln_buffer_get_base(buffer, base, &view_offset);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    if ((view_offset + offset) % value_size != 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: the %s starts at byte %zu of its buffer, not "
+                           "a multiple of the value's %zu bytes",
+                           function, role, view_offset + offset, value_size);
+    *index = (view_offset + offset) / value_size;
+    return KILN_OK;
+}
+
 /* ---- elementwise -------------------------------------------------------------- */
 
 struct kiln_elementwise {
@@ -367,12 +455,15 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     array_text source = {0};
     array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n", preamble ? preamble
                                                                   : "");
+    add_views(&source, &made->params);
     array_text_add(&source, "__kernel void %s(", name);
-    add_params(&source, arguments);
+    add_params(&source, &made->params);
     array_text_add(&source,
-                   "long kiln_n)\n{\n"
-                   "    const long i = get_global_id(0);\n"
-                   "    if (i < kiln_n) {\n"
+                   "long kiln_n, long kiln_start, long kiln_step)\n{\n"
+                   "    KILN_ARGUMENT_VIEWS\n"
+                   "    const long kiln_k = get_global_id(0);\n"
+                   "    if (kiln_k < kiln_n) {\n"
+                   "        const long i = kiln_start + kiln_k * kiln_step;\n"
                    "        %s;\n"
                    "    }\n}\n",
                    operation);
@@ -414,41 +505,65 @@ kiln_status kiln_elementwise_release(kiln_elementwise *kernel)
     return kiln_error_set(KILN_OK, NULL);
 }
 
-/* The user's arguments followed by the generator's own. */
-static kiln_arg *args_with(size_t arg_count, const kiln_arg *args,
-                           size_t extra)
-{
-    kiln_arg *all = calloc(arg_count + extra, sizeof *all);
-    if (all != NULL && arg_count > 0)
-        memcpy(all, args, arg_count * sizeof *all);
-    return all;
-}
-
-kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
-                                    size_t arg_count, const kiln_arg *args,
-                                    kiln_stream *stream)
+static kiln_status elementwise_run(const char *function,
+                                   kiln_elementwise *kernel, int64_t start,
+                                   int64_t step, size_t n, size_t arg_count,
+                                   const kiln_arg *args, kiln_stream *stream)
 {
     if (kernel == NULL || kernel->magic != GENERATOR_MAGIC)
         return array_error(KILN_ERR_INVALID_HANDLE,
-                           "kiln_elementwise_launch: kernel is NULL or not "
-                           "an elementwise kernel");
+                           "%s: kernel is NULL or not an elementwise kernel",
+                           function);
     kiln_status status =
         array_params_check(kernel->what, &kernel->params, arg_count, args);
     if (status != KILN_OK)
         return status;
     if (n == 0)
         return kiln_error_set(KILN_OK, NULL);
-    kiln_arg *all = args_with(arg_count, args, 1);
+    size_t first = 0;
+    kiln_arg *all = args_with(&kernel->params, arg_count, args, 3, &first);
     if (all == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    all[arg_count] = KILN_ARG_LONG((int64_t)n);
+    all[first] = KILN_ARG_LONG((int64_t)n);
+    all[first + 1] = KILN_ARG_LONG(start);
+    all[first + 2] = KILN_ARG_LONG(step);
     status = array_launch_1d(kernel->kernel, n, MAX_ELEMENTWISE_GROUPS, stream,
-                             arg_count + 1, all);
+                             first + 3, all);
     free(all);
     if (status != KILN_OK)
-        return array_error_prefix(status, "kiln_elementwise_launch: %s",
-                                  kernel->what);
+        return array_error_prefix(status, "%s: %s", function, kernel->what);
     return KILN_OK;
+}
+
+kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
+                                    size_t arg_count, const kiln_arg *args,
+                                    kiln_stream *stream)
+{
+    return elementwise_run(__func__, kernel, 0, 1, n, arg_count, args, stream);
+}
+
+kiln_status kiln_elementwise_launch_range(kiln_elementwise *kernel,
+                                          int64_t start, int64_t step,
+                                          size_t count, size_t arg_count,
+                                          const kiln_arg *args,
+                                          kiln_stream *stream)
+{
+    if (step == 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "kiln_elementwise_launch_range: step is 0");
+    if (count > 0) {
+        /* every index, the last included, in [0, INT64_MAX] */
+        uint64_t room = step > 0 ? (uint64_t)(INT64_MAX - start)
+                                 : (uint64_t)start;
+        uint64_t stride = step > 0 ? (uint64_t)step : 0 - (uint64_t)step;
+        if (start < 0 || (uint64_t)(count - 1) > room / stride)
+            return array_error(KILN_ERR_INVALID_ARGUMENT,
+                               "kiln_elementwise_launch_range: indices from "
+                               "%lld by %lld (%zu of them) leave [0, 2^63)",
+                               (long long)start, (long long)step, count);
+    }
+    return elementwise_run(__func__, kernel, start, step, count, arg_count,
+                           args, stream);
 }
 
 /* ---- reduction ------------------------------------------------------------------- */
@@ -488,7 +603,7 @@ struct kiln_reduction {
  * reduces the partials the same way and writes the result (and sets the
  * count back to zero for the next run). */
 static void add_reduction_kernel(array_text *source, const char *name,
-                                 const char *arguments, const char *type,
+                                 const array_params *params, const char *type,
                                  const char *neutral)
 {
     array_text_add(source,
@@ -520,11 +635,12 @@ static void add_reduction_kernel(array_text *source, const char *name,
                        k);
     array_text_add(source, "\n");
     array_text_add(source, "__kernel void %s(", name);
-    add_params(source, arguments);
+    add_params(source, params);
     array_text_add(source,
                    "long kiln_n, __global %1$s *kiln_out, long kiln_out_index,\n"
                    "    __global volatile %1$s *kiln_partials, __global uint *kiln_done)\n"
                    "{\n"
+                   "    KILN_ARGUMENT_VIEWS\n"
                    "    __local %1$s kiln_scratch[%3$d];\n"
                    "    __local uint kiln_last;\n"
                    "    const long kiln_stride = get_global_size(0);\n"
@@ -603,7 +719,8 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
     array_text source = {0};
     add_generator_head(&source, preamble, "KILN_REDUCE", reduce_expression,
                        "KILN_MAP", map_expression, input);
-    add_reduction_kernel(&source, name, arguments, type, neutral);
+    add_views(&source, &made->params);
+    add_reduction_kernel(&source, name, &made->params, type, neutral);
     status = array_kernel_build_text(context, &source, name, &made->kernel);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
@@ -742,19 +859,27 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
         groups = useful;
     if (groups == 0)
         groups = 1;
-    kiln_arg *all = args_with(arg_count, args, 5);
+    kiln_buffer *result_base = NULL;
+    size_t result_at = 0;
+    status = array_buffer_base(function, "result", result, result_offset,
+                               reduction->value_size, &result_base,
+                               &result_at);
+    if (status != KILN_OK)
+        return status;
+    size_t first = 0;
+    kiln_arg *all =
+        args_with(&reduction->params, arg_count, args, 5, &first);
     if (all == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    all[arg_count] = KILN_ARG_LONG((int64_t)n);
-    all[arg_count + 1] = KILN_ARG_BUFFER(result);
-    all[arg_count + 2] =
-        KILN_ARG_LONG((int64_t)(result_offset / reduction->value_size));
-    all[arg_count + 3] = KILN_ARG_BUFFER(scratch->partials);
-    all[arg_count + 4] = KILN_ARG_BUFFER(scratch->done);
+    all[first] = KILN_ARG_LONG((int64_t)n);
+    all[first + 1] = KILN_ARG_BUFFER(result_base);
+    all[first + 2] = KILN_ARG_LONG((int64_t)result_at);
+    all[first + 3] = KILN_ARG_BUFFER(scratch->partials);
+    all[first + 4] = KILN_ARG_BUFFER(scratch->done);
     kiln_launch_config config = {.grid = KILN_DIM1(groups),
                                  .block = KILN_DIM1(ARRAY_GROUP_SIZE),
                                  .stream = stream};
-    status = kiln_launch(reduction->kernel, &config, arg_count + 5, all);
+    status = kiln_launch(reduction->kernel, &config, first + 5, all);
     free(all);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, reduction->what);
@@ -820,6 +945,7 @@ static void add_scan_block_kernel(array_text *source, const char *head,
         "%2$s long kiln_n, __global %1$s *kiln_out, long kiln_out_index,\n"
         "    __global %1$s *kiln_totals, int kiln_exclusive)\n"
         "{\n"
+        "    KILN_ARGUMENT_VIEWS\n"
         "    __local %1$s kiln_values[%4$d * %5$d];\n"
         "    __local %1$s kiln_sums[%4$d];\n"
         "    const uint kiln_lid = get_local_id(0);\n"
@@ -913,10 +1039,12 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
                        "KILN_INPUT", input_expression, input);
     array_text head = {0};
     array_text_add(&head, "__kernel void %s_blocks(", name);
-    add_params(&head, arguments);
+    add_params(&head, &made->params);
+    add_views(&source, &made->params);
     add_scan_block_kernel(&source, head.failed ? "" : head.data, type,
                           neutral);
     array_text_free(&head);
+    add_views(&source, NULL);
     array_text_add(&source,
                    "#undef KILN_INPUT\n#define KILN_INPUT(i) (kiln_in[i])\n");
     array_text_add(&head, "__kernel void %s_blocks_buffer("
@@ -1021,16 +1149,15 @@ static kiln_status scan_level(kiln_scan *scan, size_t n, size_t arg_count,
         kiln_buffer_create(scan->context, blocks * scan->value_size, &totals);
     if (status != KILN_OK)
         return status;
-    kiln_arg *all = args_with(input ? 0 : arg_count, args, 6);
+    size_t first = 0;
+    kiln_arg *all =
+        args_with(&scan->params, input ? 0 : arg_count, args, 6, &first);
     if (all == NULL) {
         array_release_buffer(totals);
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
-    size_t first = 0;
     if (input != NULL)
         all[first++] = KILN_ARG_BUFFER(input);
-    else
-        first = arg_count;
     all[first] = KILN_ARG_LONG((int64_t)n);
     all[first + 1] = KILN_ARG_BUFFER(output);
     all[first + 2] = KILN_ARG_LONG((int64_t)index);
@@ -1082,9 +1209,14 @@ kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
         return status;
     if (n == 0)
         return kiln_error_set(KILN_OK, NULL);
-    status = scan_level(scan, n, arg_count, args, NULL, output,
-                        output_offset / scan->value_size,
-                        scan->kind == KILN_SCAN_EXCLUSIVE, stream);
+    kiln_buffer *output_base = NULL;
+    size_t output_at = 0;
+    status = array_buffer_base(function, "output", output, output_offset,
+                               scan->value_size, &output_base, &output_at);
+    if (status != KILN_OK)
+        return status;
+    status = scan_level(scan, n, arg_count, args, NULL, output_base,
+                        output_at, scan->kind == KILN_SCAN_EXCLUSIVE, stream);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, scan->what);
     return kiln_error_set(KILN_OK, NULL);

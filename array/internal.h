@@ -108,6 +108,8 @@ ARRAY_INTERNAL kiln_status array_launch_1d(kiln_kernel *kernel, size_t n,
 typedef struct array_param {
     char *name;
     bool pointer;
+    bool constant;     /* a pointer into __constant memory              */
+    char *declaration; /* the text before the name ("global float *")   */
 } array_param;
 
 typedef struct array_params {
@@ -123,6 +125,14 @@ ARRAY_INTERNAL kiln_status array_params_parse(const char *what,
                                               const char *arguments,
                                               array_params *params);
 ARRAY_INTERNAL void array_params_free(array_params *params);
+/* The buffer owning `buffer`'s memory and the value index there of byte
+ * `offset` of `buffer` (generator.c). */
+ARRAY_INTERNAL kiln_status array_buffer_base(const char *function,
+                                             const char *role,
+                                             kiln_buffer *buffer,
+                                             size_t offset, size_t value_size,
+                                             kiln_buffer **base,
+                                             size_t *index);
 /* Checks a launch's arguments against the list: the count, and a buffer
  * for each pointer and a value for every other parameter. */
 ARRAY_INTERNAL kiln_status array_params_check(const char *what,

@@ -91,12 +91,29 @@ kiln_status kiln_elementwise_retain(kiln_elementwise *kernel);
 kiln_status kiln_elementwise_release(kiln_elementwise *kernel);
 /** Runs the operation for i in [0, n) with `args` (one per parameter of the
  * argument list) on `stream`, without waiting.  n == 0 does nothing.
+ * A buffer given for a pointer parameter may be a view at any offset
+ * (kiln_buffer_create_view), on every backend: the generated kernel takes
+ * each pointer as its base buffer and a byte offset.  The same holds for
+ * reductions and scans, their results and outputs included.
  * @retval KILN_ERR_ARGUMENT_COUNT, KILN_ERR_ARGUMENT_KIND,
  * KILN_ERR_ARGUMENT_SIZE, KILN_ERR_ARGUMENT_TYPE `args` do not fit the
  * argument list (the generator's parameter is named). */
 kiln_status kiln_elementwise_launch(kiln_elementwise *kernel, size_t n,
                                     size_t arg_count, const kiln_arg *args,
                                     kiln_stream *stream);
+/** kiln_elementwise_launch for `count` indices i = start, start + step,
+ * ... (step may be negative: PyCUDA's ElementwiseKernel with range= or
+ * slice=).
+ * @retval KILN_ERR_INVALID_ARGUMENT step is 0, or an index falls outside
+ * [0, 2^63).
+ * @retval KILN_ERR_ARGUMENT_COUNT, KILN_ERR_ARGUMENT_KIND,
+ * KILN_ERR_ARGUMENT_SIZE, KILN_ERR_ARGUMENT_TYPE as
+ * kiln_elementwise_launch. */
+kiln_status kiln_elementwise_launch_range(kiln_elementwise *kernel,
+                                          int64_t start, int64_t step,
+                                          size_t count, size_t arg_count,
+                                          const kiln_arg *args,
+                                          kiln_stream *stream);
 
 /** A reduction kernel (kiln_reduction_create): PyOpenCL's and PyCUDA's
  * ReductionKernel. */
@@ -330,6 +347,19 @@ kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
  * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
 kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
                              kiln_array **view);
+
+/** An array over memory that exists: `ndim`/`shape` elements of `dtype`
+ * from byte `offset` of `buffer` (which may be a view), sharing it.
+ * PyCUDA's gpuarray.GPUArray(shape, dtype, gpudata=...).  The array holds
+ * a reference to the buffer that owns the memory.
+ * @retval KILN_ERR_OUT_OF_BOUNDS the elements do not fit in `buffer`.
+ * @retval KILN_ERR_INVALID_ARGUMENT they would start at a byte of the
+ * memory that is not a multiple of the element size.
+ * @retval KILN_ERR_DTYPE, KILN_ERR_SHAPE a bad dtype, more than
+ * KILN_ARRAY_MAX_DIMS dimensions. */
+kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
+                                   kiln_dtype dtype, size_t ndim,
+                                   const size_t *shape, kiln_array **array);
 
 /** A new array with a copy of the elements, converted to `dtype` as C
  * converts: numpy's astype (with the same dtype, a plain copy). */

@@ -5,7 +5,8 @@ KILN_ARRAY_TESTS = \
 	tests/test_array \
 	tests/test_array_ops \
 	tests/test_array_reduce \
-	tests/test_array_errors
+	tests/test_array_errors \
+	tests/test_array_views
 KILN_TESTS += $(KILN_ARRAY_TESTS)
 ARRAY_TEST_LDADD = tests/libkilntest.la libkiln-array.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
@@ -15,3 +16,4 @@ noinst_HEADERS += tests/array_test.h
 tests_test_array_ops_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_reduce_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_errors_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_views_LDADD = $(ARRAY_TEST_LDADD)
