@@ -75,6 +75,8 @@ EXTRA_DIST += tests/valgrind.supp tests/sanitizer.supp
 # Reports of a sanitizer build's runs (tests/tap-run).
 CLEANFILES += tests/*.sanitizer.* tests/*/*.sanitizer.*
 
+include $(srcdir)/tests/python.mk
+
 # tools/kiln-compare against itself on each backend, and with one side
 # built differently (a shell script speaking TAP).
 TESTS += tests/kiln-compare-check

@@ -17,11 +17,14 @@ fi
 # cache's digests; ocl-icd + headers + PoCL: the OpenCL backend and a CPU
 # device to run on; cmocka: the tests; g++: the test that kiln.h compiles
 # as C++; cmake: make installcheck's CMake project; doxygen and python3:
-# the reference manual (man pages, HTML); man-db: man to read it.
+# the reference manual (man pages, HTML); man-db: man to read it;
+# python3-dev/-numpy/-pytest/-pip/-venv: the Python package (pip install
+# ./python) and its tests.
 $as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   --no-install-recommends \
   autoconf automake libtool autoconf-archive pkg-config make gcc g++ cmake \
   doxygen python3 man-db \
   libc6-dev libxxhash-dev ocl-icd-libopencl1 ocl-icd-opencl-dev \
-  opencl-headers pocl-opencl-icd libcmocka-dev ca-certificates
+  opencl-headers pocl-opencl-icd libcmocka-dev ca-certificates \
+  python3-dev python3-numpy python3-pytest python3-pip python3-venv
