@@ -57,7 +57,7 @@ bench_bench_array_SOURCES = bench/bench_array.c \
 bench_bench_array_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_array_LDADD = libkiln-array.la $(BENCH_LIBS)
 
-EXTRA_DIST += bench/run bench/cupy_compare.py bench/twins/elementwise.cu \
+EXTRA_DIST += bench/run bench/cupy_compare.py bench/python_bench.py bench/twins/elementwise.cu \
 	bench/twins/vload_vstore.cu bench/twins/sgemm_tiled.cu
 
 # `make bench`: the whole suite on the default backend (KILN_BACKEND picks
