@@ -18,17 +18,20 @@ class PyCUDAAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds ``pycuda`` and ``pycuda.*`` as ``kiln.pycuda`` modules."""
 
     def find_spec(self, fullname, path=None, target=None):
+        """A spec of this loader for pycuda and its modules."""
         if fullname == "pycuda" or fullname.startswith("pycuda."):
             return importlib.util.spec_from_loader(
                 fullname, self, is_package=fullname == "pycuda")
         return None
 
     def create_module(self, spec):
+        """The kiln.pycuda module of the same name."""
         module = importlib.import_module("kiln." + spec.name)
         self._own_spec = module.__spec__
         return module
 
     def exec_module(self, module):
+        """Nothing to run: kiln.pycuda's module is already executed."""
         # the import system gave the module the alias's spec: give it back
         # its own (the module is already executed)
         module.__spec__ = self._own_spec

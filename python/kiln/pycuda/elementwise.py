@@ -31,6 +31,7 @@ class ElementwiseKernel:
         return _kernels.elementwise(*self._source)
 
     def get_texref(self, name):
+        """Not available: texture references are not supported."""
         raise NotImplementedError("texture references are not supported by "
                                   "Kiln")
 

@@ -144,10 +144,12 @@ class GPUArray:
     # -- what it is --
     @property
     def ndim(self):
+        """The number of axes."""
         return len(self.shape)
 
     @property
     def flags(self):
+        """c_contiguous, f_contiguous and forc, as NumPy's flags."""
         return _ArrayFlags(self)
 
     @property
@@ -157,6 +159,7 @@ class GPUArray:
 
     @property
     def itemsize(self):
+        """Bytes of one element."""
         return self.dtype.itemsize
 
     @property
@@ -383,6 +386,7 @@ class GPUArray:
 
     @property
     def T(self):  # noqa: N802 (NumPy's name)
+        """The transpose (a view)."""
         return self.transpose()
 
     def reverse(self, stream=None):
@@ -622,10 +626,12 @@ class GPUArray:
 
     @property
     def real(self):
+        """The array itself (Kiln's arrays are real)."""
         return self
 
     @property
     def imag(self):
+        """Zeros of the array's shape (Kiln's arrays are real)."""
         return zeros_like(self)
 
     def any(self, stream=None, allocator=None):
@@ -637,15 +643,19 @@ class GPUArray:
         return _truth(self, "a && b", "1", stream)
 
     def sum(self, stream=None):
+        """The sum of the elements (gpuarray.sum), a 0-d array."""
         return sum(self, stream=stream)
 
     def min(self, stream=None):
+        """The smallest element (gpuarray.min), a 0-d array."""
         return min(self, stream)
 
     def max(self, stream=None):
+        """The largest element (gpuarray.max), a 0-d array."""
         return max(self, stream)
 
     def dot(self, other, stream=None):
+        """The inner product with `other` (gpuarray.dot), a 0-d array."""
         return dot(self, other, stream=stream)
 
 
@@ -1038,4 +1048,5 @@ def reshape(a, shape):
 
 
 def is_c_contiguous(ary):
+    """Whether an array is C-contiguous."""
     return ary.flags.c_contiguous

@@ -58,6 +58,7 @@ class PooledDeviceAllocation:
 
     @property
     def size(self):
+        """Bytes of the allocation."""
         return self._kiln_buffer.size
 
     def free(self):
@@ -109,6 +110,7 @@ class DeviceMemoryPool:
 
     @property
     def held_blocks(self):
+        """The number of freed blocks kept for reuse."""
         return sum(len(blocks) for blocks in self._held.values())
 
     def allocate(self, size):
@@ -148,6 +150,7 @@ class PageLockedMemoryPool:
     """Page-locked host arrays (no pooling: Kiln allocates them)."""
 
     def allocate(self, shape, dtype, order="C"):
+        """A page-locked NumPy array."""
         return _driver.pagelocked_empty(shape, dtype, order)
 
     def free_held(self):
@@ -232,6 +235,7 @@ class VectorArg(Argument):
     """A pointer parameter."""
 
     def declarator(self):
+        """The parameter in CUDA C: "float *x"."""
         return f"{dtype_to_ctype(self.dtype)} *{self.name}"
 
 
@@ -239,6 +243,7 @@ class ScalarArg(Argument):
     """A value parameter."""
 
     def declarator(self):
+        """The parameter in CUDA C: "float a"."""
         return f"{dtype_to_ctype(self.dtype)} {self.name}"
 
 
@@ -355,4 +360,5 @@ class DeviceData:
         self.smem_granularity = 16
 
     def align(self, bytes, word_size=4):  # noqa: A002
+        """`bytes` rounded up to the shared-memory granularity."""
         return -(-bytes // (word_size * 16)) * word_size * 16
