@@ -3,9 +3,9 @@ wheel for Python 3.11 and later), against libkiln and libkiln-array.
 
 Where libkiln is found, in this order:
   1. KILN_BUILD_DIR: a configured and built Kiln tree (make check sets it);
-  2. pkg-config's kiln.pc (an installed Kiln: make install);
-  3. the Kiln source tree this folder is in, built in place (the README's
-     quick start: ./configure && make).
+  2. the Kiln source tree this folder is in, built in place (the README's
+     quick start: ./configure && make);
+  3. pkg-config's kiln.pc (an installed Kiln: make install).
 The extension is linked with an rpath to that library's folder, so a wheel
 works from any directory on the machine that built it.
 """
@@ -57,7 +57,7 @@ def find_kiln():
             raise SystemExit(f"KILN_BUILD_DIR={build} holds no built libkiln "
                              "(.libs/libkiln.so): run make there first")
         return found
-    found = pkg_config() or build_tree(os.path.dirname(HERE))
+    found = build_tree(os.path.dirname(HERE)) or pkg_config()
     if found is None:
         raise SystemExit(
             "libkiln not found: install Kiln (make install, so that "
