@@ -51,13 +51,15 @@ def require():
 
 
 def build(args, tap):
-    """Builds the package into <builddir>/python/build/lib."""
+    """Builds the package into <builddir>/python/build/lib (its metadata
+    beside it: nothing is written into the source tree)."""
     base = os.path.join(args.builddir, "python", "build")
     env = dict(os.environ, KILN_BUILD_DIR=args.builddir,
                KILN_PYTHON_CFLAGS="-Werror", PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(
-        [sys.executable, "setup.py", "-q", "build", "--build-base", base,
-         "--build-lib", os.path.join(base, "lib")],
+        [sys.executable, "setup.py", "-q", "egg_info", "--egg-base", base,
+         "build", "--build-base", base, "--build-lib",
+         os.path.join(base, "lib")],
         cwd=os.path.join(args.srcdir, "python"), env=env,
         capture_output=True, text=True)
     output = done.stdout + done.stderr
