@@ -54,6 +54,7 @@ def build(args, tap):
     """Builds the package into <builddir>/python/build/lib (its metadata
     beside it: nothing is written into the source tree)."""
     base = os.path.join(args.builddir, "python", "build")
+    os.makedirs(base, exist_ok=True)  # egg_info wants its base to exist
     env = dict(os.environ, KILN_BUILD_DIR=args.builddir,
                KILN_PYTHON_CFLAGS="-Werror", PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(
