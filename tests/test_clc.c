@@ -1014,15 +1014,21 @@ static void compile_directory(const char *dir)
     int written = snprintf(listing, sizeof listing, "%s/%s", test_srcdir(),
                            dir);
     assert_true(written > 0 && (size_t)written < sizeof listing);
-    char names[64][96];
+    /* Every .cl file, however many: a kernel added to the directory is
+     * compiled, never passed over. */
+    char **names = NULL;
     size_t count = 0;
     DIR *d = opendir(listing);
     assert_non_null(d);
     struct dirent *entry;
-    while ((entry = readdir(d)) != NULL && count < 64) {
+    while ((entry = readdir(d)) != NULL) {
         size_t n = strlen(entry->d_name);
-        if (n > 3 && n < 95 && strcmp(entry->d_name + n - 3, ".cl") == 0)
-            strcpy(names[count++], entry->d_name);
+        if (n <= 3 || strcmp(entry->d_name + n - 3, ".cl") != 0)
+            continue;
+        names = realloc(names, (count + 1) * sizeof *names);
+        assert_non_null(names);
+        names[count] = test_alloc(n + 1);
+        memcpy(names[count++], entry->d_name, n + 1);
     }
     closedir(d);
     assert_true(count > 0);
@@ -1030,6 +1036,9 @@ static void compile_directory(const char *dir)
     for (size_t i = 0; i < count; ++i)
         compile_file(dir, names[i],
                      "-DTILE=16 -DFACTOR=3 -DREAL=float", &failures);
+    for (size_t i = 0; i < count; ++i)
+        free(names[i]);
+    free(names);
     if (failures)
         fail_msg("%d of %zu kernels in %s did not translate and compile",
                  failures, count, dir);

@@ -318,7 +318,7 @@ static void transpose_tiles(void **state, int tile)
         (size_t)tile > device.max_block[0] || (size_t)tile > device.max_block[1]) {
         print_message("# transpose %dx%d: over the device's block limits\n",
                       tile, tile);
-        return;
+        skip();
     }
     char options[32];
     snprintf(options, sizeof options, "-DTILE=%d", tile);
