@@ -1,9 +1,12 @@
 /*
  * The test harness (see harness.h).
  */
+#include "config.h" /* _GNU_SOURCE: nftw under -std=c11 */
+
 #include "harness.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,18 +279,60 @@ const char *test_builddir(void)
     return dir && dir[0] ? dir : ".";
 }
 
+static char scratch_path[4096 + 32];
+static char scratch_parent[4096];
+static pid_t scratch_owner;
+
+/* Tests make directories read-only; a pass before the removal lets every
+ * one of them be emptied. */
+static int scratch_open_up(const char *path, const struct stat *info,
+                           int type, struct FTW *where)
+{
+    (void)info;
+    (void)where;
+    if (type == FTW_D || type == FTW_DNR)
+        chmod(path, 0700);
+    return 0;
+}
+
+static int scratch_remove(const char *path, const struct stat *info,
+                          int type, struct FTW *where)
+{
+    (void)info;
+    (void)where;
+    if (type == FTW_DP || type == FTW_D || type == FTW_DNR)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+/* At exit: the program's scratch directory goes, and tests/scratch with it
+ * when no other test program is using it.  Only in the process that made
+ * it: a test's forked children exit too. */
+static void scratch_cleanup(void)
+{
+    if (scratch_path[0] == '\0' || getpid() != scratch_owner)
+        return;
+    nftw(scratch_path, scratch_open_up, 16, FTW_PHYS);
+    nftw(scratch_path, scratch_remove, 16, FTW_PHYS | FTW_DEPTH);
+    rmdir(scratch_parent);
+}
+
 const char *test_scratch_dir(void)
 {
-    static char path[4096];
-    if (path[0] == '\0') {
-        snprintf(path, sizeof path, "%s/tests/scratch", test_builddir());
-        mkdir(path, 0700);
-        size_t length = strlen(path);
-        snprintf(path + length, sizeof path - length, "/%ld", (long)getpid());
-        if (mkdir(path, 0700) != 0 && errno != EEXIST)
-            fail_msg("cannot create %s: %s", path, strerror(errno));
+    if (scratch_path[0] == '\0') {
+        snprintf(scratch_parent, sizeof scratch_parent, "%s/tests/scratch",
+                 test_builddir());
+        mkdir(scratch_parent, 0700);
+        snprintf(scratch_path, sizeof scratch_path, "%s/%ld", scratch_parent,
+                 (long)getpid());
+        if (mkdir(scratch_path, 0700) != 0 && errno != EEXIST)
+            fail_msg("cannot create %s: %s", scratch_path, strerror(errno));
+        scratch_owner = getpid();
+        atexit(scratch_cleanup);
     }
-    return path;
+    return scratch_path;
 }
 
 /* ---- fixtures ----------------------------------------------------------------- */

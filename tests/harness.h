@@ -140,7 +140,8 @@ void test_assert_floats_near(const float *actual, const float *expected,
 void test_assert_doubles_near(const double *actual, const double *expected,
                               size_t count, double tolerance);
 
-/* Scratch directory under the build tree for this test program. */
+/* Scratch directory under the build tree for this test program, removed
+ * with all it holds when the program exits. */
 const char *test_scratch_dir(void);
 /* KILN_TEST_SRCDIR / KILN_TEST_BUILDDIR, or "." */
 const char *test_srcdir(void);
