@@ -11,18 +11,25 @@
 
 kiln_status kiln_built_program_create(kiln_context *context,
                                      kiln_backend_program *backend,
+                                     kiln_program_description *description,
                                      kiln_built_program **built)
 {
-    kiln_built_program *result = malloc(sizeof *result);
+    kiln_built_program *result = calloc(1, sizeof *result);
     if (result == NULL) {
         context->ops->program_destroy(context->backend, backend);
+        kiln_description_free(description);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     atomic_init(&result->references, 1);
     result->backend = backend;
+    result->description = *description;
+    memset(description, 0, sizeof *description);
     pthread_mutex_init(&result->spare_lock, NULL);
-    result->spares = NULL;
-    result->spare_count = 0;
+    kiln_status status = kiln_program_variables_create(context, result);
+    if (status != KILN_OK) {
+        kiln_built_program_release(context, result);
+        return status;
+    }
     *built = result;
     return KILN_OK;
 }
@@ -46,7 +53,7 @@ kiln_spare_kernel *kiln_built_program_take_spare(kiln_built_program *built,
 bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
                                    kiln_backend_kernel *backend,
                                    const kiln_backend_kernel_info *info,
-                                   unsigned char *param_classes)
+                                   kiln_backend_param *params)
 {
     kiln_spare_kernel *spare = malloc(sizeof *spare);
     if (spare == NULL)
@@ -57,7 +64,7 @@ bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
         spare->name = name;
         spare->backend = backend;
         spare->info = *info;
-        spare->param_classes = param_classes;
+        spare->params = params;
         spare->next = built->spares;
         built->spares = spare;
         built->spare_count++;
@@ -82,11 +89,13 @@ void kiln_built_program_release(kiln_context *context,
         kiln_spare_kernel *next = spare->next;
         context->ops->kernel_destroy(context->backend, spare->backend);
         free(spare->name);
-        free(spare->param_classes);
+        free(spare->params);
         free(spare);
         spare = next;
     }
     pthread_mutex_destroy(&built->spare_lock);
+    kiln_program_variables_free(context, built);
     context->ops->program_destroy(context->backend, built->backend);
+    kiln_description_free(&built->description);
     free(built);
 }

@@ -1,10 +1,10 @@
 /*
  * The kernel cache's key: Kiln's version, the backend, the backend's cache
- * identity (compiler and driver versions, device architecture, the
- * translator's source digest; never a device index), the language, the
- * options (as the lists the backend reads: defines, include directories,
- * flags, each in order), and the length and 128-bit digest of the source
- * after includes were inlined.  The memory cache (cache_memory.c) and the
+ * identity (compiler and driver versions, device architecture; never a
+ * device index), the language, the options (as the lists the core split:
+ * defines, include directories, flags, each in order), the translator's
+ * source digest when the front end translated or read the program, and the
+ * length and 128-bit digest of the source after includes were inlined.  The memory cache (cache_memory.c) and the
  * disk cache (cache_disk.c) both look programs up by it: a hit requires
  * the whole key to match, not only its digest.
  */
@@ -42,47 +42,54 @@ static bool key_append_text(kiln_string *key, const char *text)
 
 /* The option lists, one line per entry. */
 static bool key_append_options(kiln_string *key,
-                               const kiln_backend_source *source)
+                               const translate_options *options,
+                               const char *const *include_dirs,
+                               size_t include_dir_count)
 {
     bool ok = key_append_word(key, "options ") &&
-              key_append_size(key, source->define_count) &&
+              key_append_size(key, options->define_count) &&
               kiln_string_append(key, " ", 1) &&
-              key_append_size(key, source->include_dir_count) &&
+              key_append_size(key, include_dir_count) &&
               kiln_string_append(key, " ", 1) &&
-              key_append_size(key, source->flag_count) &&
+              key_append_size(key, options->flag_count) &&
               kiln_string_append(key, "\n", 1);
-    for (size_t i = 0; ok && i < source->define_count; ++i) {
-        const kiln_backend_define *define = &source->defines[i];
+    for (size_t i = 0; ok && i < options->define_count; ++i) {
+        const translate_define *define = &options->defines[i];
         ok = (define->value ? kiln_string_append(key, "define", 6)
                             : kiln_string_append(key, "undef", 5)) &&
              key_append_text(key, define->name) &&
              (define->value == NULL || key_append_text(key, define->value)) &&
              kiln_string_append(key, "\n", 1);
     }
-    for (size_t i = 0; ok && i < source->include_dir_count; ++i)
+    for (size_t i = 0; ok && i < include_dir_count; ++i)
         ok = kiln_string_append(key, "include", 7) &&
-             key_append_text(key, source->include_dirs[i]) &&
+             key_append_text(key, include_dirs[i]) &&
              kiln_string_append(key, "\n", 1);
-    for (size_t i = 0; ok && i < source->flag_count; ++i)
+    for (size_t i = 0; ok && i < options->flag_count; ++i)
         ok = kiln_string_append(key, "flag", 4) &&
-             key_append_text(key, source->flags[i]) &&
+             key_append_text(key, options->flags[i]) &&
              kiln_string_append(key, "\n", 1);
     return ok;
 }
 
 kiln_status kiln_cache_key_make(kiln_context *context,
-                                const kiln_backend_source *source,
-                                kiln_cache_key *key)
+                                kiln_language source_language,
+                                const translate_options *options,
+                                const char *const *include_dirs,
+                                size_t include_dir_count,
+                                const char *source, size_t length,
+                                bool translated, kiln_cache_key *key)
 {
     /* The source by its 128-bit digest, not a copy: an entry stays the
      * size of its binary however large the program (the key is compared
      * whole on every hit, so a copy would also be read back each time). */
     char source_digest[33];
-    kiln_digest_hex(source->text, source->length, source_digest);
+    kiln_digest_hex(source, length, source_digest);
     kiln_string text = {0};
     /* The text "kiln %s\nbackend %s\nidentity %s\nlanguage %d\n", the
-     * options, then "source %zu %s\n", appended piece by piece. */
-    int language = (int)source->language;
+     * options, "translator %s\n" (a translated or read program), then
+     * "source %zu %s\n", appended piece by piece. */
+    int language = (int)source_language;
     bool ok = key_append_word(&text, "kiln " PACKAGE_VERSION "\nbackend ") &&
               key_append_word(&text, context->ops->name) &&
               key_append_word(&text, "\nidentity ") &&
@@ -92,9 +99,14 @@ kiln_status kiln_cache_key_make(kiln_context *context,
               key_append_size(&text, (size_t)(language >= 0 ? language
                                                             : -(long)language)) &&
               kiln_string_append(&text, "\n", 1) &&
-              key_append_options(&text, source) &&
+              key_append_options(&text, options, include_dirs,
+                                 include_dir_count) &&
+              (!translated ||
+               (key_append_word(&text, "translator ") &&
+                key_append_word(&text, translate_digest()) &&
+                kiln_string_append(&text, "\n", 1))) &&
               key_append_word(&text, "source ") &&
-              key_append_size(&text, source->length) &&
+              key_append_size(&text, length) &&
               kiln_string_append(&text, " ", 1) &&
               kiln_string_append(&text, source_digest, 32) &&
               kiln_string_append(&text, "\n", 1);

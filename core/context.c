@@ -60,6 +60,7 @@ kiln_status kiln_context_create(const char *backend, int device,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                           "kiln_context_create: out of host memory");
     result->ops = ops;
+    result->device.struct_size = sizeof result->device;
     if ((status = ops->device_info(index, &result->device)) != KILN_OK) {
         free(result);
         return status;
@@ -84,7 +85,8 @@ kiln_status kiln_context_create(const char *backend, int device,
     unsigned checks = kiln_env_checks();
     if ((checks & KILN_CHECK_BOUNDS) && ops->memory_view == NULL) {
         kiln_trace("KILN_CHECK=bounds: backend %s has no guard zones "
-                   "(plugin ABI before 2.1): not checked",
+                   "(it leaves out the optional memory_view op): not "
+                   "checked",
                    ops->name);
         checks &= ~(unsigned)KILN_CHECK_BOUNDS;
     }

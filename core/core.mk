@@ -14,6 +14,7 @@ libkiln_la_SOURCES = \
 	core/env.c \
 	core/error.c \
 	core/event.c \
+	core/front_end.c \
 	core/guard.c \
 	core/handle.c \
 	core/hash.c \
@@ -31,6 +32,7 @@ libkiln_la_SOURCES = \
 	core/program_contents.c \
 	core/program_language.c \
 	core/program_options.c \
+	core/program_variables.c \
 	core/saved_program.c \
 	core/saved_program.h \
 	core/source.c \

@@ -152,6 +152,7 @@ kiln_status kiln_device_get_info_sized(const char *backend, int index,
                           index, ops->name, devices, devices == 1 ? "" : "s");
     kiln_backend_device_info device;
     memset(&device, 0, sizeof device);
+    device.struct_size = sizeof device;
     status = ops->device_info(index, &device);
     if (status != KILN_OK)
         return status;
@@ -195,6 +196,7 @@ kiln_status kiln_device_list_sized(kiln_device_info *devices, size_t capacity,
                 continue;
             kiln_backend_device_info device;
             memset(&device, 0, sizeof device);
+            device.struct_size = sizeof device;
             kiln_status status = ops->device_info(index, &device);
             if (status != KILN_OK)
                 return kiln_error_prefix(status,

@@ -125,50 +125,81 @@ uint64_t kiln_env_cache_max_bytes(void)
     return megabytes << 20;
 }
 
-/* ---- what the plugins are told ------------------------------------------- */
+/* ---- the plugins' settings ------------------------------------------------ */
 
-static kiln_backend_settings backend_settings;
-static pthread_once_t backend_settings_once = PTHREAD_ONCE_INIT;
+/* Every setting a plugin named, read once, before any plugin that names it
+ * starts, and kept for the life of the process: the environment may change
+ * later (an ICD loader cuts OCL_ICD_FILENAMES in place when it starts). */
+#define SETTINGS_MAX 64
 
-/* Copies: the environment may change later (and an ICD loader cuts
- * OCL_ICD_FILENAMES in place when it starts). */
-static const char *env_copy(const char *name)
+typedef struct setting {
+    char *name;
+    char *value;                /* NULL: unset                            */
+} setting;
+
+static pthread_mutex_t settings_lock = PTHREAD_MUTEX_INITIALIZER;
+static setting settings[SETTINGS_MAX];
+static size_t setting_count;
+
+/* The setting named `name` (settings_lock held), or NULL. */
+static setting *setting_find(const char *name)
 {
-    const char *value = env_nonempty(name);
-    return value != NULL ? kiln_strdup(value) : NULL;
+    for (size_t i = 0; i < setting_count; ++i)
+        if (strcmp(settings[i].name, name) == 0)
+            return &settings[i];
+    return NULL;
 }
 
-static void backend_settings_read(void)
+void kiln_env_settings_capture(const char *const *names)
 {
-    backend_settings.struct_size = sizeof backend_settings;
-    backend_settings.opencl_platform = env_copy("KILN_OPENCL_PLATFORM");
-    backend_settings.icd_vendors = env_copy("OCL_ICD_VENDORS");
-    backend_settings.icd_filenames = env_copy("OCL_ICD_FILENAMES");
+    pthread_mutex_lock(&settings_lock);
+    for (size_t i = 0; names != NULL && names[i] != NULL; ++i) {
+        if (setting_find(names[i]) != NULL)
+            continue;
+        if (setting_count == SETTINGS_MAX) {
+            kiln_trace("more than %d plugin settings: %s is not read",
+                       SETTINGS_MAX, names[i]);
+            continue;
+        }
+        char *name = kiln_strdup(names[i]);
+        const char *value = env_nonempty(names[i]);
+        char *copy = value != NULL ? kiln_strdup(value) : NULL;
+        if (name == NULL || (value != NULL && copy == NULL)) {
+            free(name);
+            free(copy);
+            continue;
+        }
+        settings[setting_count++] = (setting){name, copy};
+    }
+    pthread_mutex_unlock(&settings_lock);
 }
 
-const kiln_backend_settings *kiln_env_backend_settings(void)
+const char *kiln_env_setting(const char *name)
 {
-    pthread_once(&backend_settings_once, backend_settings_read);
-    return &backend_settings;
+    pthread_mutex_lock(&settings_lock);
+    setting *found = name != NULL ? setting_find(name) : NULL;
+    const char *value = found != NULL ? found->value : NULL;
+    pthread_mutex_unlock(&settings_lock);
+    return value;
 }
 
-/* Older ICD loaders (the Khronos loader before its 2026 releases) split
- * OCL_ICD_FILENAMES at ':' in place, inside the process environment, when
- * they start: child processes started afterwards inherit only the first
- * driver.  Kiln does not write the environment back (setenv would race
- * with getenv in other threads); it says what happened. */
-void kiln_env_check_icd_variables(void)
+/* Kiln does not write the environment back (setenv would race with getenv
+ * in other threads); it says what happened.  (Older ICD loaders, the
+ * Khronos loader before its 2026 releases, split OCL_ICD_FILENAMES at ':'
+ * in place when they start: child processes started afterwards inherit
+ * only the first driver.) */
+void kiln_env_settings_check(const char *const *names, const char *backend)
 {
-    const kiln_backend_settings *settings = kiln_env_backend_settings();
-    const char *now = env_nonempty("OCL_ICD_FILENAMES");
-    if (settings->icd_filenames != NULL &&
-        (now == NULL || strcmp(now, settings->icd_filenames) != 0))
-        kiln_trace("the OpenCL ICD loader cut OCL_ICD_FILENAMES in this "
-                   "process's environment ('%s' is now '%s'): child "
-                   "processes inherit the shorter list; start them with the "
-                   "environment from before, or name the drivers with "
-                   "OCL_ICD_VENDORS (a directory of .icd files)",
-                   settings->icd_filenames, now ? now : "");
+    for (size_t i = 0; names != NULL && names[i] != NULL; ++i) {
+        const char *before = kiln_env_setting(names[i]);
+        const char *now = env_nonempty(names[i]);
+        if (before != NULL && (now == NULL || strcmp(now, before) != 0))
+            kiln_trace("the %s plugin's vendor library changed %s in this "
+                       "process's environment ('%s' is now '%s'): child "
+                       "processes inherit the new value; start them with "
+                       "the environment from before",
+                       backend, names[i], before, now ? now : "");
+    }
 }
 
 /* Not Kiln's own variables, but read here so that all environment access

@@ -8,9 +8,7 @@
 kiln_status kiln_untimed_event_create(kiln_context *context,
                                       kiln_backend_event **event)
 {
-    if (context->ops->event_create_untimed != NULL)
-        return context->ops->event_create_untimed(context->backend, event);
-    return context->ops->event_create(context->backend, event);
+    return context->ops->event_create(context->backend, 0, event);
 }
 
 /* The two public creators check their arguments (their names go in the
@@ -22,9 +20,9 @@ static kiln_status event_create(const char *function, kiln_context *context,
     if (result == NULL)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                           "%s: out of host memory", function);
-    kiln_status status =
-        timed ? context->ops->event_create(context->backend, &result->backend)
-              : kiln_untimed_event_create(context, &result->backend);
+    kiln_status status = context->ops->event_create(
+        context->backend, timed ? KILN_BACKEND_EVENT_TIMED : 0,
+        &result->backend);
     if (status != KILN_OK) {
         free(result);
         return status;

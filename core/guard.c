@@ -140,9 +140,8 @@ kiln_status kiln_context_set_checks(kiln_context *context, unsigned checks)
                           checks & ~(unsigned)KILN_CHECK_BOUNDS);
     if ((checks & KILN_CHECK_BOUNDS) && context->ops->memory_view == NULL)
         return kiln_error(KILN_ERR_UNSUPPORTED,
-                          "kiln_context_set_checks: backend %s was built for "
-                          "an older plugin ABI without memory_view: no guard "
-                          "zones",
+                          "kiln_context_set_checks: the %s plugin leaves out "
+                          "the optional memory_view op: no guard zones",
                           context->ops->name);
     atomic_store(&context->checks, checks);
     return KILN_OK;

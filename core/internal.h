@@ -16,7 +16,7 @@
 
 #include "kiln.h"
 #include "kiln_backend.h"
-#include "translate.h" /* clc_option_lists */
+#include "translate.h" /* translate_option_lists */
 
 #if defined(__GNUC__)
 #define KILN_INTERNAL __attribute__((visibility("hidden")))
@@ -67,11 +67,16 @@ KILN_INTERNAL bool kiln_env_pool_enabled(void);       /* KILN_POOL != 0       */
 KILN_INTERNAL unsigned kiln_env_checks(void);          /* KILN_CHECK: KILN_CHECK_* */
 KILN_INTERNAL const char *kiln_env_log(void);         /* KILN_LOG             */
 KILN_INTERNAL const char *kiln_env_xdg_cache_home(void);
-/* What the plugins are told (KILN_OPENCL_PLATFORM, the ICD loaders'
- * variables): read on the first call, kept for the life of the process. */
-KILN_INTERNAL const kiln_backend_settings *kiln_env_backend_settings(void);
-/* Traces (KILN_LOG=debug) an ICD loader's change to OCL_ICD_FILENAMES. */
-KILN_INTERNAL void kiln_env_check_icd_variables(void);
+/* Reads the settings a plugin names (its ops table's NULL-terminated
+ * `settings`: environment variables) that no plugin named before, and
+ * keeps them for the life of the process: host->setting answers from
+ * them. */
+KILN_INTERNAL void kiln_env_settings_capture(const char *const *names);
+KILN_INTERNAL const char *kiln_env_setting(const char *name);
+/* Traces (KILN_LOG=debug) a setting that changed in the environment while
+ * `backend`'s plugin started (an ICD loader cuts OCL_ICD_FILENAMES). */
+KILN_INTERNAL void kiln_env_settings_check(const char *const *names,
+                                           const char *backend);
 KILN_INTERNAL const char *kiln_env_home(void);
 /* Parses a whole decimal number in [0, max]; false on anything else. */
 KILN_INTERNAL bool kiln_parse_uint(const char *text, uint64_t max,
@@ -275,6 +280,84 @@ struct kiln_event {
  * context reference; each holder guarantees the context outlives it (a
  * program holds one, the memory cache is emptied before the backend
  * context is destroyed). */
+/* ---- what the core knows of a program's kernels ------------------------ */
+
+/* An argument a translation added after the user's, which each launch
+ * appends (core/launch.c): the front end says which (translate.h). */
+typedef enum kiln_hidden_kind {
+    /* CUDA C's extern __shared__ on OpenCL: a LOCAL argument of the
+     * launch's local_memory bytes. */
+    KILN_HIDDEN_DYNAMIC_LOCAL = 1,
+    /* CUDA C's __device__ or __constant__ variable on OpenCL: the buffer
+     * of the built program's variables[variable]. */
+    KILN_HIDDEN_VARIABLE,
+    /* OpenCL C's get_work_dim() on CUDA: a uint, the launch's work
+     * dimensions. */
+    KILN_HIDDEN_WORK_DIM,
+    /* CUDA C's pointer parameter `variable` on OpenCL: a ulong, the byte
+     * offset of the buffer view passed for it, whose base the parameter
+     * gets (kiln_buffer_create_view). */
+    KILN_HIDDEN_POINTER_OFFSET
+} kiln_hidden_kind;
+
+typedef struct kiln_hidden_arg {
+    kiln_hidden_kind kind;
+    size_t variable;
+} kiln_hidden_arg;
+
+/* One kernel of a program as the core lists it and creates it. */
+typedef struct kiln_kernel_entry {
+    const char *name;              /* the user's                           */
+    const char *native_name;       /* the plugin's (a translation's)       */
+    bool params_known;
+    size_t param_count;
+    kiln_backend_param *params;    /* the user's parameters                */
+    size_t required_block[3];
+    size_t hidden_count;
+    kiln_hidden_arg *hidden;       /* after the params, in this order      */
+} kiln_kernel_entry;
+
+typedef struct kiln_variable_entry {
+    const char *name;
+    bool is_constant;
+    bool has_initializer;
+} kiln_variable_entry;
+
+/* Where a program's kernel list came from. */
+typedef enum kiln_description_origin {
+    KILN_DESCRIBED_BY_PLUGIN = 0,  /* its program_kernels, as it gave them  */
+    /* The front end's translation: names, parameters and hidden arguments
+     * are the translation's, and the driver must agree. */
+    KILN_DESCRIBED_BY_TRANSLATION,
+    /* The front end's reading of native CUDA C: typed parameters where the
+     * driver's sizes agree, the driver's sizes otherwise. */
+    KILN_DESCRIBED_BY_READING
+} kiln_description_origin;
+
+/* A program's kernels and variables, owned by the core: built once with
+ * the program (or read back with it from the disk cache) and saved with
+ * its image (core/saved_program.c). */
+typedef struct kiln_program_description {
+    kiln_description_origin origin;
+    /* OpenCL C on CUDA: each LOCAL parameter is passed as a uint, the
+     * offset of its slice of the dynamic shared memory (translate.h). */
+    bool local_offsets;
+    size_t kernel_count;
+    kiln_kernel_entry *kernels;
+    size_t variable_count;
+    kiln_variable_entry *variables;
+    /* storage: every string, param and hidden entry above */
+    kiln_backend_param *param_storage;
+    kiln_hidden_arg *hidden_storage;
+    char *text_storage;
+} kiln_program_description;
+
+KILN_INTERNAL void kiln_description_free(kiln_program_description *description);
+/* The entry for the kernel the user calls `name`, or NULL. */
+KILN_INTERNAL const kiln_kernel_entry *
+kiln_description_find(const kiln_program_description *description,
+                      const char *name);
+
 /* A backend kernel whose kiln_kernel was released, kept for the next
  * kiln_kernel_create of its name: making one asks the driver a dozen
  * questions (NVIDIA's clCreateKernel, CUDA's parameter and attribute
@@ -286,12 +369,21 @@ typedef struct kiln_spare_kernel {
     char *name;
     kiln_backend_kernel *backend;
     kiln_backend_kernel_info info;
-    unsigned char *param_classes; /* the kernel's, or NULL */
+    kiln_backend_param *params;   /* the kernel's own copy, or NULL */
 } kiln_spare_kernel;
+
+/* A CUDA C variable of a program translated to OpenCL C: a buffer the
+ * core made (core/program_variables.c). */
+typedef struct kiln_program_variable {
+    kiln_backend_memory *memory;
+    size_t size;
+} kiln_program_variable;
 
 typedef struct kiln_built_program {
     atomic_int references;
     kiln_backend_program *backend;
+    kiln_program_description description;
+    kiln_program_variable *variables;  /* description.variable_count   */
     pthread_mutex_t spare_lock;
     kiln_spare_kernel *spares; /* newest first, at most KILN_SPARE_KERNELS */
     size_t spare_count;
@@ -303,13 +395,13 @@ typedef struct kiln_built_program {
 KILN_INTERNAL kiln_spare_kernel *
 kiln_built_program_take_spare(kiln_built_program *built, const char *name);
 /* Keeps a released kernel's backend kernel (and takes over `name`, a
- * malloc'ed copy, and `param_classes`, malloc'ed or NULL); false when the
- * list is full: the caller destroys and frees them. */
+ * malloc'ed copy, and `params`, malloc'ed or NULL); false when the list is
+ * full: the caller destroys and frees them. */
 KILN_INTERNAL bool kiln_built_program_keep_spare(kiln_built_program *built,
                                                  char *name,
                                                  kiln_backend_kernel *backend,
                                                  const kiln_backend_kernel_info *info,
-                                                 unsigned char *param_classes);
+                                                 kiln_backend_param *params);
 
 struct kiln_program {
     uint32_t magic;
@@ -336,18 +428,17 @@ struct kiln_kernel {
     kiln_refcount references;
     kiln_program *program;
     kiln_backend_kernel *backend;
+    /* The user's parameters (info.params: the backend's, or `params`). */
     kiln_backend_kernel_info info;
+    kiln_backend_param *params;    /* the core's own list, or NULL         */
+    /* What each launch appends (the program's description, which lives
+     * as long as the program): hidden arguments, and whether LOCAL
+     * arguments go as offsets. */
+    size_t hidden_count;
+    const kiln_hidden_arg *hidden;
+    bool local_offsets;
     char *name;
     _Atomic(kiln_prepared_types *) prepared;
-    /* Each parameter's scalar class (core/launch.c), worked out from its
-     * type name at the first launch, not at every one. */
-    _Atomic(unsigned char *) param_classes;
-    /* The hidden byte offsets of the pointer parameters of a CUDA C kernel
-     * translated to OpenCL C (KILN_BACKEND_HIDDEN_POINTER_OFFSET, the
-     * first hidden parameters), which the launch appends after the user's
-     * arguments: the program's storage, NULL when there are none. */
-    const kiln_backend_hidden_param *offset_slots;
-    size_t offset_count;
 };
 
 /* Ends a handle's life: marks it dead and frees it later.  Released
@@ -405,8 +496,9 @@ KILN_INTERNAL kiln_status kiln_build_options_read(
  * lists; include_dirs holds the struct's directories, then the -I ones. */
 typedef struct kiln_program_options {
     char *composed;
-    clc_option_lists lists;
+    translate_option_lists lists;
     const char **include_dirs;
+    size_t include_dir_count;
 } kiln_program_options;
 
 KILN_INTERNAL kiln_status kiln_program_options_make(
@@ -425,10 +517,18 @@ KILN_INTERNAL long kiln_language_cuda_marker(const char *text, size_t length,
 KILN_INTERNAL void kiln_context_release_internal(kiln_context *context);
 KILN_INTERNAL void kiln_stream_release_internal(kiln_stream *stream);
 KILN_INTERNAL void kiln_program_release_internal(kiln_program *program);
-/* Takes over `backend`: on failure (out of memory) it is destroyed. */
+/* Takes over `backend` and `description` (both freed on failure), and
+ * makes the buffers of a translation's variables. */
 KILN_INTERNAL kiln_status kiln_built_program_create(
     kiln_context *context, kiln_backend_program *backend,
-    kiln_built_program **built);
+    kiln_program_description *description, kiln_built_program **built);
+/* program_variables.c: the buffers of the CUDA C variables of a program
+ * translated to OpenCL C, sized and initialised by the translation's own
+ * kernels, zero-filled otherwise (as CUDA's are). */
+KILN_INTERNAL kiln_status kiln_program_variables_create(
+    kiln_context *context, kiln_built_program *built);
+KILN_INTERNAL void kiln_program_variables_free(kiln_context *context,
+                                               kiln_built_program *built);
 KILN_INTERNAL void kiln_built_program_retain(kiln_built_program *built);
 /* Drops one reference; the last one destroys the backend program, so
  * `context` must still be alive. */
@@ -547,7 +647,7 @@ KILN_INTERNAL kiln_status kiln_peer_wait(kiln_stream *stream,
 /* ---- event.c ------------------------------------------------------------ */
 
 /* A backend event for the core's own ordering and waiting, never timed:
- * the backend's untimed kind where it has one (ABI 2.6). */
+ * event_create without KILN_BACKEND_EVENT_TIMED. */
 KILN_INTERNAL kiln_status kiln_untimed_event_create(kiln_context *context,
                                                     kiln_backend_event **event);
 
@@ -559,9 +659,14 @@ typedef struct kiln_cache_key {
     char hex[33];        /* 128-bit digest: the file name                  */
 } kiln_cache_key;
 
-KILN_INTERNAL kiln_status kiln_cache_key_make(kiln_context *context,
-                                              const kiln_backend_source *source,
-                                              kiln_cache_key *key);
+/* The key of a program (`source`: its text with the #include files
+ * inlined); `translated`: the front end translated or read it, so the key
+ * names the translator (translate_digest). */
+KILN_INTERNAL kiln_status kiln_cache_key_make(
+    kiln_context *context, kiln_language source_language,
+    const translate_options *options, const char *const *include_dirs,
+    size_t include_dir_count, const char *source, size_t length,
+    bool translated, kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
 /* Memory cache: the built program of an earlier build in this context.
  * find returns it with a reference added for the caller; store adds the
@@ -590,21 +695,99 @@ KILN_INTERNAL uint64_t kiln_checksum64_pair(const void *first,
                                             const void *second,
                                             size_t second_size);
 
-/* ---- source.c ----------------------------------------------------------- */
+/* ---- source.c: the files a program names --------------------------------- */
 
-/* Inlines the files #include names (clc_expand_includes: the front end's
- * preprocessor, with the defines of `source`) with #line markers, searching
- * source->include_dirs, so that backends see one text and the cache key
- * covers every included file.  *expanded is malloc'ed, or NULL when the
- * program includes nothing (the source is used as it is). */
-KILN_INTERNAL kiln_status kiln_source_expand(const kiln_backend_source *source,
-                                             bool target_cuda,
-                                             char **expanded,
-                                             size_t *expanded_length);
+/* The reader the front end asks for each #include: quoted names beside the
+ * including file first (as cpp does), then the include directories in
+ * order; <names> only there. */
+typedef struct kiln_include_reader {
+    translate_include_reader reader;
+    const char *const *dirs;
+    size_t dir_count;
+    char *program_dir;       /* NULL: the program is not a file           */
+} kiln_include_reader;
+
+KILN_INTERNAL kiln_status kiln_include_reader_init(kiln_include_reader *reader,
+                                                   const char *program_name,
+                                                   const char *const *dirs,
+                                                   size_t dir_count);
+KILN_INTERNAL void kiln_include_reader_free(kiln_include_reader *reader);
 
 /* Reads a whole file (at most 64 MiB) into a NUL-terminated malloc'ed text. */
 KILN_INTERNAL kiln_status kiln_file_read(const char *path, char **text,
                                          size_t *length);
+
+/* ---- front_end.c: the core's one call into translate/ ------------------- */
+
+typedef struct kiln_front_end {
+    kiln_language language;          /* the program's                    */
+    kiln_language native_language;   /* the plugin's                     */
+    translate_target target;         /* the context's device             */
+    translate_options options;       /* the user's, include dirs merged  */
+    kiln_include_reader reader;
+    translate_input input;
+    translate_unit *unit;
+} kiln_front_end;
+
+/* Preprocesses a program once for `context`'s plugin: its #include files
+ * inlined, and its macros expanded too where it will be translated or
+ * read.  KILN_ERR_BUILD (or KILN_ERR_TRANSLATION) with the front end's
+ * message.  Call kiln_front_end_close after, whatever the status. */
+KILN_INTERNAL kiln_status kiln_front_end_open(
+    kiln_context *context, const char *text, size_t length, const char *name,
+    kiln_language language, const kiln_program_options *options,
+    kiln_front_end *front);
+/* The text a cache key covers: the program with its files inlined. */
+KILN_INTERNAL const char *kiln_front_end_text(const kiln_front_end *front,
+                                              size_t *length);
+/* Whether the program is translated into the plugin's language, or read
+ * for its signatures (native CUDA C): then its key names the translator. */
+KILN_INTERNAL bool kiln_front_end_translates(const kiln_front_end *front);
+KILN_INTERNAL bool kiln_front_end_reads(const kiln_front_end *front);
+/* The status and message of a front-end failure. */
+KILN_INTERNAL kiln_status kiln_front_end_failed(const kiln_front_end *front,
+                                                const translate_error *error);
+KILN_INTERNAL void kiln_front_end_close(kiln_front_end *front);
+
+/* What program_build receives, and what the core knows of the program. */
+typedef struct kiln_native_source {
+    kiln_backend_source source;
+    /* A translation's description (origin TRANSLATION); empty otherwise */
+    kiln_program_description description;
+    /* Native CUDA C read by the front end: `program` holds its kernels. */
+    bool read;
+    translate_program program;
+    translate_option_lists native_options;
+    kiln_backend_define *defines;
+    kiln_backend_header *headers;
+} kiln_native_source;
+
+/* On a cache miss: the program in the plugin's language (translated, or
+ * as it is with its options as its compiler takes them, and its kernels
+ * read where the driver cannot describe them). */
+KILN_INTERNAL kiln_status kiln_front_end_native(kiln_front_end *front,
+                                                kiln_native_source *native);
+/* The whole prelude instead of the parts the translation seemed to use;
+ * KILN_ERR_UNSUPPORTED when there is no other choice. */
+KILN_INTERNAL kiln_status kiln_front_end_whole_headers(
+    kiln_native_source *native);
+KILN_INTERNAL void kiln_native_source_free(kiln_native_source *native);
+
+/* Puts the last error's compiler message about a translation in the
+ * user's names (translate_user_names), keeping `status`. */
+KILN_INTERNAL void kiln_front_end_user_names(kiln_status status);
+/* The description of a native program: the plugin's list (NULL: none),
+ * with the signatures the front end read (NULL: none). */
+KILN_INTERNAL kiln_status kiln_description_native(
+    const kiln_backend_program_info *info, const translate_program *reading,
+    kiln_program_description *description);
+/* Descriptions from the front end's program or from the plugin's list. */
+KILN_INTERNAL kiln_status kiln_description_from_front_end(
+    const translate_program *program, kiln_description_origin origin,
+    kiln_program_description *description);
+KILN_INTERNAL kiln_status kiln_description_from_plugin(
+    const kiln_backend_program_info *info,
+    kiln_program_description *description);
 
 /* ---- strings.c: small helpers ------------------------------------------- */
 

@@ -6,33 +6,114 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The hidden pointer offsets of `kernel`, read from the program's list of
- * its kernels (plugins before ABI 2.5 have none). */
-static void find_offset_slots(kiln_program *program, kiln_kernel *kernel)
+/* "no kernel 'x' in program; its kernels are: a, b": the likely typo is in
+ * view. */
+static kiln_status kernel_not_found(const kiln_program_description *description,
+                                    const char *name)
 {
-    kiln_context *context = program->context;
-    const kiln_backend_program_info *info = NULL;
-    if (context->ops->program_kernels == NULL ||
-        context->ops->program_kernels(context->backend, program->backend,
-                                      &info) != KILN_OK ||
-        info == NULL) {
-        kiln_error_clear();
-        return;
+    kiln_string list = {0};
+    for (size_t k = 0; k < description->kernel_count; ++k)
+        kiln_string_appendf(&list, "%s%s", k ? ", " : "",
+                            description->kernels[k].name);
+    kiln_status status = kiln_error(
+        KILN_ERR_KERNEL_NOT_FOUND,
+        "no kernel '%s' in this program; its kernels are: %s", name,
+        list.data != NULL ? list.data : "(none)");
+    kiln_string_free(&list);
+    return status;
+}
+
+/* The size a parameter takes in the driver's eyes; 0 when it cannot be
+ * told here. */
+static size_t native_size(const kiln_backend_param *param, bool local_offsets)
+{
+    switch (param->kind) {
+    case KILN_PARAM_LOCAL:
+        return local_offsets ? sizeof(unsigned int) : 0; /* the offset */
+    case KILN_PARAM_BUFFER:
+        return 0; /* the device's pointers: the driver knows */
+    default:
+        return param->size;
     }
-    for (size_t k = 0; k < info->kernel_count; ++k) {
-        const kiln_backend_kernel_signature *signature = &info->kernels[k];
-        if (signature->name == NULL || strcmp(signature->name, kernel->name))
-            continue;
-        size_t count = 0;
-        while (count < signature->hidden_count &&
-               signature->hidden[count].kind ==
-                   KILN_BACKEND_HIDDEN_POINTER_OFFSET &&
-               signature->hidden[count].variable < kernel->info.param_count)
-            ++count;
-        kernel->offset_slots = count > 0 ? signature->hidden : NULL;
-        kernel->offset_count = count;
-        return;
+}
+
+/* Whether the driver's parameters (`info`) are the ones `entry` describes
+ * followed by its hidden arguments; a driver that lists none cannot
+ * disagree.  *why says where they part. */
+static bool entry_matches(const kiln_kernel_entry *entry,
+                          const kiln_backend_kernel_info *info,
+                          bool local_offsets, kiln_string *why)
+{
+    if (info->param_count == 0 || info->params == NULL)
+        return true;
+    size_t expected = entry->param_count + entry->hidden_count;
+    if (info->param_count != expected) {
+        kiln_string_appendf(why, "has %zu parameters after translation, "
+                                 "%zu expected",
+                            info->param_count, expected);
+        return false;
     }
+    for (size_t p = 0; p < entry->param_count; ++p) {
+        size_t wanted = native_size(&entry->params[p], local_offsets);
+        size_t given = info->params[p].size;
+        if (wanted != 0 && given != 0 && wanted != given) {
+            kiln_string_appendf(why, "parameter %zu (%s %s) takes %zu bytes "
+                                     "after translation, %zu expected",
+                                p, entry->params[p].type_name,
+                                entry->params[p].name, given, wanted);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The kernel's parameters from the program's description where the front
+ * end made or read them: the user's names, types and kinds, the driver's
+ * sizes where the description has none.  A translation the driver
+ * disagrees with is an error; a reading, a misreading (the driver's
+ * sizes stand). */
+static kiln_status kernel_describe(kiln_kernel *kernel,
+                                   const kiln_program_description *description,
+                                   const kiln_kernel_entry *entry)
+{
+    if (entry == NULL || !entry->params_known ||
+        description->origin == KILN_DESCRIBED_BY_PLUGIN)
+        return KILN_OK;
+    kiln_backend_kernel_info *info = &kernel->info;
+    kiln_string why = {0};
+    if (!entry_matches(entry, info, description->local_offsets, &why)) {
+        kiln_status status = KILN_OK;
+        if (description->origin == KILN_DESCRIBED_BY_TRANSLATION)
+            status = kiln_error(KILN_ERR_BACKEND,
+                                "kernel '%s' %s (translator and backend "
+                                "disagree)",
+                                kernel->name, why.data ? why.data : "");
+        kiln_string_free(&why);
+        return status;
+    }
+    kiln_string_free(&why);
+    bool driver_listed = info->param_count != 0 && info->params != NULL;
+    kiln_backend_param *params =
+        calloc(entry->param_count ? entry->param_count : 1, sizeof *params);
+    if (params == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    for (size_t p = 0; p < entry->param_count; ++p) {
+        params[p] = entry->params[p];
+        size_t driver = driver_listed ? info->params[p].size : 0;
+        if (params[p].kind == KILN_PARAM_LOCAL && description->local_offsets)
+            params[p].size = 0; /* a launch gives a size, not a value */
+        else if (params[p].kind == KILN_PARAM_BUFFER)
+            params[p].size = driver ? driver : sizeof(void *);
+        else if (params[p].size == 0)
+            params[p].size = driver; /* a struct the reader cannot size */
+    }
+    kernel->params = params;
+    info->params = params;
+    info->param_count = entry->param_count;
+    if (info->required_block[0] == 0)
+        for (int d = 0; d < 3; ++d)
+            info->required_block[d] = entry->required_block[d];
+    return KILN_OK;
 }
 
 kiln_status kiln_kernel_create(kiln_program *program, const char *name,
@@ -45,6 +126,13 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     if (name[0] == '\0')
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "kiln_kernel_create: the kernel name is empty");
+    const kiln_program_description *description =
+        &program->built->description;
+    const kiln_kernel_entry *entry = kiln_description_find(description, name);
+    /* A translation's kernels are all known: its own are not the user's. */
+    if (entry == NULL &&
+        description->origin == KILN_DESCRIBED_BY_TRANSLATION)
+        return kernel_not_found(description, name);
     kiln_kernel *result = calloc(1, sizeof *result);
     if (result == NULL || (result->name = kiln_strdup(name)) == NULL) {
         free(result);
@@ -53,32 +141,45 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     kiln_context *context = program->context;
     kiln_spare_kernel *spare =
         kiln_built_program_take_spare(program->built, name);
+    kiln_status status = KILN_OK;
     if (spare != NULL) {
         result->backend = spare->backend;
         result->info = spare->info;
-        atomic_store(&result->param_classes, spare->param_classes);
+        result->params = spare->params;
         free(spare->name);
         free(spare);
     } else {
-        kiln_status status = context->ops->kernel_create(
-            context->backend, program->backend, name, &result->backend,
+        result->info.struct_size = sizeof result->info;
+        status = context->ops->kernel_create(
+            context->backend, program->backend,
+            entry != NULL ? entry->native_name : name, &result->backend,
             &result->info);
         if (status != KILN_OK) {
             free(result->name);
             free(result);
             return status;
         }
+        status = kernel_describe(result, description, entry);
     }
-    if (result->info.param_count > 0 && result->info.params == NULL) {
+    if (status == KILN_OK && entry != NULL &&
+        description->origin == KILN_DESCRIBED_BY_TRANSLATION) {
+        /* A spare's too: they live in the description. */
+        result->hidden = entry->hidden;
+        result->hidden_count = entry->hidden_count;
+        result->local_offsets = description->local_offsets;
+    }
+    if (status == KILN_OK && result->info.param_count > 0 &&
+        result->info.params == NULL)
+        status = kiln_error(KILN_ERR_BACKEND,
+                            "backend %s gave no parameter list for '%s'",
+                            context->ops->name, name);
+    if (status != KILN_OK) {
         context->ops->kernel_destroy(context->backend, result->backend);
-        free(atomic_load(&result->param_classes));
+        free(result->params);
         free(result->name);
         free(result);
-        return kiln_error(KILN_ERR_BACKEND,
-                          "backend %s gave no parameter list for '%s'",
-                          context->ops->name, name);
+        return status;
     }
-    find_offset_slots(program, result);
     /* The kernel keeps its program (and so the context) alive. */
     result->program = program;
     kiln_handle_init(result, KILN_MAGIC_KERNEL, &program->references);
@@ -106,16 +207,15 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
         kiln_context *context = program->context;
         /* The backend kernel waits for the next kiln_kernel_create of its
          * name (the name goes with it). */
-        unsigned char *classes = atomic_load(&kernel->param_classes);
         if (!kiln_built_program_keep_spare(program->built, kernel->name,
                                            kernel->backend, &kernel->info,
-                                           classes)) {
+                                           kernel->params)) {
             context->ops->kernel_destroy(context->backend, kernel->backend);
             free(kernel->name);
-            free(classes);
+            free(kernel->params);
         }
         kernel->name = NULL;
-        atomic_store(&kernel->param_classes, NULL);
+        kernel->params = NULL;
         kiln_prepared_types_free(atomic_load(&kernel->prepared));
         kiln_handle_bury(kernel);
         kiln_program_release_internal(program);

@@ -10,6 +10,79 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the core passes by value for a translated kernel: a LOCAL
+ * argument's offset or the work dimensions (a uint), a pointer's byte
+ * offset (a ulong). */
+typedef union hidden_value {
+    unsigned uint_value;
+    uint64_t ulong_value;
+} hidden_value;
+
+/* What a translation's kernel takes besides the user's arguments, and how
+ * it takes them (the front end's contract, translate.h): LOCAL arguments
+ * become offsets into the dynamic shared memory (OpenCL C on CUDA), and
+ * the hidden arguments follow the user's.  Returns the launch's dynamic
+ * local memory for the plugin. */
+static size_t translated_args(const kiln_kernel *kernel,
+                              const kiln_launch_config *config,
+                              unsigned dimensions, size_t arg_count,
+                              const kiln_arg *user_args, kiln_backend_arg *args,
+                              hidden_value *values)
+{
+    const kiln_built_program *built = kernel->program->built;
+    size_t shared = 0;
+    if (kernel->local_offsets) {
+        for (size_t i = 0; i < arg_count; ++i) {
+            if (args[i].kind != KILN_ARG_KIND_LOCAL)
+                continue;
+            shared = (shared + TRANSLATE_LOCAL_ALIGN - 1) /
+                     TRANSLATE_LOCAL_ALIGN * TRANSLATE_LOCAL_ALIGN;
+            /* Fits: the core bounds local memory by the device's. */
+            values[i].uint_value = (unsigned)shared;
+            shared += args[i].size;
+            args[i] = (kiln_backend_arg){.kind = KILN_ARG_KIND_VALUE,
+                                         .size = sizeof(unsigned),
+                                         .value = &values[i].uint_value};
+        }
+    }
+    for (size_t h = 0; h < kernel->hidden_count; ++h) {
+        kiln_backend_arg *out = &args[arg_count + h];
+        const kiln_hidden_arg *hidden = &kernel->hidden[h];
+        switch (hidden->kind) {
+        case KILN_HIDDEN_DYNAMIC_LOCAL:
+            /* CUDA C's extern __shared__; OpenCL refuses a __local size 0 */
+            *out = (kiln_backend_arg){
+                .kind = KILN_ARG_KIND_LOCAL,
+                .size = config->local_memory ? config->local_memory : 16};
+            break;
+        case KILN_HIDDEN_VARIABLE:
+            *out = (kiln_backend_arg){
+                .kind = KILN_ARG_KIND_BUFFER,
+                .memory = built->variables[hidden->variable].memory};
+            break;
+        case KILN_HIDDEN_WORK_DIM:
+            values[arg_count + h].uint_value = dimensions;
+            *out = (kiln_backend_arg){
+                .kind = KILN_ARG_KIND_VALUE,
+                .size = sizeof(unsigned),
+                .value = &values[arg_count + h].uint_value};
+            break;
+        case KILN_HIDDEN_POINTER_OFFSET: {
+            /* a view's byte offset in its base, which the argument is */
+            const kiln_arg *arg = &user_args[hidden->variable];
+            values[arg_count + h].ulong_value =
+                arg->kind == KILN_ARG_KIND_BUFFER ? arg->buffer->offset : 0;
+            *out = (kiln_backend_arg){
+                .kind = KILN_ARG_KIND_VALUE,
+                .size = sizeof(uint64_t),
+                .value = &values[arg_count + h].ulong_value};
+            break;
+        }
+        }
+    }
+    return kernel->local_offsets ? shared : config->local_memory;
+}
+
 /* The driver refused a launch the core let through: says so, with the
  * kernel's own limit when the block is over it. */
 static void launch_refused(const kiln_kernel *kernel,
@@ -49,8 +122,9 @@ static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
  * passed as its base's memory and its offset. */
 static bool has_offset_slot(const kiln_kernel *kernel, size_t index)
 {
-    for (size_t j = 0; j < kernel->offset_count; ++j)
-        if (kernel->offset_slots[j].variable == index)
+    for (size_t h = 0; h < kernel->hidden_count; ++h)
+        if (kernel->hidden[h].kind == KILN_HIDDEN_POINTER_OFFSET &&
+            kernel->hidden[h].variable == index)
             return true;
     return false;
 }
@@ -95,41 +169,28 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                          config->local_memory)) != KILN_OK)
         return status;
 
-    /* A translated CUDA C kernel's pointer offsets follow the user's
-     * arguments (kiln_backend.h: KILN_BACKEND_HIDDEN_POINTER_OFFSET). */
-    size_t offset_count = kernel->offset_count;
-    size_t backend_count = arg_count + offset_count;
+    /* The user's arguments, then the hidden ones; `values` holds what the
+     * core passes by value for them (offsets, the work dimensions). */
+    size_t total = arg_count + kernel->hidden_count;
     kiln_backend_arg stack_args[KILN_STACK_ARGS];
     staged_host_arg stack_staged[KILN_STACK_ARGS];
-    uint64_t stack_offsets[KILN_STACK_ARGS];
+    hidden_value stack_values[KILN_STACK_ARGS];
     kiln_backend_arg *backend_args = stack_args;
     staged_host_arg *staged = stack_staged;
-    uint64_t *offsets = stack_offsets;
-    if (backend_count > KILN_STACK_ARGS) {
-        backend_args = malloc(backend_count * sizeof *backend_args);
-        staged = calloc(arg_count ? arg_count : 1, sizeof *staged);
-        offsets = malloc((offset_count ? offset_count : 1) * sizeof *offsets);
-        if (backend_args == NULL || staged == NULL || offsets == NULL) {
+    hidden_value *values = stack_values;
+    if (total > KILN_STACK_ARGS) {
+        backend_args = malloc(total * sizeof *backend_args);
+        staged = calloc(total, sizeof *staged);
+        values = calloc(total, sizeof *values);
+        if (backend_args == NULL || staged == NULL || values == NULL) {
             free(backend_args);
             free(staged);
-            free(offsets);
+            free(values);
             return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                               "out of host memory");
         }
     } else {
         memset(stack_staged, 0, arg_count * sizeof *staged);
-    }
-    for (size_t j = 0; j < offset_count; ++j) {
-        size_t param = kernel->offset_slots[j].variable;
-        const kiln_arg *arg = param < arg_count ? &args[param] : NULL;
-        offsets[j] = arg != NULL && arg->kind == KILN_ARG_KIND_BUFFER
-                         ? (uint64_t)arg->buffer->offset
-                         : 0;
-        backend_args[arg_count + j] = (kiln_backend_arg){
-            .kind = KILN_ARG_KIND_VALUE,
-            .size = sizeof offsets[j],
-            .value = &offsets[j],
-        };
     }
 
     bool has_host_args = false, copies_back = false;
@@ -165,24 +226,36 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         }
     }
 
+    size_t local_memory = config->local_memory;
+    if (status == KILN_OK &&
+        (kernel->hidden_count > 0 || kernel->local_offsets))
+        local_memory = translated_args(kernel, config, dimensions, arg_count,
+                                       args, backend_args, values);
+    /* Only a language that sizes dynamic local memory at launch (CUDA's)
+     * has it; OpenCL's takes it as arguments. */
+    if (context->ops->native_language != KILN_LANGUAGE_CUDA_C)
+        local_memory = 0;
+
     kiln_backend_event *start = NULL, *end = NULL;
     if (status == KILN_OK && config->time_ms != NULL) {
-        status = context->ops->event_create(context->backend, &start);
+        status = context->ops->event_create(
+            context->backend, KILN_BACKEND_EVENT_TIMED, &start);
         if (status == KILN_OK &&
-            (status = context->ops->event_create(context->backend, &end)) ==
-                KILN_OK)
+            (status = context->ops->event_create(
+                 context->backend, KILN_BACKEND_EVENT_TIMED, &end)) == KILN_OK)
             status = context->ops->event_record(context->backend, start,
                                                 backend_stream);
     }
     if (status == KILN_OK) {
         const kiln_backend_launch launch = {
+            .struct_size = sizeof launch,
             .grid = {config->grid.x, config->grid.y, config->grid.z},
             .block = {config->block.x, config->block.y, config->block.z},
-            .local_memory = config->local_memory,
-            .stream = backend_stream,
-            .arg_count = backend_count,
-            .args = backend_args,
             .dimensions = dimensions,
+            .local_memory = local_memory,
+            .stream = backend_stream,
+            .arg_count = total,
+            .args = backend_args,
         };
         status = context->ops->launch(context->backend, kernel->backend,
                                       &launch);
@@ -220,7 +293,7 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     if (backend_args != stack_args) {
         free(backend_args);
         free(staged);
-        free(offsets);
+        free(values);
     }
     return status;
 }

@@ -84,87 +84,23 @@ char kiln_scalar_type_char(kiln_scalar_type type)
                : 0;
 }
 
-/* Skips `word` and the spaces after it when `text` starts with it. */
-static bool skip_word(const char **text, const char *word)
+/* What kind of scalar a value parameter is, from its descriptor (the
+ * plugin's or the front end's, made once per program): vectors, structs
+ * and types not seen through are unknown, and checked by size only. */
+static scalar_class param_class(const kiln_backend_param *param)
 {
-    size_t length = strlen(word);
-    if (strncmp(*text, word, length) != 0 ||
-        ((*text)[length] != ' ' && (*text)[length] != '\0'))
-        return false;
-    *text += length;
-    while (**text == ' ')
-        ++*text;
-    return true;
-}
-
-/* What kind of scalar a parameter's declared type is: the OpenCL C and
- * C99 spellings the backends report ("float", "uint", "unsigned int",
- * "const int").  Typedefs, vectors and structs are unknown. */
-static scalar_class param_scalar_class(const char *type_name)
-{
-    if (type_name == NULL)
+    if (param->vector_length != 1)
         return SCALAR_UNKNOWN;
-    const char *text = type_name;
-    while (skip_word(&text, "const") || skip_word(&text, "volatile") ||
-           skip_word(&text, "__private") || skip_word(&text, "private") ||
-           skip_word(&text, "signed") || skip_word(&text, "unsigned"))
-        ;
-    char type[32];
-    size_t length = 0;
-    while (text[length] != '\0' && text[length] != ' ' && length + 1 < sizeof type)
-        ++length;
-    memcpy(type, text, length);
-    type[length] = '\0';
-    const char *rest = text + length;
-    while (*rest == ' ')
-        ++rest;
-    /* "long long", "long int", "short int", "int const" */
-    while (skip_word(&rest, "long") || skip_word(&rest, "int") ||
-           skip_word(&rest, "const"))
-        ;
-    if (*rest != '\0')
+    switch (param->scalar) {
+    case KILN_BACKEND_SCALAR_SIGNED:
+    case KILN_BACKEND_SCALAR_UNSIGNED:
+    case KILN_BACKEND_SCALAR_BOOL:
+        return SCALAR_INTEGER;
+    case KILN_BACKEND_SCALAR_FLOAT:
+        return SCALAR_FLOATING;
+    default:
         return SCALAR_UNKNOWN;
-    static const char *const integers[] = {
-        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-        "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "bool", "_Bool",
-        "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
-        "int64_t", "uint64_t", ""};
-    static const char *const floats[] = {"half", "float", "double"};
-    for (size_t i = 0; i < sizeof integers / sizeof integers[0]; ++i)
-        if (strcmp(type, integers[i]) == 0)
-            /* "" is a bare "unsigned" or "signed" */
-            return type[0] != '\0' || text != type_name ? SCALAR_INTEGER
-                                                       : SCALAR_UNKNOWN;
-    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; ++i)
-        if (strcmp(type, floats[i]) == 0)
-            return SCALAR_FLOATING;
-    return SCALAR_UNKNOWN;
-}
-
-/* The scalar class of parameter `index` of a value kind: parsed once per
- * kernel (the parse cost ~750 instructions an argument, every launch). */
-static scalar_class kernel_param_class(const kiln_kernel *kernel,
-                                       size_t index)
-{
-    /* A cache of what the const kernel already determines. */
-    _Atomic(unsigned char *) *slot =
-        (_Atomic(unsigned char *) *)&kernel->param_classes;
-    unsigned char *classes = atomic_load(slot);
-    if (classes == NULL) {
-        size_t count = kernel->info.param_count;
-        classes = malloc(count);
-        if (classes == NULL) /* count > index > 0: no cache, the slow way */
-            return param_scalar_class(kernel->info.params[index].type_name);
-        for (size_t i = 0; i < count; ++i)
-            classes[i] = (unsigned char)param_scalar_class(
-                kernel->info.params[i].type_name);
-        unsigned char *expected = NULL;
-        if (!atomic_compare_exchange_strong(slot, &expected, classes)) {
-            free(classes); /* another thread's is the same */
-            classes = expected;
-        }
     }
-    return (scalar_class)classes[index];
 }
 
 /* "(float* a, int n)" for messages. */
@@ -417,7 +353,7 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
         [KILN_SCALAR_FLOAT] = 4, [KILN_SCALAR_DOUBLE] = 8,
     };
     scalar_class declared = param->kind == KILN_PARAM_VALUE
-                                ? kernel_param_class(kernel, index)
+                                ? param_class(param)
                                 : SCALAR_UNKNOWN;
     if (declared == SCALAR_UNKNOWN)
         return KILN_OK; /* the size check of the value decides */

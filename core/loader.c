@@ -29,9 +29,9 @@ struct kiln_backend_slot {
     bool attempted;
     kiln_status status;
     const kiln_backend_ops *ops; /* &table once loaded                   */
-    /* The plugin's table copied, ops of a newer ABI minor than the
-     * plugin's left NULL, so the rest of the core tests for NULL alone and
-     * never reads past the end of an older plugin's smaller table. */
+    /* The plugin's table copied: the ops of this libkiln's minor, which
+     * every table of its major has (optional ones may be NULL); a later
+     * minor's are not read. */
     kiln_backend_ops table;
     void *handle;
     int device_count;
@@ -75,14 +75,13 @@ static void host_trace(const char *format, ...)
     kiln_trace("%s", line);
 }
 
-/* Not const: the settings are read when the first plugin is loaded. */
-static kiln_host_api host_services = {
+static const kiln_host_api host_services = {
     .abi_major = KILN_BACKEND_ABI_MAJOR,
     .abi_minor = KILN_BACKEND_ABI_MINOR,
     .struct_size = sizeof(kiln_host_api),
     .error = host_error,
     .trace = host_trace,
-    .settings = NULL, /* set before the first initialize (registry_lock) */
+    .setting = kiln_env_setting,
 };
 
 /* ---- the search path ----------------------------------------------------- */
@@ -275,6 +274,7 @@ static const char *ops_first_missing(const kiln_backend_ops *ops)
     REQUIRE(event_elapsed)
     REQUIRE(program_build)
     REQUIRE(program_destroy)
+    REQUIRE(program_kernels)
     REQUIRE(kernel_create)
     REQUIRE(kernel_destroy)
     REQUIRE(launch)
@@ -423,17 +423,24 @@ static void slot_load(kiln_backend_slot *slot)
                   KILN_BACKEND_ABI_MAJOR);
         return;
     }
-    if (ops->struct_size < KILN_BACKEND_OPS_SIZE_2_0) {
+    if (ops->struct_size < KILN_BACKEND_OPS_SIZE_3_0) {
         slot_fail(slot, KILN_ERR_BACKEND_ABI,
                   "%s: ops table is %zu bytes, ABI %d.0 needs at least %zu",
                   slot->path, ops->struct_size, KILN_BACKEND_ABI_MAJOR,
-                  (size_t)KILN_BACKEND_OPS_SIZE_2_0);
+                  (size_t)KILN_BACKEND_OPS_SIZE_3_0);
         return;
     }
     if (ops->name == NULL || strcmp(ops->name, slot->name) != 0) {
         slot_fail(slot, KILN_ERR_BACKEND_LOAD,
                   "%s calls itself '%s', expected '%s'", slot->path,
                   ops->name ? ops->name : "(null)", slot->name);
+        return;
+    }
+    if (ops->native_language != KILN_LANGUAGE_OPENCL_C &&
+        ops->native_language != KILN_LANGUAGE_CUDA_C) {
+        slot_fail(slot, KILN_ERR_BACKEND_ABI,
+                  "%s builds an unknown kernel language (%d)", slot->path,
+                  (int)ops->native_language);
         return;
     }
     const char *missing = ops_first_missing(ops);
@@ -443,22 +450,16 @@ static void slot_load(kiln_backend_slot *slot)
         return;
     }
 
-    /* Whole ops only: a size that ends inside an op leaves that op out. */
-    size_t copied = sizeof slot->table;
-    if (ops->struct_size < copied)
-        copied = ops->struct_size - (ops->struct_size -
-                                     KILN_BACKEND_OPS_SIZE_2_0) %
-                                        sizeof(void (*)(void));
-    memset(&slot->table, 0, sizeof slot->table);
-    memcpy(&slot->table, ops, copied);
+    /* The ops this libkiln knows; a plugin of a later minor may have
+     * more, and every table of this major has these. */
+    memcpy(&slot->table, ops, sizeof slot->table);
     slot->table.struct_size = sizeof slot->table;
     ops = &slot->table;
 
     kiln_error_clear();
-    if (host_services.settings == NULL)
-        host_services.settings = kiln_env_backend_settings();
+    kiln_env_settings_capture(ops->settings);
     status = ops->initialize(&host_services);
-    kiln_env_check_icd_variables();
+    kiln_env_settings_check(ops->settings, slot->name);
     if (status != KILN_OK) {
         slot_fail(slot, KILN_ERR_BACKEND_UNAVAILABLE, "%s", kiln_last_error());
         return;

@@ -4,8 +4,6 @@
 #include "internal.h"
 #include "saved_program.h"
 
-#include "translate.h" /* clc_options */
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +35,10 @@ static kiln_status program_wrap(kiln_context *context,
     return KILN_OK;
 }
 
-/* Whether the plugin can save and load programs (ABI 2.5). */
+/* Whether the plugin can save and load programs. */
 static bool program_savable(const kiln_context *context)
 {
-    return context->ops->program_kernels != NULL &&
-           context->ops->program_image != NULL &&
+    return context->ops->program_image != NULL &&
            context->ops->program_load_image != NULL;
 }
 
@@ -50,7 +47,8 @@ static bool program_savable(const kiln_context *context)
  * so the caller compiles instead. */
 static bool program_from_saved(kiln_context *context, kiln_language language,
                                const void *bytes, size_t size,
-                               kiln_backend_program **backend)
+                               kiln_backend_program **backend,
+                               kiln_program_description *description)
 {
     if (!program_savable(context))
         return false;
@@ -58,8 +56,12 @@ static bool program_from_saved(kiln_context *context, kiln_language language,
     kiln_status status = kiln_saved_program_read(bytes, size, language, &saved);
     if (status == KILN_OK) {
         status = context->ops->program_load_image(
-            context->backend, language, saved.image, saved.image_size,
-            &saved.info, backend);
+            context->backend, saved.image, saved.image_size, &saved.info,
+            backend);
+        if (status == KILN_OK) {
+            *description = saved.description;
+            memset(&saved.description, 0, sizeof saved.description);
+        }
         kiln_saved_program_free(&saved);
     }
     if (status != KILN_OK) {
@@ -71,35 +73,41 @@ static bool program_from_saved(kiln_context *context, kiln_language language,
     return true;
 }
 
-/* The saved form of a program just built (malloc'ed); false, with the
- * reason traced, when the plugin cannot give it. */
-static bool program_to_saved(kiln_context *context, kiln_language language,
-                             kiln_backend_program *backend, void **bytes,
-                             size_t *size)
+/* Saves a program just built in the disk cache; when the plugin gives no
+ * image, says why in the trace. */
+static void program_save(kiln_context *context, kiln_language language,
+                         const kiln_cache_key *key,
+                         kiln_backend_program *backend,
+                         const kiln_program_description *description)
 {
     if (!program_savable(context)) {
         kiln_trace("program not cacheable: the %s plugin gives no program "
-                   "image (plugin ABI before 2.5)",
+                   "image",
                    context->ops->name);
-        return false;
+        return;
     }
+    /* The plugin's list too: program_load_image gets it back (a driver
+     * may describe no kernel of a program made from a binary). */
     const kiln_backend_program_info *info = NULL;
-    void *image = NULL;
-    size_t image_size = 0;
-    kiln_status status =
-        context->ops->program_kernels(context->backend, backend, &info);
+    if (context->ops->program_kernels(context->backend, backend, &info) !=
+        KILN_OK) {
+        info = NULL;
+        kiln_error_clear();
+    }
+    void *image = NULL, *bytes = NULL;
+    size_t image_size = 0, size = 0;
+    kiln_status status = context->ops->program_image(
+        context->backend, backend, &image, &image_size);
     if (status == KILN_OK)
-        status = context->ops->program_image(context->backend, backend, &image,
-                                             &image_size);
-    if (status == KILN_OK)
-        status = kiln_saved_program_write(language, info, image, image_size,
-                                          bytes, size);
+        status = kiln_saved_program_write(language, info, description, image,
+                                          image_size, &bytes, &size);
     free(image);
     if (status != KILN_OK) {
         kiln_trace("program not cacheable: %s", kiln_last_error());
-        return false;
+        return;
     }
-    return true;
+    kiln_disk_cache_store(key, bytes, size);
+    free(bytes);
 }
 
 static double seconds_now(void)
@@ -110,8 +118,7 @@ static double seconds_now(void)
 }
 
 /* KILN_LOG=info: one line per build, with where the binary came from. */
-static void log_build(const kiln_context *context,
-                      const kiln_backend_source *source,
+static void log_build(const kiln_context *context, const char *name,
                       kiln_program_origin origin, double started)
 {
     if (!kiln_log_enabled(KILN_LOG_INFO))
@@ -121,81 +128,166 @@ static void log_build(const kiln_context *context,
         [KILN_PROGRAM_FROM_MEMORY_CACHE] = "memory cache",
         [KILN_PROGRAM_FROM_DISK_CACHE] = "disk cache",
     };
-    kiln_log(KILN_LOG_INFO, "built %s on %s:%d (%s) in %.2f ms: %s",
-             source->name, context->ops->name, context->device.index,
-             context->device.name, (seconds_now() - started) * 1e3,
-             origins[origin]);
+    kiln_log(KILN_LOG_INFO, "built %s on %s:%d (%s) in %.2f ms: %s", name,
+             context->ops->name, context->device.index, context->device.name,
+             (seconds_now() - started) * 1e3, origins[origin]);
 }
 
-static kiln_status program_build_source(kiln_context *context,
-                                        const kiln_backend_source *source,
-                                        kiln_program **program)
+/* The native program's description from the plugin's list, with what the
+ * front end read of native CUDA C. */
+static kiln_status program_describe(kiln_context *context,
+                                    kiln_backend_program *backend,
+                                    const kiln_native_source *native,
+                                    kiln_program_description *description)
+{
+    const kiln_backend_program_info *info = NULL;
+    kiln_status status = context->ops->program_kernels(context->backend,
+                                                       backend, &info);
+    if (status == KILN_ERR_OUT_OF_HOST_MEMORY)
+        return status;
+    if (status != KILN_OK || info == NULL) {
+        if (!native->read)
+            return status != KILN_OK
+                       ? status
+                       : kiln_error(KILN_ERR_BACKEND,
+                                    "backend %s gave no kernel list",
+                                    context->ops->name);
+        /* Listing never fails a build: the kernels the front end read. */
+        kiln_trace("the %s plugin cannot list the kernels (%s); listing the "
+                   "kernels Kiln read in the source",
+                   context->ops->name, kiln_last_error());
+        kiln_error_clear();
+        info = NULL;
+    }
+    return kiln_description_native(info, native->read ? &native->program
+                                                      : NULL,
+                                   description);
+}
+
+/* Compiles a program the caches did not have. */
+static kiln_status program_compile(kiln_context *context,
+                                   kiln_front_end *front,
+                                   kiln_backend_program **backend,
+                                   kiln_program_description *description,
+                                   char **log)
+{
+    kiln_native_source native;
+    kiln_status status = kiln_front_end_native(front, &native);
+    if (status == KILN_OK) {
+        kiln_trace("compiling %s (%zu bytes) on %s", native.source.name,
+                   native.source.length, context->ops->name);
+        status = context->ops->program_build(context->backend, &native.source,
+                                             backend, log);
+    }
+    if (status == KILN_ERR_BUILD && kiln_front_end_whole_headers(&native) ==
+                                        KILN_OK) {
+        /* The parts of the prelude the translation seemed to use did not
+         * do: a misjudged selection costs a second compile, never a failed
+         * build (and a wrong program is reported as the whole prelude
+         * reports it). */
+        kiln_trace("%s does not compile with the parts of the prelude it "
+                   "uses; again with all of it",
+                   native.source.name);
+        free(*log);
+        *log = NULL;
+        status = context->ops->program_build(context->backend, &native.source,
+                                             backend, log);
+    }
+    if (status == KILN_OK &&
+        native.description.origin == KILN_DESCRIBED_BY_TRANSLATION) {
+        *description = native.description;
+        memset(&native.description, 0, sizeof native.description);
+    } else if (status == KILN_OK) {
+        status = program_describe(context, *backend, &native, description);
+        if (status != KILN_OK)
+            context->ops->program_destroy(context->backend, *backend);
+    }
+    if (kiln_front_end_translates(front)) {
+        /* The compiler's words about the translation, in the user's
+         * names. */
+        if (status != KILN_OK)
+            kiln_front_end_user_names(status);
+        if (*log != NULL) {
+            char *renamed = translate_user_names(*log);
+            if (renamed != NULL) {
+                free(*log);
+                *log = renamed;
+            }
+        }
+    }
+    kiln_native_source_free(&native);
+    return status;
+}
+
+/* The built program for the front end's text: shared from the memory
+ * cache, loaded from the disk cache, or compiled. */
+static kiln_status program_find_or_build(kiln_context *context,
+                                         kiln_front_end *front,
+                                         const kiln_program_options *options,
+                                         kiln_program **program)
 {
     double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
+    size_t length = 0;
+    const char *text = kiln_front_end_text(front, &length);
     kiln_cache_key key;
-    kiln_status status = kiln_cache_key_make(context, source, &key);
+    kiln_status status = kiln_cache_key_make(
+        context, front->language, &options->lists.options,
+        options->include_dirs, options->include_dir_count, text, length,
+        kiln_front_end_translates(front) || kiln_front_end_reads(front),
+        &key);
     if (status != KILN_OK)
         return status;
+    const char *name = front->input.name;
 
     /* A hit in this context's memory cache shares the backend program
      * built earlier: nothing is copied or loaded again. */
     kiln_built_program *built = kiln_memory_cache_find(context, &key);
     if (built != NULL) {
         kiln_cache_key_free(&key);
-        status = program_wrap(context, built, source->language,
+        status = program_wrap(context, built, front->language,
                               KILN_PROGRAM_FROM_MEMORY_CACHE, NULL, program);
         if (status == KILN_OK)
-            log_build(context, source, KILN_PROGRAM_FROM_MEMORY_CACHE,
-                      started);
+            log_build(context, name, KILN_PROGRAM_FROM_MEMORY_CACHE, started);
         return status;
     }
 
     kiln_backend_program *backend = NULL;
+    kiln_program_description description;
+    memset(&description, 0, sizeof description);
     kiln_program_origin origin = KILN_PROGRAM_COMPILED;
     void *saved = NULL;
     size_t saved_size = 0;
-    bool cacheable = false;
     if (kiln_disk_cache_find(&key, &saved, &saved_size)) {
-        if (program_from_saved(context, source->language, saved, saved_size,
-                               &backend)) {
+        if (program_from_saved(context, front->language, saved, saved_size,
+                               &backend, &description))
             origin = KILN_PROGRAM_FROM_DISK_CACHE;
-            cacheable = true;
-        }
         free(saved);
     }
     char *log = NULL;
     if (backend == NULL) {
-        kiln_trace("compiling %s (%zu bytes) on %s", source->name,
-                   source->length, context->ops->name);
-        status = context->ops->program_build(context->backend, source,
-                                             &backend, &log);
+        status = program_compile(context, front, &backend, &description,
+                                 &log);
         if (status != KILN_OK) {
             /* The backend's message already carries the log. */
             free(log);
             kiln_cache_key_free(&key);
             return status;
         }
-        if (program_to_saved(context, source->language, backend, &saved,
-                             &saved_size)) {
-            kiln_disk_cache_store(&key, saved, saved_size);
-            free(saved);
-            cacheable = true;
-        }
+        program_save(context, front->language, &key, backend, &description);
     }
-    status = kiln_built_program_create(context, backend, &built);
+    status = kiln_built_program_create(context, backend, &description, &built);
     if (status != KILN_OK) {
         free(log);
         kiln_cache_key_free(&key);
         return status;
     }
-    if (cacheable)
-        kiln_memory_cache_store(context, &key, built);
+    kiln_memory_cache_store(context, &key, built);
     kiln_cache_key_free(&key);
     kiln_error_clear();
-    status = program_wrap(context, built, source->language, origin, log,
+    status = program_wrap(context, built, front->language, origin, log,
                           program);
     if (status == KILN_OK)
-        log_build(context, source, origin, started);
+        log_build(context, name, origin, started);
     return status;
 }
 
@@ -236,43 +328,22 @@ static kiln_status program_build_common(kiln_context *context,
     kiln_status status = kiln_program_options_make(options, &parsed);
     if (status != KILN_OK)
         return status;
-    const clc_options *lists = &parsed.lists.options;
     const char *name =
         options->source_name ? options->source_name : default_source_name;
-    kiln_backend_source source = {
-        .language = options->language,
-        .text = text,
-        .length = length,
-        .options = parsed.composed,
-        .name = name,
-        .defines = lists->defines,
-        .define_count = lists->define_count,
-        .include_dirs = parsed.include_dirs,
-        .include_dir_count =
-            options->include_dir_count + lists->include_dir_count,
-        .flags = lists->flags,
-        .flag_count = lists->flag_count,
-    };
-    char *expanded = NULL;
-    size_t expanded_length = 0;
-    status = kiln_source_expand(&source, strcmp(context->ops->name, "cuda") == 0,
-                                &expanded, &expanded_length);
-    if (status == KILN_OK) {
-        if (expanded != NULL) {
-            source.text = expanded;
-            source.length = expanded_length;
-        }
-        status = program_build_source(context, &source, program);
-        if (status == KILN_ERR_BUILD && marker >= 0 &&
-            options->language == KILN_LANGUAGE_OPENCL_C)
-            kiln_error_prefix(status,
-                              "%s was built as OpenCL C, the language its "
-                              "kiln_build_options give, but looks like CUDA C "
-                              "(__global__ at line %u): build it with "
-                              ".language = KILN_LANGUAGE_CUDA_C",
-                              name, marker_line);
-    }
-    free(expanded);
+    kiln_front_end front;
+    status = kiln_front_end_open(context, text, length, name,
+                                 options->language, &parsed, &front);
+    if (status == KILN_OK)
+        status = program_find_or_build(context, &front, &parsed, program);
+    if (status == KILN_ERR_BUILD && marker >= 0 &&
+        options->language == KILN_LANGUAGE_OPENCL_C)
+        kiln_error_prefix(status,
+                          "%s was built as OpenCL C, the language its "
+                          "kiln_build_options give, but looks like CUDA C "
+                          "(__global__ at line %u): build it with "
+                          ".language = KILN_LANGUAGE_CUDA_C",
+                          name, marker_line);
+    kiln_front_end_close(&front);
     kiln_program_options_free(&parsed);
     return status;
 }

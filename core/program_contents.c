@@ -7,70 +7,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The program's kernels as its plugin describes them (the plugin's
- * storage, fixed when the program was built or loaded). */
-static kiln_status program_kernel_list(const kiln_program *program,
-                                       const char *caller,
-                                       const kiln_backend_program_info **out)
-{
-    kiln_context *context = program->context;
-    if (context->ops->program_kernels == NULL)
-        return kiln_error(KILN_ERR_UNSUPPORTED,
-                          "%s: the %s plugin cannot list a program's kernels "
-                          "(it leaves out the optional program_kernels op)",
-                          caller, context->ops->name);
-    const kiln_backend_program_info *info = NULL;
-    kiln_status status = context->ops->program_kernels(
-        context->backend, program->backend, &info);
-    if (status != KILN_OK)
-        return kiln_error_prefix(status, "%s", caller);
-    if (info == NULL || (info->kernel_count > 0 && info->kernels == NULL))
-        return kiln_error(KILN_ERR_BACKEND,
-                          "%s: backend %s gave no kernel list", caller,
-                          context->ops->name);
-    *out = info;
-    return KILN_OK;
-}
-
 kiln_status kiln_program_get_kernel_count(const kiln_program *program,
-                                      size_t *count)
+                                          size_t *count)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(count, "count");
-    const kiln_backend_program_info *info;
-    kiln_status status = program_kernel_list(program, __func__, &info);
-    if (status != KILN_OK)
-        return status;
-    *count = info->kernel_count;
+    *count = program->built->description.kernel_count;
     return KILN_OK;
 }
 
-kiln_status kiln_program_get_kernel_name(const kiln_program *program, size_t index,
-                                     const char **name)
+kiln_status kiln_program_get_kernel_name(const kiln_program *program,
+                                         size_t index, const char **name)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(name, "name");
-    const kiln_backend_program_info *info;
-    kiln_status status = program_kernel_list(program, __func__, &info);
-    if (status != KILN_OK)
-        return status;
-    if (index >= info->kernel_count)
+    const kiln_program_description *description =
+        &program->built->description;
+    if (index >= description->kernel_count)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "%s: the program has %zu kernel%s; there is no "
                           "kernel %zu",
-                          __func__, info->kernel_count,
-                          info->kernel_count == 1 ? "" : "s", index);
-    if (info->kernels[index].name == NULL)
-        return kiln_error(KILN_ERR_BACKEND,
-                          "%s: backend %s gave kernel %zu no name", __func__,
-                          program->context->ops->name, index);
-    *name = info->kernels[index].name;
+                          __func__, description->kernel_count,
+                          description->kernel_count == 1 ? "" : "s", index);
+    *name = description->kernels[index].name;
     return KILN_OK;
 }
 
 /* ---- the variables of a CUDA C program ----------------------------------- */
+
+/* The memory of variable `name`: the core's buffer where the program was
+ * translated, the plugin's where it is native. */
+static kiln_status program_variable(kiln_program *program, const char *name,
+                                    kiln_backend_memory **memory,
+                                    size_t *size)
+{
+    kiln_context *context = program->context;
+    const kiln_built_program *built = program->built;
+    if (built->description.origin == KILN_DESCRIBED_BY_TRANSLATION) {
+        for (size_t v = 0; v < built->description.variable_count; ++v)
+            if (strcmp(built->description.variables[v].name, name) == 0) {
+                *memory = built->variables[v].memory;
+                *size = built->variables[v].size;
+                return KILN_OK;
+            }
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "no __device__ or __constant__ variable '%s' in "
+                          "this program",
+                          name);
+    }
+    if (context->ops->program_variable == NULL)
+        return kiln_error(KILN_ERR_UNSUPPORTED,
+                          "the %s plugin cannot reach a program's variables "
+                          "(it leaves out the optional program_variable op)",
+                          context->ops->name);
+    return context->ops->program_variable(context->backend, program->backend,
+                                          name, memory, size);
+}
 
 kiln_status kiln_program_get_global(kiln_program *program, const char *name,
                                     kiln_buffer **buffer)
@@ -80,12 +74,6 @@ kiln_status kiln_program_get_global(kiln_program *program, const char *name,
     KILN_CHECK_OUT(name, "name");
     KILN_CHECK_OUT(buffer, "buffer");
     kiln_context *context = program->context;
-    if (context->ops->program_global == NULL)
-        return kiln_error(KILN_ERR_UNSUPPORTED,
-                          "%s: the %s plugin cannot reach a program's "
-                          "variables (it was built for an older plugin ABI "
-                          "than 2.3: rebuild it)",
-                          __func__, context->ops->name);
     if (program->language != KILN_LANGUAGE_CUDA_C)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "%s('%s'): only CUDA C programs have __device__ "
@@ -96,8 +84,8 @@ kiln_status kiln_program_get_global(kiln_program *program, const char *name,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                           "%s: out of host memory", __func__);
     size_t size = 0;
-    kiln_status status = context->ops->program_global(
-        context->backend, program->backend, name, &result->memory, &size);
+    kiln_status status = program_variable(program, name, &result->memory,
+                                          &size);
     if (status == KILN_OK && size == 0)
         status = kiln_error(KILN_ERR_BACKEND, "%s('%s'): the variable has no "
                                               "size",

@@ -4,7 +4,7 @@
  */
 #include "internal.h"
 
-#include "translate.h" /* clc_text_spells */
+#include "translate.h" /* translate_text_spells */
 
 #include <ctype.h>
 #include <string.h>
@@ -19,7 +19,7 @@ long kiln_language_cuda_marker(const char *text, size_t length,
     /* Most sources never spell it: a fast search decides for them (the
      * scan below cost the array layer's sources ~8k instructions on every
      * build, a program-cache hit included, and so does glibc's memmem). */
-    if (!clc_text_spells(text, length, "__global__", 5)) /* its 'b', the
+    if (!translate_text_spells(text, length, "__global__", 5)) /* its 'b', the
                                                           letter OpenCL C
                                                           spells least */
         return -1;

@@ -1,13 +1,13 @@
 /*
  * Build options: the caller's struct read, defines checked, the option
  * string composed (the user's options, then -D for each define) and split
- * into lists once (clc_options_parse, the only splitter), with the
+ * into lists once (translate_options_parse, the only splitter), with the
  * include directories to search.  The plugins and the front end read
  * these lists.
  */
 #include "internal.h"
 
-#include "translate.h" /* clc_options_parse */
+#include "translate.h" /* translate_options_parse */
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -62,7 +62,7 @@ static kiln_status options_parse(const char *composed,
                                  kiln_program_options *parsed)
 {
     parsed->include_dirs = NULL;
-    int result = clc_options_parse(composed, &parsed->lists);
+    int result = translate_options_parse(composed, &parsed->lists);
     if (result == -2)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     /* An unclosed quote is a malformed argument; an option without its
@@ -71,7 +71,7 @@ static kiln_status options_parse(const char *composed,
         return kiln_error(result == -1 ? KILN_ERR_INVALID_ARGUMENT
                                        : KILN_ERR_BUILD,
                           "%s", parsed->lists.error);
-    const clc_options *lists = &parsed->lists.options;
+    const translate_options *lists = &parsed->lists.options;
     size_t count = options->include_dir_count + lists->include_dir_count;
     parsed->include_dirs = calloc(count ? count : 1,
                                   sizeof *parsed->include_dirs);
@@ -82,12 +82,13 @@ static kiln_status options_parse(const char *composed,
     for (size_t i = 0; i < lists->include_dir_count; ++i)
         parsed->include_dirs[options->include_dir_count + i] =
             lists->include_dirs[i];
+    parsed->include_dir_count = count;
     return KILN_OK;
 }
 
 void kiln_program_options_free(kiln_program_options *parsed)
 {
-    clc_option_lists_free(&parsed->lists);
+    translate_option_lists_free(&parsed->lists);
     free(parsed->include_dirs);
     free(parsed->composed);
     parsed->include_dirs = NULL;

@@ -1,18 +1,15 @@
 /*
- * Program sources: the files a program's #include directives name are
- * inlined here, before any backend sees the text, by the front end's own
- * preprocessor (translate/, clc_expand_includes) reading them through
- * this file.  Both backends then compile one self-contained text (NVRTC
- * has no file system access of its own), and the cache key, made from
- * that text, changes whenever an included file does.
+ * The files a program names: the source of kiln_program_build_file, and
+ * each #include the front end's preprocessor carries out (translate/
+ * asks this reader), so that every backend compiles one self-contained
+ * text (NVRTC has no file system access of its own) and the cache key,
+ * made from that text, changes whenever an included file does.
  *
  * An #include that is not found in the search path, or that sits in a
  * group of #if the preprocessor does not take, is left in place for the
  * compiler to resolve or reject.
  */
 #include "internal.h"
-
-#include "translate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,19 +106,12 @@ static char *existing_file(const char *dir, const char *name)
     return NULL;
 }
 
-typedef struct include_search {
-    const char *const *dirs;
-    size_t dir_count;
-    const char *program_dir; /* NULL: the program is not a file */
-} include_search;
-
-/* clc_include_reader: quoted names beside the including file first (as
- * cpp does), then the include directories in order; <names> only there. */
+/* The reader (internal.h says in what order it looks). */
 static int read_include(void *context, const char *name, int quoted,
                         const char *includer, char **path_out, char **text,
                         size_t *length, char **error)
 {
-    const include_search *search = context;
+    const kiln_include_reader *search = context;
     char *path = NULL;
     if (name[0] == '/') {
         path = existing_file(NULL, name);
@@ -152,42 +142,27 @@ static int read_include(void *context, const char *name, int quoted,
     return 1;
 }
 
-kiln_status kiln_source_expand(const kiln_backend_source *source,
-                               bool target_cuda, char **expanded,
-                               size_t *expanded_length)
+kiln_status kiln_include_reader_init(kiln_include_reader *reader,
+                                     const char *program_name,
+                                     const char *const *dirs,
+                                     size_t dir_count)
 {
-    *expanded = NULL;
-    *expanded_length = 0;
-    char *dir = NULL;
-    include_search search = {.dirs = source->include_dirs,
-                             .dir_count = source->include_dir_count};
-    if (source->name != NULL && source->name[0] != '<') {
-        dir = directory_of(source->name);
-        if (dir == NULL)
+    memset(reader, 0, sizeof *reader);
+    reader->reader.read = read_include;
+    reader->reader.context = reader;
+    reader->dirs = dirs;
+    reader->dir_count = dir_count;
+    if (program_name != NULL && program_name[0] != '<') {
+        reader->program_dir = directory_of(program_name);
+        if (reader->program_dir == NULL)
             return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                               "out of host memory");
-        search.program_dir = dir;
     }
-    clc_include_reader reader = {read_include, &search};
-    clc_options options = clc_options_of(source);
-    clc_expansion expansion;
-    int result = clc_expand_includes(
-        source->text, source->length,
-        source->name ? source->name : "<kiln program>", &options,
-        target_cuda, &reader, &expansion);
-    kiln_status status = KILN_OK;
-    if (result == -2)
-        status = kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                            "out of host memory expanding #include");
-    else if (result != 0)
-        status = kiln_error(KILN_ERR_BUILD, "%s",
-                            expansion.error ? expansion.error : "#include");
-    if (status == KILN_OK && expansion.text != NULL) {
-        *expanded = expansion.text;
-        *expanded_length = expansion.length;
-        expansion.text = NULL;
-    }
-    clc_expansion_free(&expansion);
-    free(dir);
-    return status;
+    return KILN_OK;
+}
+
+void kiln_include_reader_free(kiln_include_reader *reader)
+{
+    free(reader->program_dir);
+    reader->program_dir = NULL;
 }

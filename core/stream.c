@@ -100,20 +100,20 @@ static kiln_status stream_create(const char *function, kiln_context *context,
                           "%s: out of host memory", function);
     const kiln_backend_ops *ops = context->ops;
     kiln_status status = KILN_ERR_UNSUPPORTED;
-    if (priority == KILN_STREAM_PRIORITY_HIGH &&
-        ops->stream_create_high_priority != NULL) {
-        status = ops->stream_create_high_priority(context->backend,
-                                                  &result->backend);
+    if (priority == KILN_STREAM_PRIORITY_HIGH) {
+        status = ops->stream_create(context->backend,
+                                    KILN_BACKEND_STREAM_HIGH_PRIORITY,
+                                    &result->backend);
         if (status == KILN_OK)
             result->priority = KILN_STREAM_PRIORITY_HIGH;
-    }
-    if (status == KILN_ERR_UNSUPPORTED) {
-        if (priority == KILN_STREAM_PRIORITY_HIGH)
+        else if (status == KILN_ERR_UNSUPPORTED)
             kiln_trace("%s: %s (%s) has no stream priorities: an ordinary "
                        "stream",
                        function, context->device.name, ops->name);
+    }
+    if (status == KILN_ERR_UNSUPPORTED) {
         kiln_error_clear();
-        status = ops->stream_create(context->backend, &result->backend);
+        status = ops->stream_create(context->backend, 0, &result->backend);
     }
     if (status != KILN_OK) {
         free(result);

@@ -19,7 +19,7 @@
 #include "config.h" /* _GNU_SOURCE: POSIX and GNU functions under -std=c11 */
 
 #include "harness.h"
-#include "translate.h" /* clc_translator_digest */
+#include "translate.h" /* translate_digest */
 
 #include <dirent.h>
 #include <errno.h>
@@ -1148,22 +1148,11 @@ static void test_entry_does_not_copy_the_source(void **state)
     free(kernel);
 }
 
-/* A program the CUDA backend translated is keyed by the translator that
- * translated it: the entry's key holds the build's digest of the front end
- * (test_clc checks that the digest follows every edit of translate/), so
- * after Kiln's translator or prelude changes, old binaries miss. */
-static void test_key_names_the_translator(void **state)
+/* Whether the only entry in `dir` names the translator in its key. */
+static bool entry_names_translator(const char *dir)
 {
-    kiln_context *context = test_context(state);
-    if (strcmp(test_backend(state), "cuda") != 0)
-        skip(); /* only the CUDA backend translates */
-    char dir[4096], entry[4400];
-    fresh_cache(dir, sizeof dir, "translator");
-    char *source = affine_source(7, 2, 0);
-    kiln_program *program = build(context, source, NULL);
-    TEST_OK(kiln_program_release(program));
+    char entry[4400];
     only_entry(dir, entry, sizeof entry);
-
     FILE *file = fopen(entry, "rb");
     if (file == NULL)
         fail_msg("cannot open %s: %s", entry, strerror(errno));
@@ -1173,12 +1162,39 @@ static void test_key_names_the_translator(void **state)
     fclose(file);
     char wanted[64];
     /* The digest has a fixed length, so no longer digest can match. */
-    snprintf(wanted, sizeof wanted, "translator %s", clc_translator_digest());
-    if (memmem(bytes, size, wanted, strlen(wanted)) == NULL)
-        fail_msg("the entry's key does not name the translator ('%s')",
-                 wanted);
+    snprintf(wanted, sizeof wanted, "translator %s", translate_digest());
+    bool found = memmem(bytes, size, wanted, strlen(wanted)) != NULL;
     free(bytes);
+    return found;
+}
+
+/* A program the front end translated (OpenCL C on CUDA, CUDA C on OpenCL)
+ * or read (CUDA C on CUDA: its signatures) is keyed by the translator:
+ * the entry's key holds the build's digest of the front end (test_clc
+ * checks that the digest follows every edit of translate/), so after
+ * Kiln's translator or prelude changes, old binaries miss.  An OpenCL C
+ * program on OpenCL is the driver's alone: its key does not. */
+static void test_key_names_the_translator(void **state)
+{
+    kiln_context *context = test_context(state);
+    bool cuda = strcmp(test_backend(state), "cuda") == 0;
+    char dir[4096];
+    fresh_cache(dir, sizeof dir, "translator");
+    char *source = affine_source(7, 2, 0);
+    kiln_program *program = build(context, source, NULL);
+    TEST_OK(kiln_program_release(program));
+    if (entry_names_translator(dir) != cuda)
+        fail_msg("the key of an OpenCL C program on %s %s the translator",
+                 test_backend(state), cuda ? "does not name" : "names");
     free(source);
+
+    fresh_cache(dir, sizeof dir, "translator-cuda");
+    program = test_build_cuda(context, cuda_globals_source, NULL);
+    TEST_OK(kiln_program_release(program));
+    if (!entry_names_translator(dir))
+        fail_msg("the key of a CUDA C program on %s does not name the "
+                 "translator",
+                 test_backend(state));
 }
 
 /* ---- (4) directories the cache cannot or must not use ------------------------------------ */

@@ -25,24 +25,24 @@
 #include <nvrtc.h>
 #endif
 
-/* clc_translate with an option string (NULL: none), split as the core
+/* opencl_to_cuda_translate with an option string (NULL: none), split as the core
  * splits it. */
 static int translate_with(const char *source, size_t length, const char *name,
-                          const char *options, clc_translation *out)
+                          const char *options, opencl_to_cuda_result *out)
 {
-    clc_option_lists lists;
-    if (clc_options_parse(options, &lists) != 0)
+    translate_option_lists lists;
+    if (translate_options_parse(options, &lists) != 0)
         fail_msg("options '%s': %s", options, lists.error);
-    int result = clc_translate(source, length, name,
+    int result = opencl_to_cuda_translate(source, length, name,
                                options ? &lists.options : NULL, out);
-    clc_option_lists_free(&lists);
+    translate_option_lists_free(&lists);
     return result;
 }
 
 /* Translates `source`; fails the test with the translator's message when
  * it refuses. */
 static void translate_ok(const char *source, const char *options,
-                         clc_translation *out)
+                         opencl_to_cuda_result *out)
 {
     int result = translate_with(source, strlen(source), "test.cl", options,
                                 out);
@@ -55,8 +55,8 @@ static void translate_ok(const char *source, const char *options,
 static void translate_refused(const char *source, const char *needle,
                               int line, int unsupported)
 {
-    clc_translation out;
-    int result = clc_translate(source, strlen(source), "bad.cl", NULL, &out);
+    opencl_to_cuda_result out;
+    int result = opencl_to_cuda_translate(source, strlen(source), "bad.cl", NULL, &out);
     if (result != -1)
         fail_msg("accepted what it should refuse (%s):\n%s", needle, source);
     assert_non_null(out.error);
@@ -73,7 +73,7 @@ static void translate_refused(const char *source, const char *needle,
                      line);
         assert_int_equal(out.error_line, line);
     }
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 }
 
 static int contains(const char *text, const char *needle)
@@ -95,7 +95,7 @@ static void signatures(void **state)
         "{ }\n"
         "kernel void empty(void) {}\n"
         "void helper(__global int *x) { x[0] = 1; }\n";
-    clc_translation out;
+    opencl_to_cuda_result out;
     translate_ok(source, NULL, &out);
     assert_int_equal(out.kernel_count, 2);
     const clc_kernel_signature *k = &out.kernels[0];
@@ -134,7 +134,7 @@ static void signatures(void **state)
     assert_true(contains(out.source, "unsigned int kl_local_offset_scratch"));
     assert_true(contains(out.source, "kl_dynamic_smem + kl_local_offset_scratch"));
     assert_false(contains(out.source, "__global const"));
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 }
 
 /* ---- rewrites -------------------------------------------------------------- */
@@ -160,10 +160,10 @@ static void rewrites(void **state)
         "    out[3] = vec_step(float3) + clamp(i, 0, 3) + tile[0] + p[0];\n"
         "    int class = 3; out[4] = class;\n"
         "}\n";
-    clc_translation out;
+    opencl_to_cuda_result out;
     translate_ok(source, NULL, &out);
     const char *s = out.source;
-    assert_true(contains(s, "#include \"" CLC_PRELUDE_HEADER_NAME "\""));
+    assert_true(contains(s, "#include \"" TRANSLATE_PRELUDE_CUDA_HEADER "\""));
     assert_true(contains(s, "__constant__ kl_float4 table[2]"));
     assert_true(contains(s, "kl_make<kl_float4>(1, 2, 3, 4)"));
     assert_true(contains(s, "__shared__ int tile[4]"));
@@ -180,7 +180,7 @@ static void rewrites(void **state)
     assert_true(contains(s, "kl_vstore<4>(kl_vload<4>("));
     assert_true(contains(s, "4 + kl_clamp("));
     assert_true(contains(s, "kl_kw_class"));
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 
     /* A typedef'd vector type makes a vector literal, not a cast of a
      * comma expression (which would be a splat of its last operand). */
@@ -188,7 +188,7 @@ static void rewrites(void **state)
                  "__kernel void k(__global v4 *o) { o[0] = (v4)(1, 2, 3, 4); }\n",
                  NULL, &out);
     assert_true(contains(out.source, "kl_make<v4>(1, 2, 3, 4)"));
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 
     /* C99 compound literals: T{...} in C++, kl_make for vectors; an if
      * followed by a block is not one. */
@@ -201,7 +201,7 @@ static void rewrites(void **state)
     assert_true(contains(out.source, "kl_make<kl_float4>(1, 2, 3, 4)"));
     assert_true(contains(out.source, "if (a) {"));
     assert_true(contains(out.source, "#line "));
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 
     /* C that C++ rejects: pointer arguments and pointer initialisers go
      * through kl_cptr (C converts between object pointers implicitly),
@@ -228,7 +228,7 @@ static void rewrites(void **state)
     assert_true(contains(s, "kl_builtin_inff()"));
     assert_string_equal(out.kernels[0].params[0].type_name, "int*");
     assert_int_equal(out.kernels[0].params[1].kind, CLC_PARAM_CONSTANT);
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 
     /* The symbol table decides: a scalar named like another function's
      * vector, and a vector's component, make a plain ?:; a vector
@@ -251,7 +251,7 @@ static void rewrites(void **state)
     assert_true(contains(s, "v4 t = kl_tern( s[0].w > 0 ,"));
     assert_true(contains(s, "t = kl_tern( v > 1 ,"));
     assert_true(contains(s, "s[0].xy + t.y"));
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 
     /* A shared header's file-scope sampler that no kernel uses is dropped
      * (a used one is refused: see refusals). */
@@ -262,7 +262,7 @@ static void rewrites(void **state)
     assert_false(contains(out.source, "sampler_t"));
     assert_false(contains(out.source, "nearest"));
     assert_int_equal(out.kernel_count, 1);
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 }
 
 /* A CUDA C kernel may bear an OpenCL C keyword's name (PyCUDA's
@@ -304,10 +304,10 @@ static void cuda_scopes(void **state)
         "    { int N = 3; out[N] = q[0] * scale; }\n"
         "    out[N] = 1;\n"
         "}\n";
-    cuda_translation out;
-    if (cuda_translate(source, strlen(source), "scopes.cu", NULL, &out) != 0)
+    cuda_to_opencl_result out;
+    if (cuda_to_opencl_translate(source, strlen(source), "scopes.cu", NULL, &out) != 0)
         fail_msg("refused: %s", out.error ? out.error : "out of memory");
-    const char *s = out.source + strlen(cuda_prelude_source());
+    const char *s = out.source + strlen(translate_prelude_opencl());
     assert_true(contains(s, "__local float *p = tile;"));
     assert_true(contains(s, "__global const float *p = in;"));
     assert_true(contains(s, "__local float *q = p;"));
@@ -321,7 +321,7 @@ static void cuda_scopes(void **state)
                          CUDA_HIDDEN_POINTER_OFFSET);
         assert_int_equal(out.kernels[0].hidden[h].variable, h);
     }
-    cuda_translation_free(&out);
+    cuda_to_opencl_result_free(&out);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
@@ -393,12 +393,12 @@ static void translate_within(const char *what, const char *source,
                              double limit)
 {
     double start = seconds_now();
-    clc_translation out;
-    int result = clc_translate(source, strlen(source), "big.cl", NULL, &out);
+    opencl_to_cuda_result out;
+    int result = opencl_to_cuda_translate(source, strlen(source), "big.cl", NULL, &out);
     double took = seconds_now() - start;
     if (result != 0)
         fail_msg("%s: %s", what, out.error ? out.error : "refused");
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
     print_message("# %s: %.2f s\n", what, took);
     const char *valgrind = getenv("KILN_TEST_VALGRIND");
     if (took > limit && !(valgrind && valgrind[0] == '1'))
@@ -477,14 +477,14 @@ static void garbage(void **state)
                 text[length++] = ' ';
             }
         }
-        clc_translation out;
+        opencl_to_cuda_result out;
         int result = translate_with(text, length, "garbage.cl", "-DX=1", &out);
         assert_true(result == 0 || result == -1);
         if (result == 0)
             assert_non_null(out.source);
         else
             assert_true(out.error != NULL && out.error[0] != '\0');
-        clc_translation_free(&out);
+        opencl_to_cuda_result_free(&out);
     }
 }
 
@@ -540,7 +540,7 @@ static void expand_includes(void **state)
         "#include \"once.h\"\n"
         "#if 0\n#include \"missing.h\"\n#endif\n"
         "kernel void k(global int *x) { x[0] = 1; }\n";
-    clc_include_reader reader = {read_memory, NULL};
+    translate_include_reader reader = {read_memory, NULL};
     clc_expansion out;
     memory_reads = 0;
     assert_int_equal(clc_expand_includes(source, strlen(source), "main.cl",
@@ -559,8 +559,8 @@ static void expand_includes(void **state)
     clc_expansion_free(&out);
 
     /* Nothing included: nothing to change. */
-    static const kiln_backend_define x_is_1[] = {{"X", "1"}};
-    static const clc_options define_x = {.defines = x_is_1, .define_count = 1};
+    static const translate_define x_is_1[] = {{"X", "1"}};
+    static const translate_options define_x = {.defines = x_is_1, .define_count = 1};
     assert_int_equal(clc_expand_includes("int x;\n", 7, "plain.cl", &define_x,
                                          0, &reader, &out),
                      0);
@@ -609,14 +609,14 @@ static void join_list(char *out, size_t size, const char *const *items,
 
 static void check_option_case(const option_case *c)
 {
-    clc_option_lists lists;
-    int result = clc_options_parse(c->text, &lists);
+    translate_option_lists lists;
+    int result = translate_options_parse(c->text, &lists);
     if (result != 0)
         fail_msg("<%s>: %d %s", c->text, result, lists.error);
-    const clc_options *o = &lists.options;
+    const translate_options *o = &lists.options;
     char got[512] = "", item[256];
     for (size_t i = 0; i < o->define_count; ++i) {
-        const kiln_backend_define *d = &o->defines[i];
+        const translate_define *d = &o->defines[i];
         if (d->value != NULL)
             snprintf(item, sizeof item, "%s=%s", d->name, d->value);
         else
@@ -634,7 +634,7 @@ static void check_option_case(const option_case *c)
     join_list(got, sizeof got, o->flags, o->flag_count);
     if (strcmp(got, c->flags) != 0)
         fail_msg("<%s>: flags [%s], expected [%s]", c->text, got, c->flags);
-    clc_option_lists_free(&lists);
+    translate_option_lists_free(&lists);
 }
 
 /* The one splitter: quotes and backslashes group a word however the value
@@ -689,27 +689,27 @@ static void option_lists(void **state)
          "build options: unterminated quote in '-I \"/a dir'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        clc_option_lists lists;
-        int result = clc_options_parse(bad[i].text, &lists);
+        translate_option_lists lists;
+        int result = translate_options_parse(bad[i].text, &lists);
         if (result != bad[i].result || lists.error == NULL ||
             strcmp(lists.error, bad[i].message) != 0)
             fail_msg("<%s>: %d '%s', expected %d '%s'", bad[i].text, result,
                      lists.error ? lists.error : "(none)", bad[i].result,
                      bad[i].message);
-        clc_option_lists_free(&lists);
+        translate_option_lists_free(&lists);
     }
 
     /* A command line's words are not split again. */
     const char *words[] = {"-D", "V=a b", "-DW=c d", "-I", "x y", "-w"};
-    clc_option_lists lists;
-    assert_int_equal(clc_options_parse_words(words, 6, &lists), 0);
+    translate_option_lists lists;
+    assert_int_equal(translate_options_parse_words(words, 6, &lists), 0);
     assert_int_equal(lists.options.define_count, 2);
     assert_string_equal(lists.options.defines[0].value, "a b");
     assert_string_equal(lists.options.defines[1].name, "W");
     assert_string_equal(lists.options.defines[1].value, "c d");
     assert_string_equal(lists.options.include_dirs[0], "x y");
     assert_string_equal(lists.options.flags[0], "-w");
-    clc_option_lists_free(&lists);
+    translate_option_lists_free(&lists);
 }
 
 /* The translator's preprocessor reads the lists: a value with spaces is
@@ -725,14 +725,14 @@ static void options_reach_the_preprocessor(void **state)
         "#else\n"
         "kernel void misread(global int *x) { x[0] = 0; }\n"
         "#endif\n";
-    clc_translation out;
+    opencl_to_cuda_result out;
     translate_ok(source,
                  "-D'V=1 + 2' -DW -DR=2 -D R=4 -DX=1 -UX -cl-std=CL3.0 "
                  "-D \"S=(7 - 2) * 3\"",
                  &out);
     assert_int_equal(out.kernel_count, 1);
     assert_string_equal(out.kernels[0].name, "as_meant");
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 
     /* The CUDA C direction reads the same lists. */
     static const char cuda_source[] =
@@ -741,18 +741,18 @@ static void options_reach_the_preprocessor(void **state)
         "#else\n"
         "__global__ void misread(int *x) { x[0] = 0; }\n"
         "#endif\n";
-    clc_option_lists lists;
-    assert_int_equal(clc_options_parse("-D 'V=1 + 2' --use_fast_math", &lists),
+    translate_option_lists lists;
+    assert_int_equal(translate_options_parse("-D 'V=1 + 2' --use_fast_math", &lists),
                      0);
-    cuda_translation cuda;
-    assert_int_equal(cuda_translate(cuda_source, strlen(cuda_source), "t.cu",
+    cuda_to_opencl_result cuda;
+    assert_int_equal(cuda_to_opencl_translate(cuda_source, strlen(cuda_source), "t.cu",
                                     &lists.options, &cuda),
                      0);
     assert_int_equal(cuda.kernel_count, 1);
     assert_string_equal(cuda.kernels[0].signature.name, "as_meant");
     assert_int_equal(cuda.fast_math, 1);
-    cuda_translation_free(&cuda);
-    clc_option_lists_free(&lists);
+    cuda_to_opencl_result_free(&cuda);
+    translate_option_lists_free(&lists);
 }
 
 /* ---- the translator's identity ------------------------------------------------- */
@@ -772,10 +772,10 @@ static int is_generated(const char *name)
 static void translator_digest(void **state)
 {
     (void)state;
-    const char *digest = clc_translator_digest();
+    const char *digest = translate_digest();
     assert_int_equal(strlen(digest), 32);
     assert_int_equal(strspn(digest, "0123456789abcdef"), 32);
-    const char *files = clc_translator_digest_files();
+    const char *files = translate_digest_files();
 
     char dir[8192];
     int written = snprintf(dir, sizeof dir, "%s/translate", test_srcdir());
@@ -830,7 +830,7 @@ static void translator_digest(void **state)
 static char *prelude_for(const char *prelude, const char *translation)
 {
     size_t length = 0;
-    char *text = clc_prelude_select(prelude, translation, &length);
+    char *text = prelude_cuda_select(prelude, translation, &length);
     assert_non_null(text);
     assert_int_equal(length, strlen(text));
     return text;
@@ -857,7 +857,7 @@ static const char *const section_lines[] = {
 /* `expected`: one character per section_lines entry, '1' kept, '0' not. */
 static void check_sections(const char *translation, const char *expected)
 {
-    char *text = prelude_for(clc_prelude_source(), translation);
+    char *text = prelude_for(translate_prelude_cuda(), translation);
     for (size_t i = 0; i < sizeof section_lines / sizeof section_lines[0]; ++i)
         if (contains(text, section_lines[i]) != (expected[i] == '1'))
             fail_msg("for '%s', '%s' should %sbe in the prelude", translation,
@@ -897,7 +897,7 @@ static void prelude_selection(void **state)
     /* names the translator makes for the user's own identifiers */
     check_sections("int kl_kw_new = kl_local_offset_tile;", "11000000000000");
 
-    const char *full = clc_prelude_source();
+    const char *full = translate_prelude_cuda();
     char *text = prelude_for(full, "kl_no_such_name(1);");
     assert_string_equal(text, full);
     free(text);
@@ -960,9 +960,9 @@ static char *nvrtc_compile(const char *translated, const char *name)
 {
     nvrtcProgram program;
     /* the prelude as the CUDA backend gives it: the parts used */
-    char *prelude = prelude_for(clc_prelude_source(), translated);
+    char *prelude = prelude_for(translate_prelude_cuda(), translated);
     const char *header = prelude;
-    const char *header_name = CLC_PRELUDE_HEADER_NAME;
+    const char *header_name = TRANSLATE_PRELUDE_CUDA_HEADER;
     assert_int_equal(nvrtcCreateProgram(&program, translated, name, 1, &header,
                                         &header_name),
                      NVRTC_SUCCESS);
@@ -992,7 +992,7 @@ static void compile_file(const char *dir, const char *name,
     assert_true(written > 0 && (size_t)written < sizeof path);
     size_t length = 0;
     char *source = read_text(path, &length);
-    clc_translation out;
+    opencl_to_cuda_result out;
     if (translate_with(source, length, name, options, &out) != 0) {
         print_message("# %s: refused: %s\n", name, out.error);
         ++*failures;
@@ -1004,7 +1004,7 @@ static void compile_file(const char *dir, const char *name,
         }
         free(log);
     }
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
     free(source);
 }
 
@@ -1069,7 +1069,7 @@ static void nvrtc_prelude_sections(void **state)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
         char translation[256];
         snprintf(translation, sizeof translation,
-                 "#include \"" CLC_PRELUDE_HEADER_NAME "\"\n"
+                 "#include \"" TRANSLATE_PRELUDE_CUDA_HEADER "\"\n"
                  "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n"
                  "/* uses %s */\n",
                  names[i]);
@@ -1088,12 +1088,12 @@ static void nvrtc_prelude_sections(void **state)
         "    out[i] = dot(vload3(i, in), vload3(i + 1, in)) +\n"
         "             vload_half(i, (__global const half *)in);\n"
         "}\n";
-    clc_translation out;
+    opencl_to_cuda_result out;
     translate_ok(unnamed, NULL, &out);
     char *log = nvrtc_compile(out.source, "unnamed.cl");
     if (log != NULL)
         fail_msg("unnamed vectors do not compile:\n%.3000s", log);
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
     /* widths only swizzles make, from one named type */
     static const char swizzled[] =
         "__kernel void k(__global float8 *in, __global float *out) {\n"
@@ -1106,7 +1106,7 @@ static void nvrtc_prelude_sections(void **state)
     log = nvrtc_compile(out.source, "swizzled.cl");
     if (log != NULL)
         fail_msg("widths made by swizzles do not compile:\n%.3000s", log);
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
     /* a scalar math function gets no vector forms, and works */
     static const char scalar_math[] =
         "__kernel void k(__global float *x, __global int *n) {\n"
@@ -1119,7 +1119,7 @@ static void nvrtc_prelude_sections(void **state)
     log = nvrtc_compile(out.source, "scalar_math.cl");
     if (log != NULL)
         fail_msg("scalar math does not compile:\n%.3000s", log);
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 }
 
 static void nvrtc_lines(void **state)
@@ -1134,15 +1134,15 @@ static void nvrtc_lines(void **state)
         "    float4 v = (float4)(SCALE);\n"
         "    out[0] = v.x + undeclared_name;\n"
         "}\n";
-    clc_translation out;
-    assert_int_equal(clc_translate(source, strlen(source), "user.cl", NULL,
+    opencl_to_cuda_result out;
+    assert_int_equal(opencl_to_cuda_translate(source, strlen(source), "user.cl", NULL,
                                    &out), 0);
     char *log = nvrtc_compile(out.source, "user.cl");
     assert_non_null(log);
     if (strstr(log, "user.cl(7)") == NULL)
         fail_msg("NVRTC's log does not point at user.cl line 7:\n%s", log);
     free(log);
-    clc_translation_free(&out);
+    opencl_to_cuda_result_free(&out);
 }
 #endif
 

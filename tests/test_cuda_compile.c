@@ -1,44 +1,111 @@
 /*
- * The CUDA backend's compile step without a GPU: cuda_binary_compile (the
- * translation, the build options as NVRTC sees them, NVRTC itself) runs on
- * the CPU, so what reaches NVRTC is checked in the PTX it produces.  Built
- * where the CUDA toolkit was found; the driver is never touched.
+ * The CUDA backend's compile step without a GPU: an OpenCL C program goes
+ * through the front end as the core sends it (translate/: the translation
+ * and the build options as NVRTC takes them) and then through the plugin's
+ * cuda_binary_compile (NVRTC itself), all on the CPU, so what reaches
+ * NVRTC is checked in the PTX it produces.  Built where the CUDA toolkit
+ * was found; the driver is never touched.
  */
 #include "harness.h"
 
 #include "cuda_compile.h"
 #include "fuzz/fuzz_host.h" /* a stand-in for the core's host API */
+#include "translate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The NVRTC this test links, as translate_target gives it. */
+static unsigned nvrtc_version(void)
+{
+    int major = 0, minor = 0;
+    cuda_nvrtc_version(&major, &minor);
+    return (unsigned)(major * 1000 + minor * 10);
+}
+
+/* `source` (OpenCL C) translated for compute_90 as the core does it;
+ * fails the test when it does not translate. */
+static void translated(const char *source, const char *name,
+                       const char *options, translate_program *program)
+{
+    translate_option_lists lists;
+    if (translate_options_parse(options, &lists) != 0)
+        fail_msg("options '%s': %s", options, lists.error);
+    translate_target target = {.language = TRANSLATE_CUDA_C,
+                               .extensions = "",
+                               .vendor = "NVIDIA Corporation",
+                               .compute_capability = 90,
+                               .compiler_version = nvrtc_version()};
+    translate_input input = {.text = source,
+                             .length = strlen(source),
+                             .name = name,
+                             .language = TRANSLATE_OPENCL_C,
+                             .options = &lists.options,
+                             .target = &target};
+    translate_unit *unit = NULL;
+    translate_error error;
+    if (translate_open(&input, &unit, &error) != 0 ||
+        translate_to_target(unit, program, &error) != 0)
+        fail_msg("%s does not translate: %s", name,
+                 error.message ? error.message : "out of memory");
+    translate_close(unit);
+    translate_option_lists_free(&lists);
+}
+
+/* The plugin's source for a translated program. */
+static kiln_backend_source native_source(const translate_program *program,
+                                         const char *name,
+                                         kiln_backend_define *defines,
+                                         kiln_backend_header *header)
+{
+    const translate_options *options = &program->options.options;
+    for (size_t i = 0; i < options->define_count; ++i)
+        defines[i] = (kiln_backend_define){options->defines[i].name,
+                                           options->defines[i].value};
+    *header = (kiln_backend_header){program->headers[0].name,
+                                    program->headers[0].text,
+                                    program->headers[0].length};
+    /* The whole prelude: the selection is the core's business. */
+    if (program->whole_headers != NULL)
+        *header = (kiln_backend_header){program->whole_headers[0].name,
+                                        program->whole_headers[0].text,
+                                        program->whole_headers[0].length};
+    kiln_backend_source source = {
+        .struct_size = sizeof source,
+        .language = KILN_LANGUAGE_CUDA_C,
+        .text = program->text,
+        .length = program->length,
+        .name = name,
+        .defines = defines,
+        .define_count = options->define_count,
+        .include_dirs = options->include_dirs,
+        .include_dir_count = options->include_dir_count,
+        .flags = options->flags,
+        .flag_count = options->flag_count,
+        .headers = header,
+        .header_count = 1,
+    };
+    return source;
+}
 
 /* Compiles `source` (OpenCL C) to PTX for compute_90 with `options` and
  * returns the PTX (malloc'ed); fails the test when it does not build. */
 static char *ptx_of(const char *source, const char *options)
 {
     cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
-    clc_option_lists lists;
-    if (clc_options_parse(options, &lists) != 0)
-        fail_msg("options '%s': %s", options, lists.error);
-    kiln_backend_source program = {
-        .language = KILN_LANGUAGE_OPENCL_C,
-        .text = source,
-        .length = strlen(source),
-        .options = options,
-        .name = "contract.cl",
-        .defines = lists.options.defines,
-        .define_count = lists.options.define_count,
-        .include_dirs = lists.options.include_dirs,
-        .include_dir_count = lists.options.include_dir_count,
-        .flags = lists.options.flags,
-        .flag_count = lists.options.flag_count,
-    };
+    translate_program program;
+    translated(source, "contract.cl", options, &program);
+    kiln_backend_define defines[16];
+    kiln_backend_header header;
+    assert_true(program.options.options.define_count <= 16);
+    kiln_backend_source native =
+        native_source(&program, "contract.cl", defines, &header);
     cuda_binary binary;
     char *log = NULL;
     kiln_status status =
-        cuda_binary_compile(&fuzz_host, &target, &program, &binary, &log, NULL);
-    clc_option_lists_free(&lists);
+        cuda_binary_compile(&fuzz_host, &target, &native, &binary, &log, NULL);
+    translate_program_free(&program);
     if (status != KILN_OK)
         fail_msg("the build failed (%d): %s", (int)status, last_error);
     free(log);
@@ -118,20 +185,24 @@ static void errors_use_the_users_names(void **state)
         "    x[0] = threadIdx.y + scratch.z;\n"
         "}\n";
     cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
-    kiln_backend_source program = {
-        .language = KILN_LANGUAGE_OPENCL_C,
-        .text = source,
-        .length = strlen(source),
-        .options = "",
-        .name = "names.cl",
-    };
+    translate_program program;
+    translated(source, "names.cl", "", &program);
+    kiln_backend_define defines[1];
+    kiln_backend_header header;
+    kiln_backend_source native =
+        native_source(&program, "names.cl", defines, &header);
     cuda_binary binary;
-    char *log = NULL;
-    kiln_status status =
-        cuda_binary_compile(&fuzz_host, &target, &program, &binary, &log, NULL);
+    char *nvrtc_log = NULL;
+    kiln_status status = cuda_binary_compile(&fuzz_host, &target, &native,
+                                             &binary, &nvrtc_log, NULL);
+    translate_program_free(&program);
     if (status == KILN_OK)
         cuda_binary_free(&binary);
     assert_int_equal(status, KILN_ERR_BUILD);
+    assert_non_null(nvrtc_log);
+    /* The core's step after a failed build of a translation. */
+    char *log = translate_user_names(nvrtc_log);
+    free(nvrtc_log);
     assert_non_null(log);
     if (strstr(log, "kl_kw_") != NULL || strstr(log, "kl_local_offset_"))
         fail_msg("NVRTC's log shows the translator's names:\n%s", log);
@@ -143,17 +214,19 @@ static void errors_use_the_users_names(void **state)
 
 /* What reaches NVRTC: one argument per option word as the core split it
  * (a value with spaces stays whole), -D/-U/-I for CUDA C only (the
- * translator applied them to OpenCL C), OpenCL options mapped, -Werror
+ * translator applied them to OpenCL C), OpenCL options mapped (the front
+ * end's translate_native_options, or a translation's options), -Werror
  * taken out, unknown flags passed on in order. */
 static void nvrtc_options_from_the_lists(void **state)
 {
     (void)state;
     cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 0};
-    clc_option_lists lists;
-    assert_int_equal(clc_options_parse("-D'V=1 + 2' -DW -UX -I 'a b' "
-                                       "-cl-mad-enable -w -Werror "
-                                       "--fmad=false -bogus -cl-std=CL1.2",
-                                       &lists),
+    translate_option_lists lists;
+    assert_int_equal(translate_options_parse("-D'V=1 + 2' -DW -UX -I 'a b' "
+                                             "-cl-mad-enable -w -Werror "
+                                             "--fmad=false -bogus "
+                                             "-cl-std=CL1.2",
+                                             &lists),
                      0);
     /* The user's part comes last, after what every program gets. */
     static const char *const cuda_c[] = {"-DV=1 + 2", "-DW=1", "-UX", "-Ia b",
@@ -161,18 +234,56 @@ static void nvrtc_options_from_the_lists(void **state)
                                          "-bogus"};
     static const char *const opencl_c[] = {"--fmad=true", "-w",
                                            "--fmad=false", "-bogus"};
+    translate_target cuda = {.language = TRANSLATE_CUDA_C,
+                             .extensions = "",
+                             .vendor = "",
+                             .compute_capability = 90,
+                             .compiler_version = nvrtc_version()};
     for (int language = 0; language < 2; ++language) {
         const char *const *expected = language ? cuda_c : opencl_c;
         size_t expected_count = language ? sizeof cuda_c / sizeof *cuda_c
                                          : sizeof opencl_c / sizeof *opencl_c;
+        static const char kernel[] = "kernel void k(global int *x) {}\n";
+        translate_input input = {.text = kernel,
+                                 .length = sizeof kernel - 1,
+                                 .language = language ? TRANSLATE_CUDA_C
+                                                      : TRANSLATE_OPENCL_C,
+                                 .options = &lists.options,
+                                 .target = &cuda};
+        translate_option_lists native;
+        translate_program program;
+        memset(&program, 0, sizeof program);
+        if (language) {
+            assert_int_equal(translate_native_options(&input, &native), 1);
+        } else {
+            translated(kernel, "k.cl",
+                       "-cl-mad-enable -w -Werror --fmad=false -bogus "
+                       "-cl-std=CL1.2",
+                       &program);
+            native = program.options;
+            memset(&program.options, 0, sizeof program.options);
+        }
+        kiln_backend_define defines[8];
+        const translate_options *lists_native = &native.options;
+        assert_true(lists_native->define_count <= 8);
+        for (size_t i = 0; i < lists_native->define_count; ++i)
+            defines[i] = (kiln_backend_define){
+                lists_native->defines[i].name, lists_native->defines[i].value};
+        kiln_backend_source source = {
+            .struct_size = sizeof source,
+            .language = KILN_LANGUAGE_CUDA_C,
+            .defines = defines,
+            .define_count = lists_native->define_count,
+            .include_dirs = lists_native->include_dirs,
+            .include_dir_count = lists_native->include_dir_count,
+            .flags = lists_native->flags,
+            .flag_count = lists_native->flag_count,
+        };
         char **options = NULL;
         size_t count = 0;
         int werror = 0;
-        assert_int_equal(cuda_options_map(&fuzz_host,
-                                          language ? KILN_LANGUAGE_CUDA_C
-                                                   : KILN_LANGUAGE_OPENCL_C,
-                                          &lists.options, &target, &options,
-                                          &count, &werror),
+        assert_int_equal(cuda_options_map(&fuzz_host, &source, &target,
+                                          &options, &count, &werror),
                          KILN_OK);
         assert_int_equal(werror, 1);
         assert_true(count > expected_count);
@@ -191,8 +302,10 @@ static void nvrtc_options_from_the_lists(void **state)
         }
         assert_null(options[count]);
         cuda_options_free(options, count);
+        translate_option_lists_free(&native);
+        translate_program_free(&program);
     }
-    clc_option_lists_free(&lists);
+    translate_option_lists_free(&lists);
 }
 
 int main(void)

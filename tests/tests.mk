@@ -40,7 +40,7 @@ check_LTLIBRARIES += tests/plugins/abi/kiln-opencl.la \
 	tests/plugins/null/kiln-opencl.la \
 	tests/plugins/nosymbol/kiln-opencl.la \
 	tests/plugins/unavailable/kiln-opencl.la \
-	tests/plugins/abi20/kiln-opencl.la \
+	tests/plugins/abi30/kiln-opencl.la \
 	tests/plugins/short/kiln-opencl.la
 TEST_PLUGIN_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-rpath /nowhere
@@ -56,9 +56,9 @@ tests_plugins_nosymbol_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_unavailable_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
 tests_plugins_unavailable_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE
 tests_plugins_unavailable_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
-tests_plugins_abi20_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
-tests_plugins_abi20_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE -DFAKE_ABI_2_0
-tests_plugins_abi20_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
+tests_plugins_abi30_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
+tests_plugins_abi30_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE -DFAKE_ABI_3_0
+tests_plugins_abi30_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)
 tests_plugins_short_kiln_opencl_la_SOURCES = tests/plugins/fake_plugin.c
 tests_plugins_short_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_UNAVAILABLE -DFAKE_SHORT
 tests_plugins_short_kiln_opencl_la_LDFLAGS = $(TEST_PLUGIN_LDFLAGS)

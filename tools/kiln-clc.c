@@ -92,13 +92,13 @@ static void print_signature(const clc_kernel_signature *kernel)
 
 /* CUDA C -> OpenCL C; returns main's status. */
 static int translate_cuda(const char *source, size_t length, const char *path,
-                          const clc_options *options, int signatures)
+                          const translate_options *options, int signatures)
 {
-    cuda_translation translation;
-    if (cuda_translate(source, length, path, options, &translation) != 0) {
+    cuda_to_opencl_result translation;
+    if (cuda_to_opencl_translate(source, length, path, options, &translation) != 0) {
         fprintf(stderr, "kiln-clc: %s\n",
                 translation.error ? translation.error : "out of memory");
-        cuda_translation_free(&translation);
+        cuda_to_opencl_result_free(&translation);
         return 1;
     }
     if (signatures) {
@@ -124,11 +124,11 @@ static int translate_cuda(const char *source, size_t length, const char *path,
                                                             : "");
     } else {
         /* the prelude is the same for every file: -p shows it */
-        size_t prelude = strlen(cuda_prelude_source());
+        size_t prelude = strlen(translate_prelude_opencl());
         printf("/* after Kiln's OpenCL C prelude (kiln-clc -p --cuda) */\n%s",
                translation.source + prelude);
     }
-    cuda_translation_free(&translation);
+    cuda_to_opencl_result_free(&translation);
     return 0;
 }
 
@@ -186,27 +186,27 @@ int main(int argc, char **argv)
             path = argv[i];
         }
     }
-    clc_option_lists lists;
-    int parsed = clc_options_parse_words(words, word_count, &lists);
+    translate_option_lists lists;
+    int parsed = translate_options_parse_words(words, word_count, &lists);
     free(words);
     if (parsed != 0) {
         fprintf(stderr, "kiln-clc: %s\n",
                 lists.error ? lists.error : "out of memory");
-        clc_option_lists_free(&lists);
+        translate_option_lists_free(&lists);
         return parsed == -2 ? 2 : 1;
     }
-    const clc_options *options = &lists.options;
+    const translate_options *options = &lists.options;
     if (language == 0 && path != NULL)
         language = cuda_file(path) ? 1 : 2;
     if (whole_prelude) {
-        fputs(language == 1 ? cuda_prelude_source() : clc_prelude_source(),
+        fputs(language == 1 ? translate_prelude_opencl() : translate_prelude_cuda(),
               stdout);
-        clc_option_lists_free(&lists);
+        translate_option_lists_free(&lists);
         return 0;
     }
     if (path == NULL) {
         usage(stderr);
-        clc_option_lists_free(&lists);
+        translate_option_lists_free(&lists);
         return TOOL_EXIT_USAGE;
     }
     size_t length = 0;
@@ -214,18 +214,18 @@ int main(int argc, char **argv)
     if (source == NULL) {
         fprintf(stderr, "kiln-clc: cannot read %s: %s\n", path,
                 strerror(errno));
-        clc_option_lists_free(&lists);
+        translate_option_lists_free(&lists);
         return 2;
     }
     if (language == 1) {
         int cuda_status = translate_cuda(source, length, path, options,
                                          signatures);
         free(source);
-        clc_option_lists_free(&lists);
+        translate_option_lists_free(&lists);
         return cuda_status;
     }
-    clc_translation translation;
-    int result = clc_translate(source, length, path, options, &translation);
+    opencl_to_cuda_result translation;
+    int result = opencl_to_cuda_translate(source, length, path, options, &translation);
     int status = 0;
     if (result != 0) {
         fprintf(stderr, "kiln-clc: %s\n",
@@ -237,7 +237,7 @@ int main(int argc, char **argv)
             printf("\n");
         }
     } else if (used_prelude) {
-        char *prelude = clc_prelude_select(clc_prelude_source(),
+        char *prelude = prelude_cuda_select(translate_prelude_cuda(),
                                            translation.source, NULL);
         if (prelude == NULL) {
             fprintf(stderr, "kiln-clc: out of memory\n");
@@ -249,8 +249,8 @@ int main(int argc, char **argv)
     } else {
         fputs(translation.source, stdout);
     }
-    clc_translation_free(&translation);
+    opencl_to_cuda_result_free(&translation);
     free(source);
-    clc_option_lists_free(&lists);
+    translate_option_lists_free(&lists);
     return status;
 }

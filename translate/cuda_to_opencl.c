@@ -138,6 +138,8 @@ typedef struct cu_instance {
 } cu_instance;
 
 typedef struct cu_state {
+    /* The device the program is translated for (translate.h). */
+    const translate_target *target;
     clc_arena *arena;
     clc_failure *failure;
     clc_interner *interner;
@@ -2366,7 +2368,7 @@ static void cu_write_variable_kernels(cu_state *st, clc_buffer *out)
 {
     if (st->variable_count == 0)
         return;
-    clc_buffer_puts(out, "\n__kernel void " CUDA_KERNEL_VARIABLE_SIZES
+    clc_buffer_puts(out, "\n__kernel void " TRANSLATE_KERNEL_VARIABLE_SIZES
                          "(__global ulong *sizes)\n{\n");
     size_t initialised = 0;
     for (size_t h = 0; h < st->hidden_count; ++h) {
@@ -2380,7 +2382,7 @@ static void cu_write_variable_kernels(cu_state *st, clc_buffer *out)
     clc_buffer_puts(out, "}\n");
     if (initialised == 0)
         return;
-    clc_buffer_puts(out, "__kernel void " CUDA_KERNEL_VARIABLE_INIT "(");
+    clc_buffer_puts(out, "__kernel void " TRANSLATE_KERNEL_VARIABLE_INIT "(");
     size_t n = 0;
     for (size_t h = 0; h < st->hidden_count; ++h)
         if (st->hidden[h].kind == CU_H_VARIABLE && st->hidden[h].init_begin)
@@ -2542,7 +2544,10 @@ static void cu_copy_name(char *out, size_t size, const char *text)
 }
 
 /* The kernels' signatures and hidden parameters, for the caller. */
-static int cu_export(cu_state *st, cuda_translation *out)
+static int cu_export_signature(cu_state *st, const cu_function *f,
+                               cuda_kernel *kernel);
+
+static int cu_export(cu_state *st, cuda_to_opencl_result *out)
 {
     size_t kernels = 0;
     for (size_t k = 0; k < st->instance_count; ++k)
@@ -2567,47 +2572,12 @@ static int cu_export(cu_state *st, cuda_translation *out)
         if (!f->is_kernel)
             continue;
         cuda_kernel *kernel = &out->kernels[out->kernel_count++];
-        cu_copy_name(kernel->signature.name, sizeof kernel->signature.name,
-                     cu_ident_text(st, f->name));
-        kernel->signature.params = calloc(f->param_count ? f->param_count : 1,
-                                          sizeof *kernel->signature.params);
+        cu_copy_name(kernel->native_name, sizeof kernel->native_name,
+                     st->instances[k].name);
         kernel->hidden = calloc(st->hidden_count + f->param_count + 1,
                                 sizeof *kernel->hidden);
-        if (kernel->signature.params == NULL || kernel->hidden == NULL)
+        if (kernel->hidden == NULL || cu_export_signature(st, f, kernel) != 0)
             return -1;
-        kernel->signature.param_count = f->param_count;
-        for (size_t p = 0; p < f->param_count; ++p) {
-            const cu_param *param = &f->params[p];
-            clc_param *out_param = &kernel->signature.params[p];
-            char type[96] = "";
-            size_t used = 0;
-            for (size_t i = param->begin; i < param->end; ++i) {
-                if (i == param->name || cu_is_qualifier(st, i) ||
-                    cu_skip_attribute(st, i) != i)
-                    continue;
-                if (cu_punct(st, i, P_LBRACKET)) {
-                    used += (size_t)snprintf(type + used, sizeof type - used, "*");
-                    i = st->match[i];
-                    continue;
-                }
-                if (used >= sizeof type - 1)
-                    break;
-                const char *word = cu_spelling(st, i);
-                int star = word[0] == '*';
-                used += (size_t)snprintf(type + used, sizeof type - used, "%s%s",
-                                         used && !star ? " " : "", word);
-            }
-            cu_copy_name(out_param->type_name, sizeof out_param->type_name, type);
-            cu_copy_name(out_param->name, sizeof out_param->name,
-                         param->name ? cu_spelling(st, param->name) : "");
-            if (param->pointer) {
-                out_param->kind = CLC_PARAM_GLOBAL;
-                out_param->size = 8;
-            } else {
-                out_param->kind = CLC_PARAM_VALUE;
-                out_param->size = cu_type_size(type);
-            }
-        }
         for (size_t p = 0; p < f->param_count; ++p)
             if (cu_param_takes_offset(st, &f->params[p]))
                 kernel->hidden[kernel->hidden_count++] =
@@ -2626,10 +2596,57 @@ static int cu_export(cu_state *st, cuda_translation *out)
     return 0;
 }
 
+/* A kernel's name and parameters as the user declared them. */
+static int cu_export_signature(cu_state *st, const cu_function *f,
+                               cuda_kernel *kernel)
+{
+    cu_copy_name(kernel->signature.name, sizeof kernel->signature.name,
+                 cu_ident_text(st, f->name));
+    kernel->signature.params = calloc(f->param_count ? f->param_count : 1,
+                                      sizeof *kernel->signature.params);
+    if (kernel->signature.params == NULL)
+        return -1;
+    kernel->signature.param_count = f->param_count;
+    for (size_t p = 0; p < f->param_count; ++p) {
+        const cu_param *param = &f->params[p];
+        clc_param *out_param = &kernel->signature.params[p];
+        char type[96] = "";
+        size_t used = 0;
+        for (size_t i = param->begin; i < param->end; ++i) {
+            if (i == param->name || cu_is_qualifier(st, i) ||
+                cu_skip_attribute(st, i) != i)
+                continue;
+            if (cu_punct(st, i, P_LBRACKET)) {
+                used +=
+                (size_t)snprintf(type + used, sizeof type - used, "*");
+                i = st->match[i];
+                continue;
+            }
+            if (used >= sizeof type - 1)
+                break;
+            const char *word = cu_spelling(st, i);
+            int star = word[0] == '*';
+            used += (size_t)snprintf(type + used, sizeof type - used, "%s%s",
+                                     used && !star ? " " : "", word);
+        }
+        cu_copy_name(out_param->type_name, sizeof out_param->type_name, type);
+        cu_copy_name(out_param->name, sizeof out_param->name,
+                     param->name ? cu_spelling(st, param->name) : "");
+        if (param->pointer) {
+            out_param->kind = CLC_PARAM_GLOBAL;
+            out_param->size = 8;
+        } else {
+            out_param->kind = CLC_PARAM_VALUE;
+            out_param->size = cu_type_size(type);
+        }
+    }
+    return 0;
+}
+
 /* The preprocessor's view of CUDA: __CUDACC__ and __CUDA_ARCH__ as NVRTC
  * defines them for device code, none of OpenCL's; the user's -D and -U
  * come after these. */
-static const kiln_backend_define cu_predefined[] = {
+static const translate_define cu_predefined[] = {
     {"__KILN_CUDA__", NULL},          {"__OPENCL_VERSION__", NULL},
     {"__OPENCL_C_VERSION__", NULL},   {"CL_VERSION_1_0", NULL},
     {"CL_VERSION_1_1", NULL},         {"CL_VERSION_1_2", NULL},
@@ -2639,78 +2656,110 @@ static const kiln_backend_define cu_predefined[] = {
     {"__KILN_CUDA_TO_OPENCL__", "1"},
 };
 
-int cuda_translate(const char *source, size_t length, const char *source_name,
-                   const clc_options *options, cuda_translation *out)
+const char *cuda_to_opencl_filter(clc_run *run, const char *source,
+                                  size_t length, const char *name)
 {
-    memset(out, 0, sizeof *out);
-    clc_run run;
-    clc_run_begin(&run);
-    if (setjmp(run.failure.unwind) != 0) {
-        cuda_translation_free(out);
-        return clc_run_failed(&run, &out->error, &out->error_line,
-                              &out->unsupported);
-    }
-    if (source == NULL && length != 0)
-        clc_fail(&run.failure, -1, 0, "no source text");
-    clc_interner_init(&run.interner, &run.arena);
-    cu_state *st = clc_arena_alloc(&run.arena, sizeof *st);
-    st->arena = &run.arena;
-    st->interner = &run.interner;
-    st->failure = &run.failure;
-    st->unsupported = (int *)&run.unsupported;
-
-    const char *name = source_name ? source_name : "<kiln program>";
+    cu_state probe;
+    memset(&probe, 0, sizeof probe);
+    probe.arena = &run->arena;
     const char *refused = NULL;
     unsigned refused_line = 0;
-    char *text = cu_filter_includes(st, source ? source : "", length,
+    char *text = cu_filter_includes(&probe, source ? source : "", length,
                                     &refused_line, &refused);
     if (refused != NULL) {
-        run.unsupported = 1;
-        clc_fail(&run.failure, -1, 0,
+        run->unsupported = 1;
+        clc_fail(&run->failure, -1, 0,
                  "%s:%u: cannot translate '#include <%s>': CUDA library "
                  "headers are not supported by the OpenCL translation",
-                 name, refused_line, refused);
+                 name ? name : "<kiln program>", refused_line, refused);
     }
-    static const clc_options no_options;
-    const clc_options *user = options ? options : &no_options;
+    return text;
+}
+
+translate_options cuda_to_opencl_defines(clc_run *run,
+                                         const translate_options *user)
+{
+    static const translate_options no_options;
+    if (user == NULL)
+        user = &no_options;
     size_t predefined = sizeof cu_predefined / sizeof cu_predefined[0];
-    kiln_backend_define *defines = clc_arena_alloc(
-        &run.arena, (predefined + user->define_count) * sizeof *defines);
+    translate_define *defines = clc_arena_alloc(
+        &run->arena, (predefined + user->define_count) * sizeof *defines);
     memcpy(defines, cu_predefined, sizeof cu_predefined);
     if (user->define_count > 0)
         memcpy(defines + predefined, user->defines,
                user->define_count * sizeof *defines);
-    clc_options all_options = *user;
-    all_options.defines = defines;
-    all_options.define_count = predefined + user->define_count;
-    for (size_t i = 0; i < user->flag_count; ++i)
-        if (strstr(user->flags[i], "use_fast_math") != NULL)
-            out->fast_math = 1;
+    translate_options all = *user;
+    all.defines = defines;
+    all.define_count = predefined + user->define_count;
+    return all;
+}
 
-    clc_pp_output pp;
-    clc_preprocess(text, length, name, &all_options, &run.arena, &run.interner,
-                   &pp);
+/* The pass's state over a preprocessed program, its top level read. */
+static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
+                          const translate_target *target)
+{
+    cu_state *st = clc_arena_alloc(&run->arena, sizeof *st);
+    st->target = target;
+    st->arena = &run->arena;
+    st->interner = &run->interner;
+    st->failure = &run->failure;
+    st->unsupported = (int *)&run->unsupported;
     cu_intern_names(st);
-    st->tokens = pp.tokens;
-    st->count = pp.count ? pp.count - 1 : 0;
-    st->file_names = pp.file_names;
-    st->ident_count = run.interner.count;
+    st->tokens = pp->tokens;
+    st->count = pp->count ? pp->count - 1 : 0;
+    st->file_names = pp->file_names;
+    st->ident_count = run->interner.count;
     size_t n = st->ident_count + 1;
-    st->function_of = clc_arena_alloc(&run.arena, n * sizeof *st->function_of);
-    st->hidden_of = clc_arena_alloc(&run.arena, n * sizeof *st->hidden_of);
-    st->constant_of = clc_arena_alloc(&run.arena, n * sizeof *st->constant_of);
+    st->function_of = clc_arena_alloc(&run->arena, n * sizeof *st->function_of);
+    st->hidden_of = clc_arena_alloc(&run->arena, n * sizeof *st->hidden_of);
+    st->constant_of = clc_arena_alloc(&run->arena, n * sizeof *st->constant_of);
 
     cu_match_brackets(st);
-    clc_symbols_init(&st->symbols, &run.arena, &run.interner,
+    clc_symbols_init(&st->symbols, &run->arena, &run->interner,
                      CLC_LANGUAGE_CUDA_C, st->tokens, st->count, st->match);
     clc_symbols_scan(&st->symbols);
-    st->key_count = st->symbols.symbol_count + run.interner.count + 1;
-    st->global_space = clc_arena_alloc(&run.arena, st->key_count);
-    st->global_address = clc_arena_alloc(&run.arena, st->key_count);
-    st->space_of = clc_arena_alloc(&run.arena, st->key_count);
-    st->address_of = clc_arena_alloc(&run.arena, st->key_count);
-    st->pointer_var = clc_arena_alloc(&run.arena, st->key_count);
+    st->key_count = st->symbols.symbol_count + run->interner.count + 1;
+    st->global_space = clc_arena_alloc(&run->arena, st->key_count);
+    st->global_address = clc_arena_alloc(&run->arena, st->key_count);
+    st->space_of = clc_arena_alloc(&run->arena, st->key_count);
+    st->address_of = clc_arena_alloc(&run->arena, st->key_count);
+    st->pointer_var = clc_arena_alloc(&run->arena, st->key_count);
     cu_top_level(st);
+    return st;
+}
+
+void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
+                         cuda_to_opencl_result *out)
+{
+    cu_state *st = cu_begin(run, pp, NULL);
+    size_t kernels = 0;
+    for (size_t k = 0; k < st->function_count; ++k)
+        kernels += st->functions[k].is_kernel && st->functions[k].defined;
+    out->kernels = calloc(kernels ? kernels : 1, sizeof *out->kernels);
+    if (out->kernels == NULL)
+        clc_fail_memory(&run->failure);
+    for (size_t k = 0; k < st->function_count; ++k) {
+        const cu_function *f = &st->functions[k];
+        if (!f->is_kernel || !f->defined)
+            continue;
+        cuda_kernel *kernel = &out->kernels[out->kernel_count++];
+        if (cu_export_signature(st, f, kernel) != 0)
+            clc_fail_memory(&run->failure);
+        cu_copy_name(kernel->native_name, sizeof kernel->native_name,
+                     kernel->signature.name);
+    }
+}
+
+void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
+                        const translate_options *options,
+                        const translate_target *target,
+                        cuda_to_opencl_result *out)
+{
+    for (size_t i = 0; options != NULL && i < options->flag_count; ++i)
+        if (strstr(options->flags[i], "use_fast_math") != NULL)
+            out->fast_math = 1;
+    cu_state *st = cu_begin(run, pp, target);
     cu_scan_functions(st);
     uint8_t global_spaces[CU_MAX_PARAMS];
     memset(global_spaces, CU_GLOBAL, sizeof global_spaces);
@@ -2729,26 +2778,47 @@ int cuda_translate(const char *source, size_t length, const char *source_name,
         cu_instance_build(st, k);
 
     clc_buffer output;
-    clc_buffer_init(&output, &run.arena);
-    clc_buffer_puts(&output, cuda_prelude_source());
+    clc_buffer_init(&output, &run->arena);
+    clc_buffer_puts(&output, translate_prelude_opencl());
     cu_writer w = {&output, -1, 0, '\n'};
     for (size_t k = 0; k < st->item_count; ++k)
         cu_write_item(st, &w, &st->items[k]);
     clc_buffer_puts(&output, "\n");
     cu_write_variable_kernels(st, &output);
 
-    out->source = cu_strdup(clc_buffer_text(&output));
     out->uses_double = st->uses_double;
-    int result = 0;
-    if (out->source == NULL || cu_export(st, out) != 0) {
-        cuda_translation_free(out);
-        result = -2;
-    }
-    clc_run_end(&run);
-    return result;
+    out->source = cu_strdup(clc_buffer_text(&output));
+    if (out->source == NULL || cu_export(st, out) != 0)
+        clc_fail_memory(&run->failure);
 }
 
-void cuda_translation_free(cuda_translation *translation)
+int cuda_to_opencl_translate(const char *source, size_t length,
+                             const char *source_name,
+                             const translate_options *options,
+                             cuda_to_opencl_result *out)
+{
+    memset(out, 0, sizeof *out);
+    clc_run run;
+    clc_run_begin(&run);
+    if (setjmp(run.failure.unwind) != 0) {
+        cuda_to_opencl_result_free(out);
+        return clc_run_failed(&run, &out->error, &out->error_line,
+                              &out->unsupported);
+    }
+    if (source == NULL && length != 0)
+        clc_fail(&run.failure, -1, 0, "no source text");
+    clc_interner_init(&run.interner, &run.arena);
+    const char *name = source_name ? source_name : "<kiln program>";
+    const char *text = cuda_to_opencl_filter(&run, source, length, name);
+    translate_options all = cuda_to_opencl_defines(&run, options);
+    clc_pp_output pp;
+    clc_preprocess(text, length, name, &all, &run.arena, &run.interner, &pp);
+    cuda_to_opencl_run(&run, &pp, options, NULL, out);
+    clc_run_end(&run);
+    return 0;
+}
+
+void cuda_to_opencl_result_free(cuda_to_opencl_result *translation)
 {
     if (translation == NULL)
         return;

@@ -1,6 +1,7 @@
 /*
- * CUDA C -> OpenCL C translation (private to Kiln: the OpenCL plugin, the
- * CUDA plugin for its reading of signatures, kiln-clc and the tests).
+ * CUDA C -> OpenCL C: the pass's own interface (private to translate/; the
+ * core reaches it through translate.h's translate_to_target and
+ * translate_read).
  *
  * The pass turns the CUDA C that tutorials and samples write (PyCUDA's
  * SourceModule, CuPy's RawKernel) into OpenCL C 1.2 that any OpenCL
@@ -8,24 +9,19 @@
  * that gives CUDA's names: threadIdx & co., the math library, atomics with
  * CUDA's return values, CUDA's vector types with CUDA's layout.
  *
- * Contract with the OpenCL backend:
+ * Contract with the launch (the core's):
  *  - Every __global__ function becomes a __kernel of the same C name (with
- *    or without extern "C"), with the user's parameters first, in order,
- *    followed by `hidden_count` hidden parameters: first a ulong byte
- *    offset for each named pointer parameter (CUDA_HIDDEN_POINTER_OFFSET,
- *    which the kernel adds to that pointer on entry, so a launch can pass
- *    a buffer view at any offset as its base and the offset), then those
- *    the backend sets itself: the dynamic shared memory (extern
- *    __shared__, a __local argument of the launch's local_memory bytes)
- *    and the buffers that hold __device__ and __constant__ variables.
- *  - The program holds one buffer per variable.  Kernel
- *    CUDA_KERNEL_VARIABLE_SIZES (one work-item, one __global ulong * argument)
- *    writes each variable's size in bytes, in order; kernel
- *    CUDA_KERNEL_VARIABLE_INIT, present when some variable has an
- *    initializer, takes those variables' buffers (in order, only those
- *    with has_initializer) and writes their initial values.  The others
- *    start zero-filled, as CUDA's do.  Neither kernel is the user's: the
- *    backend hides them from kernel listings.
+ *    or without extern "C"; CUDA_KERNEL_RENAMED_PREFIX and the name where
+ *    OpenCL C reserves it), with the user's parameters first, in order,
+ *    followed by `hidden_count` hidden parameters that the launch sets:
+ *    first a ulong byte offset for each named pointer parameter
+ *    (CUDA_HIDDEN_POINTER_OFFSET, which the kernel adds to that pointer on
+ *    entry, so a launch can pass a buffer view at any offset as its base
+ *    and the offset), then the dynamic shared memory (extern __shared__, a
+ *    __local argument of the launch's local_memory bytes) and the buffers
+ *    that hold __device__ and __constant__ variables.
+ *  - The program holds one buffer per variable, sized and initialised by
+ *    its kernels TRANSLATE_KERNEL_VARIABLE_SIZES and _INIT (translate.h).
  *  - Anything that cannot be translated faithfully fails with a message
  *    naming the construct and the line, never OpenCL C that computes
  *    something different.
@@ -35,6 +31,9 @@
 
 #include <stddef.h>
 
+#include "lexer.h"
+#include "opencl_to_cuda.h" /* clc_kernel_signature */
+#include "preprocess.h"
 #include "translate.h"
 
 #ifdef __cplusplus
@@ -50,8 +49,6 @@ extern "C" {
  * backend finds and lists it by its CUDA name. */
 #define CUDA_KERNEL_RENAMED_PREFIX "__kiln_kernel_"
 
-#define CUDA_KERNEL_VARIABLE_SIZES "__kiln_variable_sizes"
-#define CUDA_KERNEL_VARIABLE_INIT "__kiln_variable_init"
 
 typedef enum cuda_hidden_kind {
     CUDA_HIDDEN_DYNAMIC_SHARED = 1, /* __local: launch.local_memory bytes */
@@ -71,6 +68,7 @@ typedef struct cuda_kernel {
      * "size_t", "float3"); size 0 for a type the pass cannot size (a
      * struct: the driver knows). */
     clc_kernel_signature signature;
+    char native_name[160];   /* the __kernel's name in the OpenCL C text  */
     size_t hidden_count;
     cuda_hidden_param *hidden;
 } cuda_kernel;
@@ -81,7 +79,7 @@ typedef struct cuda_variable {
     int has_initializer;
 } cuda_variable;
 
-typedef struct cuda_translation {
+typedef struct cuda_to_opencl_result {
     char *source;         /* OpenCL C, the prelude included             */
     size_t kernel_count;
     cuda_kernel *kernels;
@@ -95,20 +93,41 @@ typedef struct cuda_translation {
     char *error;
     int error_line;
     int unsupported;
-} cuda_translation;
+} cuda_to_opencl_result;
 
-/* Translates `length` bytes of CUDA C.  `options` are the user's build
- * options (NULL: none): -D, -U are applied here, a --use_fast_math flag
- * sets fast_math, the rest (NVRTC's) are ignored.  Returns 0 on success; -1
- * with out->error set; -2 when memory runs out.  Always call
- * cuda_translation_free. */
-int cuda_translate(const char *source, size_t length, const char *source_name,
-                   const clc_options *options, cuda_translation *out);
+/* The program's text with the #include lines of the headers the prelude
+ * stands for (cuda_runtime.h...) blanked; a CUDA library header the
+ * translation cannot give (cuda_fp16.h, curand_kernel.h) fails the run. */
+const char *cuda_to_opencl_filter(clc_run *run, const char *source,
+                                  size_t length, const char *name);
+/* The options the preprocessor sees for CUDA C: __CUDACC__ and
+ * __CUDA_ARCH__ as NVRTC defines them for device code, none of OpenCL's,
+ * then the user's -D and -U (in the run's arena). */
+translate_options cuda_to_opencl_defines(clc_run *run,
+                                         const translate_options *user);
+/* Translates the preprocessed program `pp` for `target` (NULL: any
+ * OpenCL 1.2 device).  Failures unwind to the caller's setjmp on `run`;
+ * what `out` holds is then the caller's to free. */
+void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
+                        const translate_options *options,
+                        const translate_target *target,
+                        cuda_to_opencl_result *out);
+/* Reads the kernels' signatures of `pp` only (no variables, no hidden
+ * parameters, no text). */
+void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
+                         cuda_to_opencl_result *out);
 
-void cuda_translation_free(cuda_translation *translation);
+/* Preprocesses and translates `length` bytes of CUDA C in one call (the
+ * module's tests and fuzzers).  `options` (NULL: none): -D and -U are
+ * applied, a --use_fast_math flag sets fast_math, the rest (NVRTC's) are
+ * ignored.  Returns 0 on success; -1 with out->error set; -2 when memory
+ * runs out.  Always call cuda_to_opencl_result_free. */
+int cuda_to_opencl_translate(const char *source, size_t length,
+                             const char *source_name,
+                             const translate_options *options,
+                             cuda_to_opencl_result *out);
 
-/* The OpenCL C prelude (also inside every translation's source). */
-const char *cuda_prelude_source(void);
+void cuda_to_opencl_result_free(cuda_to_opencl_result *translation);
 
 #ifdef __cplusplus
 }

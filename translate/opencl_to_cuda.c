@@ -1,5 +1,5 @@
 /*
- * OpenCL C -> CUDA C++ translation (see translate.h).
+ * OpenCL C -> CUDA C++ translation (see opencl_to_cuda.h).
  *
  * The pass works on the preprocessed token stream.  It does not build a
  * syntax tree: OpenCL C is C99 plus a few constructs that are recognisable
@@ -13,7 +13,7 @@
  * before or after it); the output is written once at the end, with #line
  * directives that keep NVRTC's diagnostics on the user's lines.
  */
-#include "translate.h"
+#include "opencl_to_cuda.h"
 
 #include "expr_type.h"
 #include "lexer.h"
@@ -66,6 +66,7 @@ typedef struct tr_state {
 
     tr_kernel *kernels;
     size_t kernel_count, kernel_capacity;
+    int uses_work_dim;      /* kernels take the hidden kl_work_dim       */
     int uses_printf;
     int uses_double;
     int *unsupported;       /* set before refusing a valid construct */
@@ -81,7 +82,7 @@ enum {
 
 /* Fails the translation at token `at` with `message`; `unsupported` marks
  * valid OpenCL C that the CUDA backend cannot run (see
- * clc_translation.unsupported). */
+ * opencl_to_cuda_result.unsupported). */
 static CLC_NORETURN void tr_fail_at(tr_state *st, size_t at, int unsupported,
                                     const char *message);
 static void tr_fail_at(tr_state *st, size_t at, int unsupported,
@@ -1611,6 +1612,22 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
                       tr_printf(st, "__launch_bounds__(%llu) ", threads));
     }
 
+    int empty = (open + 1 == close) ||
+                (open + 2 == close && tr_is_word(st, open + 1, W_void));
+    if (st->uses_work_dim) {
+        /* The hidden parameter, after the user's (prototypes too); each
+         * work-item keeps it where get_work_dim() reads it
+         * (prelude_cuda.cuh). */
+        if (open + 2 == close && tr_is_word(st, open + 1, W_void))
+            st->replace[open + 1] = "";
+        tr_insert_add(st, close, 0, close, close,
+                      empty ? "unsigned int kl_work_dim"
+                            : ", unsigned int kl_work_dim");
+        if (body_open != SIZE_MAX)
+            tr_insert_add(st, body_open, 1, body_open, body_open,
+                          " kl_work_dim_set(kl_work_dim);");
+    }
+
     /* Only definitions are recorded: a prototype has no code. */
     if (body_open == SIZE_MAX)
         return close;
@@ -1633,8 +1650,6 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
 
     /* Parameters: split at the commas of the list's own depth. */
     size_t count = 0;
-    int empty = (open + 1 == close) ||
-                (open + 2 == close && tr_is_word(st, open + 1, W_void));
     if (!empty) {
         count = 1;
         for (size_t i = open + 1; i < close; ++i) {
@@ -1649,6 +1664,7 @@ static size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_wo
     kernel->signature.param_count = count;
     kernel->signature.params =
         clc_arena_alloc(st->arena, (count ? count : 1) * sizeof(clc_param));
+
     size_t param_begin = open + 1, index = 0;
     for (size_t i = open + 1; !empty && i <= close; ++i) {
         if (i < close && tr_is_open(st, i)) {
@@ -2094,7 +2110,7 @@ static const char *tr_emit(tr_state *st, size_t *length)
               tr_insert_order);
     clc_buffer out;
     clc_buffer_init(&out, st->arena);
-    clc_buffer_puts(&out, "#include \"" CLC_PRELUDE_HEADER_NAME "\"\n");
+    clc_buffer_puts(&out, "#include \"" TRANSLATE_PRELUDE_CUDA_HEADER "\"\n");
     tr_writer w = {&out, -1, 0, '\n'};
     size_t next_insert = 0;
     int pending_space = 0;
@@ -2152,7 +2168,7 @@ static char *tr_strdup(const char *text, size_t length)
 }
 
 /* Copies the kernels out of the arena into malloc'ed memory. */
-static int tr_export_kernels(const tr_state *st, clc_translation *out)
+static int tr_export_kernels(const tr_state *st, opencl_to_cuda_result *out)
 {
     if (st->kernel_count == 0)
         return 0;
@@ -2175,40 +2191,29 @@ static int tr_export_kernels(const tr_state *st, clc_translation *out)
     return 0;
 }
 
-int clc_translate(const char *source, size_t length, const char *source_name,
-                  const clc_options *options, clc_translation *out)
+void opencl_to_cuda_run(clc_run *run, const clc_pp_output *pp,
+                        opencl_to_cuda_result *out)
 {
-    memset(out, 0, sizeof *out);
-    clc_run run;
-    clc_run_begin(&run);
-    /* Every failure below longjmps back here; the arena holds everything
-     * the pass allocated, so freeing it cannot leak. */
-    if (setjmp(run.failure.unwind) != 0) {
-        clc_translation_free(out); /* whatever was exported before */
-        return clc_run_failed(&run, &out->error, &out->error_line,
-                              &out->unsupported);
-    }
-    if (source == NULL && length != 0)
-        clc_fail(&run.failure, -1, 0, "no source text");
-    clc_interner_init(&run.interner, &run.arena);
-    tr_state *st = clc_arena_alloc(&run.arena, sizeof *st);
-    st->arena = &run.arena;
-    st->interner = &run.interner;
-    st->failure = &run.failure;
-    st->unsupported = (int *)&run.unsupported;
+    tr_state *st = clc_arena_alloc(&run->arena, sizeof *st);
+    st->arena = &run->arena;
+    st->interner = &run->interner;
+    st->failure = &run->failure;
+    st->unsupported = (int *)&run->unsupported;
     tr_intern_names(st);
-
-    clc_pp_output pp;
-    clc_preprocess(source ? source : "", length, source_name, options,
-                   &run.arena, &run.interner, &pp);
-    st->tokens = pp.tokens;
-    st->count = pp.count ? pp.count - 1 : 0; /* without EOF */
-    st->file_names = pp.file_names;
-    st->file_count = pp.file_count;
-    st->replace = clc_arena_alloc(&run.arena,
+    st->tokens = pp->tokens;
+    st->count = pp->count ? pp->count - 1 : 0; /* without EOF */
+    st->file_names = pp->file_names;
+    st->file_count = pp->file_count;
+    st->replace = clc_arena_alloc(&run->arena,
                                   (st->count + 1) * sizeof *st->replace);
+    /* get_work_dim() anywhere: every kernel takes the launch's dimensions
+     * as a hidden parameter (none can be told from the grid alone). */
+    int32_t work_dim = clc_intern(st->interner, "get_work_dim", 12);
+    for (size_t i = 0; i < st->count && !st->uses_work_dim; ++i)
+        st->uses_work_dim = st->tokens[i].kind == CLC_TOK_IDENT &&
+                            st->tokens[i].ident == work_dim;
     tr_match_brackets(st);
-    clc_symbols_init(&st->symbols, &run.arena, &run.interner,
+    clc_symbols_init(&st->symbols, &run->arena, &run->interner,
                      CLC_LANGUAGE_OPENCL_C, st->tokens, st->count, st->match);
     clc_symbols_scan(&st->symbols);
     tr_drop_unused_samplers(st);
@@ -2216,20 +2221,42 @@ int clc_translate(const char *source, size_t length, const char *source_name,
 
     size_t text_length = 0;
     const char *text = tr_emit(st, &text_length);
-    out->source = tr_strdup(text, text_length);
     out->uses_printf = st->uses_printf;
     out->uses_double = st->uses_double;
-    out->fp_contract_off = pp.fp_contract_off;
-    int result = 0;
-    if (out->source == NULL || tr_export_kernels(st, out) != 0) {
-        clc_translation_free(out);
-        result = -2;
-    }
-    clc_run_end(&run);
-    return result;
+    out->uses_work_dim = st->uses_work_dim;
+    out->fp_contract_off = pp->fp_contract_off;
+    out->source = tr_strdup(text, text_length);
+    if (out->source == NULL || tr_export_kernels(st, out) != 0)
+        clc_fail_memory(&run->failure);
 }
 
-void clc_translation_free(clc_translation *translation)
+int opencl_to_cuda_translate(const char *source, size_t length,
+                             const char *source_name,
+                             const translate_options *options,
+                             opencl_to_cuda_result *out)
+{
+    memset(out, 0, sizeof *out);
+    clc_run run;
+    clc_run_begin(&run);
+    /* Every failure below longjmps back here; the arena holds everything
+     * the pass allocated, so freeing it cannot leak. */
+    if (setjmp(run.failure.unwind) != 0) {
+        opencl_to_cuda_result_free(out); /* whatever was exported before */
+        return clc_run_failed(&run, &out->error, &out->error_line,
+                              &out->unsupported);
+    }
+    if (source == NULL && length != 0)
+        clc_fail(&run.failure, -1, 0, "no source text");
+    clc_interner_init(&run.interner, &run.arena);
+    clc_pp_output pp;
+    clc_preprocess(source ? source : "", length, source_name, options,
+                   &run.arena, &run.interner, &pp);
+    opencl_to_cuda_run(&run, &pp, out);
+    clc_run_end(&run);
+    return 0;
+}
+
+void opencl_to_cuda_result_free(opencl_to_cuda_result *translation)
 {
     if (translation == NULL)
         return;

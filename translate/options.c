@@ -1,9 +1,10 @@
 /*
  * Build options, split into words and sorted into lists once: the core
- * calls clc_options_parse on the user's string and hands the lists to the
- * plugins (kiln_backend_source), which give them to the front end; nothing
- * else splits an option string.
+ * calls translate_options_parse on the user's string and hands the lists
+ * to the front end and, translated for their compiler, to the plugins;
+ * nothing else splits an option string.
  */
+#include "lexer.h" /* CLC_PRINTF */
 #include "translate.h"
 
 #include <stdarg.h>
@@ -47,9 +48,9 @@ static int option_next_word(const char **cursor, char *word, size_t *length)
     return quote == '\0' ? 1 : -1;
 }
 
-static int lists_fail(clc_option_lists *out, int result, const char *format,
-                      ...) KILN_PRINTF_LIKE(3, 4);
-static int lists_fail(clc_option_lists *out, int result, const char *format,
+static int lists_fail(translate_option_lists *out, int result, const char *format,
+                      ...) CLC_PRINTF(3, 4);
+static int lists_fail(translate_option_lists *out, int result, const char *format,
                       ...)
 {
     va_list args;
@@ -75,8 +76,8 @@ static char *lists_copy(char **next, const char *text, size_t length)
     return copy;
 }
 
-int clc_options_parse_words(const char *const *words, size_t count,
-                            clc_option_lists *out)
+int translate_options_parse_words(const char *const *words, size_t count,
+                            translate_option_lists *out)
 {
     memset(out, 0, sizeof *out);
     size_t bytes = 1;
@@ -91,7 +92,7 @@ int clc_options_parse_words(const char *const *words, size_t count,
         out->include_dirs == NULL || out->flags == NULL)
         return -2;
     char *next = out->storage;
-    clc_options *lists = &out->options;
+    translate_options *lists = &out->options;
     lists->defines = out->defines;
     lists->include_dirs = (const char *const *)out->include_dirs;
     lists->flags = (const char *const *)out->flags;
@@ -117,7 +118,7 @@ int clc_options_parse_words(const char *const *words, size_t count,
                 lists_copy(&next, value, strlen(value));
             continue;
         }
-        kiln_backend_define *define = &out->defines[lists->define_count++];
+        translate_define *define = &out->defines[lists->define_count++];
         if (flag == 'U') {
             define->name = lists_copy(&next, value, strlen(value));
             continue;
@@ -138,7 +139,7 @@ int clc_options_parse_words(const char *const *words, size_t count,
     return 0;
 }
 
-int clc_options_parse(const char *text, clc_option_lists *out)
+int translate_options_parse(const char *text, translate_option_lists *out)
 {
     memset(out, 0, sizeof *out);
     const char *cursor = text ? text : "";
@@ -163,13 +164,13 @@ int clc_options_parse(const char *text, clc_option_lists *out)
                                        "build options: unterminated quote in "
                                        "'%s'",
                                        text)
-                         : clc_options_parse_words(words, count, out);
+                         : translate_options_parse_words(words, count, out);
     free(buffer);
     free(words);
     return result;
 }
 
-void clc_option_lists_free(clc_option_lists *lists)
+void translate_option_lists_free(translate_option_lists *lists)
 {
     free(lists->defines);
     free(lists->include_dirs);

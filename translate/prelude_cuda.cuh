@@ -1799,16 +1799,19 @@ KL_CFN auto kl_shuffle2(const X &x, const Y &y, const M &m) {
 /* @section workitems */
 /* ---- work-items and synchronisation (device only) ------------------------------- */
 
-/* The launch's kiln_launch_config.dimensions when it is more than the grid
- * and block show (a 2-D launch of N x 1): the backend writes it before such
- * a launch and 0 after it (cuda_launch.c). */
-extern "C" {
-__device__ unsigned kl_work_dim_override = 0;
+/* The launch's work dimensions (kiln_launch_config.dimensions, which the
+ * grid and block cannot always show: a 2-D launch of N x 1): in a program
+ * that calls get_work_dim(), every kernel takes them as a hidden last
+ * parameter (the core appends it at each launch, core/launch.c) and each
+ * work-item stores it here first thing.  The block's work-items all store
+ * the same value and each reads only after its own store, so no barrier
+ * is needed, and launches on other streams have copies of their own. */
+__shared__ unsigned kl_work_dim_shared;
+KL_DFN void kl_work_dim_set(unsigned dimensions) {
+    *(volatile unsigned *)&kl_work_dim_shared = dimensions;
 }
 KL_DFN uint kl_get_work_dim() {
-    return kl_work_dim_override != 0 ? kl_work_dim_override
-           : gridDim.z * blockDim.z > 1 ? 3
-           : gridDim.y * blockDim.y > 1 ? 2 : 1;
+    return *(volatile unsigned *)&kl_work_dim_shared;
 }
 #define KL_WI(NAME, X, Y, Z, OTHER)                                           \
     KL_DFN size_t NAME(uint d) {                                              \

@@ -26,7 +26,7 @@
  * vectors' members: a program gets it when it says volatile and has
  * vectors.
  */
-#include "translate.h"
+#include "opencl_to_cuda.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -349,7 +349,7 @@ static void map_free(prelude_map *map)
     free(map->prefixes);
 }
 
-char *clc_prelude_select(const char *prelude, const char *translation,
+char *prelude_cuda_select(const char *prelude, const char *translation,
                          size_t *length)
 {
     prelude_map map;

@@ -98,7 +98,7 @@ typedef struct pp_state {
      * one in file_tokens; frames hold the ones that include it), what is
      * known of each file read so far, and the flattened text when only
      * the includes are being expanded (clc_expand_includes). */
-    const clc_include_reader *reader;
+    const translate_include_reader *reader;
     struct pp_frame *frames;
     size_t frame_count;
     size_t frame_capacity;
@@ -113,6 +113,8 @@ typedef struct pp_state {
     size_t resolved_count;
     size_t resolved_capacity;
     size_t directive_begin; /* the directive being carried out: its '#'   */
+    int leave_unfound;      /* an #include not found stays for the
+                               compiler, as in expand_only               */
     int expand_only;        /* only directives matter; #error is the
                                compiler's business                        */
     clc_buffer *flat;       /* flattened text, or NULL                    */
@@ -1562,7 +1564,7 @@ static void pp_include(pp_state *st, const clc_token *hash, size_t begin,
         name = pp_header_name(st, tokens, count, &quoted);
     }
     if (name == NULL) {
-        if (st->expand_only)
+        if (st->expand_only || st->leave_unfound)
             return; /* the compiler reports it */
         pp_fail_at(st, hash, "#include expects \"FILENAME\" or <FILENAME>");
     }
@@ -1608,7 +1610,7 @@ static pp_known_file *pp_include_read(pp_state *st, const clc_token *hash,
     }
     if (found == 0) {
         free(error);
-        if (st->expand_only)
+        if (st->expand_only || st->leave_unfound)
             return NULL; /* left in place: the compiler may know it */
         clc_fail(st->failure, hash->file, hash->line,
                  "cannot include %s: the file was not found in the "
@@ -2029,7 +2031,7 @@ static const char pp_predefined[] =
 /* -D NAME=VALUE -> "#define NAME VALUE" (the value up to a newline);
  * -U NAME -> "#undef NAME". */
 static void pp_option_define(clc_buffer *script,
-                             const kiln_backend_define *define)
+                             const translate_define *define)
 {
     if (define->value == NULL) {
         clc_buffer_printf(script, "#undef %s\n", define->name);
@@ -2042,10 +2044,10 @@ static void pp_option_define(clc_buffer *script,
     clc_buffer_append(script, "\n", 1);
 }
 
-static void pp_options(pp_state *st, const clc_options *options,
+static void pp_options(pp_state *st, const translate_options *options,
                        clc_buffer *script, int *c_version, int *fast_math)
 {
-    static const clc_options none;
+    static const translate_options none;
     if (options == NULL)
         options = &none;
     *c_version = 120;
@@ -2080,7 +2082,7 @@ static void pp_options(pp_state *st, const clc_options *options,
 
 /* A preprocessor with the predefined macros and the build options'
  * defines in place, ready for the program (file 0, `name`). */
-static pp_state *pp_start(const char *name, const clc_options *options,
+static pp_state *pp_start(const char *name, const translate_options *options,
                           int target_cuda, clc_arena *arena,
                           clc_interner *interner, int *fast_math)
 {
@@ -2127,12 +2129,76 @@ static pp_state *pp_start(const char *name, const clc_options *options,
 }
 
 void clc_preprocess(const char *source, size_t length, const char *name,
-                    const clc_options *options, clc_arena *arena,
+                    const translate_options *options, clc_arena *arena,
                     clc_interner *interner, clc_pp_output *out)
 {
     int fast_math;
     pp_state *st = pp_start(name, options, 1, arena, interner, &fast_math);
     pp_run_file(st, source, length, 0);
+
+    clc_token eof;
+    memset(&eof, 0, sizeof eof);
+    eof.kind = CLC_TOK_EOF;
+    eof.text = "";
+    eof.ident = -1;
+    eof.file = st->file;
+    eof.line = st->out.count ? st->out.tokens[st->out.count - 1].line : 1;
+    pp_emit(st, &eof);
+
+    out->tokens = st->out.tokens;
+    out->count = st->out.count;
+    out->file_names = st->file_names;
+    out->file_count = st->file_count;
+    out->fp_contract_off = st->fp_contract_off;
+    out->fast_relaxed_math = fast_math;
+    out->included_files = 0;
+}
+
+void clc_preprocess_program(const char *source, size_t length,
+                            const char *name, const translate_options *options,
+                            int target_cuda,
+                            const translate_include_reader *reader,
+                            int leave_unfound, clc_arena *arena,
+                            clc_interner *interner, clc_pp_output *out,
+                            clc_buffer *flat)
+{
+    int fast_math;
+    pp_state *st = pp_start(name, options, target_cuda, arena, interner,
+                            &fast_math);
+    st->reader = reader;
+    st->leave_unfound = leave_unfound;
+    st->flat = flat;
+    st->flat_line = 1;
+    clc_token_array tokens = {NULL, 0, 0};
+    clc_lex(source ? source : "", length, 0, 1, arena, interner, &tokens);
+    st->file_tokens = tokens.tokens;
+    st->file_pos = 0;
+    st->line_delta = 0;
+    st->file = 0;
+    st->path = NULL;
+    st->raw_cursor = 0;
+    /* pp_run_file's loop, on the program's own tokens: the flattened text
+     * takes what is left of them before they are let go. */
+    for (;;) {
+        pp_tok *tok = pp_read(st);
+        if (tok == &st->eof)
+            break;
+        if (tok->t.kind == CLC_TOK_IDENT) {
+            if (tok->t.ident == W__Pragma) {
+                pp_pragma_operator(st, tok);
+                continue;
+            }
+            if (pp_try_expand(st, tok))
+                continue;
+        }
+        tok->t.flags &= (uint8_t)~CLC_TF_NOEXPAND;
+        pp_emit(st, &tok->t);
+    }
+    pp_flat_copy(st, st->file_pos);
+    if (flat != NULL && flat->length > 0 &&
+        flat->data[flat->length - 1] != '\n')
+        clc_buffer_append(flat, "\n", 1);
+    out->included_files = st->known_count;
 
     clc_token eof;
     memset(&eof, 0, sizeof eof);
@@ -2171,7 +2237,7 @@ static char *pp_strdup(const char *text, size_t length)
     return copy;
 }
 
-int clc_text_spells(const char *text, size_t length, const char *word,
+int translate_text_spells(const char *text, size_t length, const char *word,
                     size_t anchor)
 {
     size_t word_length = strlen(word);
@@ -2191,7 +2257,7 @@ int clc_text_spells(const char *text, size_t length, const char *word,
  * gone (the front end's translation phase 2: backslash, then \n or \r\n).
  * Every #include, %:include and splice-cut #inc\<newline>lude does; a
  * source that does not can have nothing to inline. */
-static int may_include(const char *text, size_t length)
+int clc_may_include(const char *text, size_t length)
 {
     static const char word[] = "include";
     const size_t word_length = sizeof word - 1;
@@ -2201,7 +2267,7 @@ static int may_include(const char *text, size_t length)
     /* Without a backslash there is no splice: a plain search does (the
      * array layer's generated sources, built on every call, take this). */
     if (memchr(text, '\\', length) == NULL)
-        return clc_text_spells(text, length, word, 5); /* its 'd', rarer in
+        return translate_text_spells(text, length, word, 5); /* its 'd', rarer in
                                                            kernels than 'i' */
     for (const char *at = text;
          (at = memchr(at, 'i', (size_t)(end - at))) != NULL; ++at) {
@@ -2226,8 +2292,8 @@ static int may_include(const char *text, size_t length)
 }
 
 int clc_expand_includes(const char *source, size_t length, const char *name,
-                        const clc_options *options, int target_cuda,
-                        const clc_include_reader *reader, clc_expansion *out)
+                        const translate_options *options, int target_cuda,
+                        const translate_include_reader *reader, clc_expansion *out)
 {
     memset(out, 0, sizeof *out);
     /* Every program build runs through here, memory-cache hits included
@@ -2235,7 +2301,7 @@ int clc_expand_includes(const char *source, size_t length, const char *name,
      * the word include is left as it is, without lexing it, so a hit costs
      * a digest and not a pass of the preprocessor.  The result is the same
      * either way: such a source includes nothing. */
-    if (source == NULL || !may_include(source, length))
+    if (source == NULL || !clc_may_include(source, length))
         return 0;
     clc_failure failure;
     memset(&failure, 0, sizeof failure);

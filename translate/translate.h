@@ -1,121 +1,76 @@
 /*
- * OpenCL C -> CUDA C translation: the front end's entry point (private to
- * Kiln: the CUDA plugin, kiln-clc and the tests link it).
+ * translate.h — Kiln's kernel-language front end: its one public header.
  *
- * The pass turns a portable OpenCL C program into CUDA C++ that NVRTC
- * compiles after the prelude (prelude_cuda.cuh, embedded at build time and
- * returned by clc_prelude_source()).  It is pure C with no CUDA dependency so
- * that it can be tested and fuzzed on machines without a GPU.
+ * The core (core/front_end.c) calls this module once per program build;
+ * nothing else in the library does, and no plugin links it.  What it does,
+ * in the order a build asks for it:
  *
- * Contract with the CUDA backend:
- *  - Every __kernel function becomes an extern "C" __global__ function of
- *    the same name, with the same number of parameters in the same order.
- *  - A __local pointer kernel parameter becomes an unsigned int parameter
- *    that carries the byte offset of that argument's slice inside the
- *    kernel's dynamic shared memory.  The backend lays the slices out at
- *    launch (each aligned to CLC_LOCAL_ARG_ALIGN) and passes the offsets; the
- *    total dynamic shared memory is the end of the last slice.
- *  - #line directives map every line of the output back to the user's
- *    source line, so NVRTC's diagnostics name the user's lines.
- *  - Anything that cannot be translated faithfully fails the translation
- *    with a message naming the construct and the line; it never produces
- *    code that computes something different.
+ *   1. translate_open: preprocesses the program once.  Its #include files
+ *      are inlined (through the caller's reader) into one text with #line
+ *      markers: the text a cache key covers and a native build compiles.
+ *      When the program will be translated or read, every macro is also
+ *      expanded, in the same pass, for the steps below.
+ *   2. translate_to_target: the program in the target's language (OpenCL C
+ *      -> CUDA C++ for NVRTC, or CUDA C -> OpenCL C 1.2), with the build
+ *      options that language's compiler takes, the headers the text
+ *      includes, and what a launch must add: every kernel's signature as
+ *      the user wrote it and the hidden arguments after it.
+ *   3. translate_read: only the kernels' signatures, without a translation
+ *      (native CUDA C: the driver tells only parameter sizes).
+ *
+ * Anything that cannot be translated faithfully fails with a message that
+ * names the construct and the line (`unsupported` set); a wrong program
+ * fails as a compiler would (`unsupported` clear).  The module is plain C
+ * with no dependency on a GPU, a vendor library or the plugin ABI, so it is
+ * tested and fuzzed on any machine.  The phases and files are described in
+ * translate/README.
  */
-#ifndef KILN_CLC_TRANSLATE_H
-#define KILN_CLC_TRANSLATE_H
+#ifndef KILN_TRANSLATE_H
+#define KILN_TRANSLATE_H
 
 #include <stddef.h>
-
-#include "kiln_backend.h" /* kiln_backend_define: the option lists' entries */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Alignment of each __local argument slice in dynamic shared memory:
- * enough for the widest OpenCL type (double16, long16 = 128 bytes). */
-#define CLC_LOCAL_ARG_ALIGN 128
+/* The two kernel languages (the values of kiln.h's kiln_language). */
+typedef enum translate_language {
+    TRANSLATE_OPENCL_C = 0,
+    TRANSLATE_CUDA_C = 1
+} translate_language;
 
+/* ---- build options ------------------------------------------------------ */
 
-typedef enum clc_param_kind {
-    CLC_PARAM_GLOBAL = 1, /* __global T *  : device pointer (8 bytes)          */
-    CLC_PARAM_CONSTANT,   /* __constant T *: device pointer (8 bytes)          */
-    CLC_PARAM_LOCAL,      /* __local T *   : offset into dynamic shared memory */
-    CLC_PARAM_VALUE       /* passed by value                                   */
-} clc_param_kind;
+/* One -D or -U: -D NAME=VALUE, -D NAME (value "1", as C compilers define
+ * it) or -U NAME (value NULL).  A function-like macro's name holds its
+ * parameter list: -D'F(x)=x*2' is "F(x)", "x*2". */
+typedef struct translate_define {
+    const char *name;
+    const char *value;
+} translate_define;
 
-typedef struct clc_param {
-    clc_param_kind kind;
-    char name[64];       /* parameter name as written, "" if unnamed        */
-    char type_name[96];  /* as OpenCL reports it: "float*", "uint", "float4" */
-    size_t size;         /* CLC_PARAM_VALUE: size in bytes of the OpenCL type
-                            (float3 = 16), 0 when not known here (a struct or
-                            a typedef the pass cannot resolve);
-                            pointers: 8                                      */
-} clc_param;
-
-typedef struct clc_kernel_signature {
-    char name[128];
-    size_t param_count;
-    clc_param *params;            /* param_count entries                      */
-    unsigned reqd_work_group[3]; /* reqd_work_group_size, 0 0 0 when absent  */
-} clc_kernel_signature;
-
-typedef struct clc_translation {
-    char *source;                /* CUDA C++ text, NUL-terminated            */
-    size_t kernel_count;
-    clc_kernel_signature *kernels;
-    int uses_printf;
-    int uses_double;
-    /* #pragma OPENCL FP_CONTRACT OFF appeared: the program must be compiled
-     * without contracting a*b+c into fused multiply-adds (the pragma may
-     * stand anywhere; the whole program goes without). */
-    int fp_contract_off;
-    /* On failure: a message such as
-     * "input.cl:12: cannot translate 'image2d_t': images are not supported
-     * by the CUDA backend" and the user's line number (0 if none). */
-    char *error;
-    int error_line;
-    /* On failure: 1 when the source is valid OpenCL C that the CUDA backend
-     * cannot run (images, pipes, a block over 1024 work-items: the
-     * backend's KILN_ERR_TRANSLATION), 0 when the source itself is wrong
-     * (a preprocessor error, unbalanced brackets, an invalid kernel
-     * signature: KILN_ERR_BUILD, as any compiler would say). */
-    int unsupported;
-} clc_translation;
-
-/* ---- build options ------------------------------------------------------------ */
-
-/* Build options as lists: what kiln_backend_source carries (the core
- * splits the user's string once, with clc_options_parse) and what every
- * part of the front end reads.  NULL arrays with zero counts: none. */
-typedef struct clc_options {
-    const kiln_backend_define *defines;  /* -D and -U, in the order given  */
+/* Build options as lists, each in the order given.  NULL arrays with zero
+ * counts: none. */
+typedef struct translate_options {
+    const translate_define *defines;     /* -D and -U                     */
     size_t define_count;
-    const char *const *include_dirs;     /* -I, in the order given         */
+    const char *const *include_dirs;     /* -I                            */
     size_t include_dir_count;
-    const char *const *flags;            /* every other word, in order     */
+    const char *const *flags;            /* every other word              */
     size_t flag_count;
-} clc_options;
+} translate_options;
 
-/* The lists of a program source a plugin was handed. */
-static inline clc_options clc_options_of(const kiln_backend_source *source)
-{
-    clc_options options = {source->defines,      source->define_count,
-                           source->include_dirs, source->include_dir_count,
-                           source->flags,        source->flag_count};
-    return options;
-}
-
-/* Lists made by clc_options_parse, owning their storage. */
-typedef struct clc_option_lists {
-    clc_options options;
-    kiln_backend_define *defines;
+/* Lists that own their storage (translate_options_parse and the options a
+ * translation hands the target's compiler). */
+typedef struct translate_option_lists {
+    translate_options options;
+    translate_define *defines;
     char **include_dirs;
     char **flags;
     char *storage;      /* the words' text                                */
     char *error;        /* on failure: the message                        */
-} clc_option_lists;
+} translate_option_lists;
 
 /* Splits a build option string into words the way a POSIX shell would
  * without expansions (white space separates words, '...' and "..." group,
@@ -126,27 +81,14 @@ typedef struct clc_option_lists {
  * on an unterminated quote; -3 on a malformed option (-D without a macro
  * name, -D, -U or -I without a value); -2 when memory runs out.  On -1
  * and -3 out->error says what is wrong ("build options: ...").  NULL
- * `text`: no options.  Always call clc_option_lists_free(out) after. */
-int clc_options_parse(const char *text, clc_option_lists *out);
+ * `text`: no options.  Always call translate_option_lists_free(out). */
+int translate_options_parse(const char *text, translate_option_lists *out);
 /* The same for options that are words already (a command line's). */
-int clc_options_parse_words(const char *const *words, size_t count,
-                            clc_option_lists *out);
-void clc_option_lists_free(clc_option_lists *lists);
+int translate_options_parse_words(const char *const *words, size_t count,
+                                  translate_option_lists *out);
+void translate_option_lists_free(translate_option_lists *lists);
 
-/* Translates `length` bytes of OpenCL C.  `source_name` names the source in
- * #line directives and messages ("<kiln program>" when NULL).  `options` are
- * the user's build options (NULL: none): the pass honours their -D and -U
- * (the preprocessor runs inside the pass), -cl-std= and
- * -cl-fast-relaxed-math, and ignores the rest; the backend decides what
- * else reaches NVRTC.  Returns 0 on success;
- * -1 with out->error set when the source cannot be translated; -2 when
- * memory runs out.  Always call clc_translation_free(out) after. */
-int clc_translate(const char *source, size_t length, const char *source_name,
-                  const clc_options *options, clc_translation *out);
-
-void clc_translation_free(clc_translation *translation);
-
-/* ---- #include, for the core ------------------------------------------------- */
+/* ---- the program and its target ----------------------------------------- */
 
 /* Finds and reads the file an #include names.  `name` is written as
  * between the quotes (`quoted` 1) or angle brackets (0); `includer` is the
@@ -155,71 +97,266 @@ void clc_translation_free(clc_translation *translation);
  * include guards), *text and *length; 0 when there is no such file; -1
  * with *error when it exists but cannot be read.  Everything returned is
  * malloc'ed and freed by the caller. */
-typedef struct clc_include_reader {
+typedef struct translate_include_reader {
     int (*read)(void *context, const char *name, int quoted,
                 const char *includer, char **path, char **text,
                 size_t *length, char **error);
     void *context;
-} clc_include_reader;
+} translate_include_reader;
 
-typedef struct clc_expansion {
-    char *text;        /* the program with its includes inlined; NULL when
-                          it includes nothing (use the source as it is)  */
+/* The device a program is built for: what its native compiler accepts and
+ * what the translation may use.  Strings are never NULL ("" for none). */
+typedef struct translate_target {
+    translate_language language;  /* the language the device builds      */
+    /* OpenCL: the device's OpenCL C version (120 for 1.2, 300 for 3.0),
+     * its extensions (CL_DEVICE_EXTENSIONS, separated by spaces) and its
+     * vendor (CL_DEVICE_VENDOR). */
+    unsigned opencl_c_version;
+    const char *extensions;
+    const char *vendor;
+    /* CUDA: the device's compute capability (90 for 9.0) and the version
+     * of the compiler that builds the text (NVRTC 12.4: 12040; 0 when not
+     * known). */
+    unsigned compute_capability;
+    unsigned compiler_version;
+} translate_target;
+
+/* A program as the user gave it. */
+typedef struct translate_input {
+    const char *text;
     size_t length;
-    char **files;      /* every file read, as the reader named it         */
-    size_t file_count;
-    char *error;       /* on failure: "file:line: message"                */
-} clc_expansion;
+    const char *name;                  /* "<kiln program>" when NULL      */
+    translate_language language;
+    const translate_options *options;  /* NULL: none                      */
+    /* NULL: #include directives are left for the compiler. */
+    const translate_include_reader *reader;
+    const translate_target *target;
+} translate_input;
 
-/* Inlines the files the program's #include directives name, the way the
- * compiler will see them: this preprocessor runs over the program with the
- * build options' -D, -U and -cl-std= (and __KILN_CUDA__ when `target_cuda`;
- * `options` NULL: none), so
- * comments, strings, line splices, digraphs and conditional groups are
- * what C says they are, and `#include MACRO` is expanded.  An #include in
- * a group that is not taken, or of a file the reader does not find, stays
- * for the compiler; a file whose include guard is defined, or that said
- * #pragma once, is not read again.  The text is the tokens of each file
- * on their own lines, between #line markers.  Returns 0, -1 with
- * out->error (a cycle, more than 256 MiB of includes, an unreadable file,
- * a malformed directive), or -2 when memory runs out.  Always call
- * clc_expansion_free(out) after. */
-int clc_expand_includes(const char *source, size_t length, const char *name,
-                        const clc_options *options, int target_cuda,
-                        const clc_include_reader *reader, clc_expansion *out);
-void clc_expansion_free(clc_expansion *expansion);
+/* ---- 1. preprocessing, once --------------------------------------------- */
+
+typedef struct translate_unit translate_unit;
+
+/* What went wrong: "file:line: message", its line (0 when none) and
+ * whether the program is valid but cannot be translated faithfully. */
+typedef struct translate_error {
+    char *message;                     /* malloc'ed                       */
+    unsigned line;
+    int unsupported;
+} translate_error;
+
+/* Preprocesses `input` (which must outlive the unit).  A program in the
+ * target's language is only expanded: its #include directives are carried
+ * out where the reader finds the file, and left for the compiler where it
+ * does not or where they sit in a group #if leaves out.  A program to be
+ * translated is also macro-expanded, in the same pass, and an #include
+ * that cannot be found fails it.  Returns 0, -1 with *error (a cycle, more
+ * than 256 MiB of includes, an unreadable file, a malformed directive, a
+ * refused construct), or -2 when memory runs out. */
+int translate_open(const translate_input *input, translate_unit **unit,
+                   translate_error *error);
+/* The program with its #include files inlined, between #line markers;
+ * the source itself when it includes nothing.  Valid while the unit
+ * lives. */
+const char *translate_text(const translate_unit *unit, size_t *length);
+/* Whether the program will be translated into the target's language. */
+int translate_needs_translation(const translate_unit *unit);
+void translate_close(translate_unit *unit);
+
+/* ---- 2. the program in the target's language ---------------------------- */
+
+/* Each __local argument of an OpenCL C kernel on CUDA is a slice of the
+ * launch's dynamic shared memory, aligned to this (enough for the widest
+ * OpenCL type, double16 and long16). */
+#define TRANSLATE_LOCAL_ALIGN 128
+
+/* What a launch gives a parameter. */
+typedef enum translate_param_kind {
+    TRANSLATE_PARAM_BUFFER = 1, /* a pointer to global or constant memory */
+    TRANSLATE_PARAM_LOCAL,      /* OpenCL C's __local pointer: a size     */
+    TRANSLATE_PARAM_VALUE       /* passed by value                        */
+} translate_param_kind;
+
+/* The kind of a value's elements (or a pointer's pointee). */
+typedef enum translate_scalar {
+    TRANSLATE_SCALAR_UNKNOWN = 0, /* a struct, or a type not seen through */
+    TRANSLATE_SCALAR_SIGNED,
+    TRANSLATE_SCALAR_UNSIGNED,
+    TRANSLATE_SCALAR_FLOAT,
+    TRANSLATE_SCALAR_BOOL
+} translate_scalar;
+
+typedef enum translate_space {
+    TRANSLATE_SPACE_PRIVATE = 0,   /* a value                             */
+    TRANSLATE_SPACE_GLOBAL,
+    TRANSLATE_SPACE_CONSTANT,
+    TRANSLATE_SPACE_LOCAL
+} translate_space;
+
+/* A kernel parameter as the user declared it. */
+typedef struct translate_param {
+    translate_param_kind kind;
+    translate_space space;
+    translate_scalar scalar;   /* the value's elements, a pointer's pointee */
+    unsigned scalar_bytes;     /* 1, 2, 4 or 8; 0 unknown                  */
+    unsigned vector_length;    /* 1 for a scalar; 0 unknown                */
+    /* Bytes the value takes in the program's language (an OpenCL float3
+     * is 16, a CUDA float3 12); 8 for a pointer; 0 when the reader cannot
+     * size the type (a struct: the driver knows). */
+    size_t size;
+    char name[64];             /* "" when unnamed                          */
+    char type_name[96];        /* as the language spells it: "float*"     */
+} translate_param;
+
+/* An argument the translation added after the user's, which the launch
+ * supplies. */
+typedef enum translate_hidden_kind {
+    /* CUDA C's extern __shared__ on OpenCL: a __local argument of the
+     * launch's dynamic local memory. */
+    TRANSLATE_HIDDEN_DYNAMIC_LOCAL = 1,
+    /* CUDA C's __device__ or __constant__ variable on OpenCL: the buffer
+     * that holds variables[variable]. */
+    TRANSLATE_HIDDEN_VARIABLE,
+    /* OpenCL C's get_work_dim() on CUDA: a uint, the launch's work
+     * dimensions. */
+    TRANSLATE_HIDDEN_WORK_DIM,
+    /* CUDA C's pointer parameter params[variable] on OpenCL: a ulong, the
+     * byte offset at which it starts in the buffer passed for it (a buffer
+     * view's offset in its base, which is what the argument gets).  These
+     * come first among a kernel's hidden arguments. */
+    TRANSLATE_HIDDEN_POINTER_OFFSET
+} translate_hidden_kind;
+
+typedef struct translate_hidden {
+    translate_hidden_kind kind;
+    size_t variable;
+} translate_hidden;
+
+typedef struct translate_kernel {
+    char name[128];            /* as the program names it                  */
+    /* As the translated program names it: the same, or a name OpenCL C
+     * does not reserve (a CUDA kernel named dot). */
+    char native_name[160];
+    size_t param_count;
+    translate_param *params;
+    unsigned required_block[3]; /* reqd_work_group_size; 0 0 0 when none   */
+    size_t hidden_count;        /* after the params, in this order         */
+    translate_hidden *hidden;
+} translate_kernel;
+
+/* A CUDA C __device__ or __constant__ variable translated to OpenCL C: a
+ * buffer of the program's.  Its size comes from the translated program's
+ * own kernel TRANSLATE_KERNEL_VARIABLE_SIZES (one work-item, one ulong
+ * buffer: each variable's size in bytes, in order); the variables with an
+ * initializer get their values from TRANSLATE_KERNEL_VARIABLE_INIT (their
+ * buffers, in order); the others start zero-filled, as CUDA's do.  These
+ * two kernels are not the user's and are not listed. */
+typedef struct translate_variable {
+    char name[128];
+    int is_constant;           /* __constant__, else __device__            */
+    int has_initializer;
+} translate_variable;
+
+#define TRANSLATE_KERNEL_VARIABLE_SIZES "__kiln_variable_sizes"
+#define TRANSLATE_KERNEL_VARIABLE_INIT "__kiln_variable_init"
+
+/* A header the text #includes by name, given to the compiler beside it. */
+typedef struct translate_header {
+    const char *name;
+    const char *text;
+    size_t length;
+} translate_header;
+
+typedef struct translate_program {
+    translate_language language;       /* the target's                     */
+    char *text;                        /* NUL-terminated                   */
+    size_t length;
+    /* The options the target's compiler takes, translated from the
+     * user's (OpenCL's -cl-fast-relaxed-math is NVRTC's --use_fast_math). */
+    translate_option_lists options;
+    size_t header_count;
+    translate_header *headers;
+    /* When the text does not compile with `headers` (they hold the parts
+     * of a prelude the program seems to use), the same with these (the
+     * whole prelude), so that a misjudged selection costs a second
+     * compile, never a failed build; NULL when there is no such choice. */
+    translate_header *whole_headers;
+    size_t kernel_count;
+    translate_kernel *kernels;
+    size_t variable_count;
+    translate_variable *variables;
+    /* OpenCL C on CUDA: each __local parameter is passed as a uint, the
+     * byte offset of its slice of the launch's dynamic shared memory (the
+     * slices in parameter order, each TRANSLATE_LOCAL_ALIGN-aligned); the
+     * dynamic shared memory is the end of the last slice. */
+    int local_params_are_offsets;
+    int uses_double;
+    int uses_printf;
+    char *storage;                     /* headers' text                    */
+} translate_program;
+
+/* Translates the unit into its target's language.  Returns 0, -1 with
+ * *error, -2 when memory runs out.  Always call translate_program_free. */
+int translate_to_target(translate_unit *unit, translate_program *out,
+                        translate_error *error);
+
+/* ---- 3. the signatures alone --------------------------------------------- */
+
+/* The kernels of a program in its target's own language as the user
+ * declared them (kernels and params only), without translating it: what
+ * a driver that tells only parameter sizes cannot.  Returns 0, -1 with
+ * *error (constructs the reader cannot follow: templates, classes), -2
+ * when memory runs out. */
+int translate_read(translate_unit *unit, translate_program *out,
+                   translate_error *error);
+
+/* The options of a program built in its own language, as its compiler
+ * takes them: 1 with *out holding them (NVRTC takes no -cl-* option: those
+ * with a meaning become NVRTC's, the others go); 0 when the compiler takes
+ * the user's options as they are (OpenCL's); -2 when memory runs out.
+ * Call translate_option_lists_free(out) after either. */
+int translate_native_options(const translate_input *input,
+                             translate_option_lists *out);
+
+/* A compiler's message about a translation in the user's names: the
+ * translation renames an OpenCL C identifier that is a CUDA keyword
+ * (threadIdx -> kl_kw_threadIdx) and a __local pointer parameter p to its
+ * offset (kl_local_offset_p).  Malloc'ed; NULL when memory runs out. */
+char *translate_user_names(const char *text);
+
+void translate_program_free(translate_program *program);
+void translate_error_free(translate_error *error);
+
+/* ---- the translator's identity and its preludes -------------------------- */
+
+/* A digest (32 hex digits) of every file that decides what a translation
+ * produces: the front end's sources, the preludes and their build rules,
+ * computed by the build.  The core puts it in the cache key of every
+ * program translated or read, so a binary cached by another translator is
+ * never loaded. */
+const char *translate_digest(void);
+/* The files that digest covers, relative to the source tree, one a line. */
+const char *translate_digest_files(void);
+
+/* prelude_cuda.cuh: what OpenCL C translated to CUDA C++ needs (OpenCL's
+ * built-ins, vectors, atomics), included by the translation as the header
+ * TRANSLATE_PRELUDE_CUDA_HEADER. */
+const char *translate_prelude_cuda(void);
+#define TRANSLATE_PRELUDE_CUDA_HEADER "kiln_cl_prelude.h"
+/* prelude_opencl.cl: what CUDA C translated to OpenCL C needs (threadIdx,
+ * CUDA's math and atomics and vector layouts), at the start of every
+ * translation's text. */
+const char *translate_prelude_opencl(void);
 
 /* Whether `word` occurs in text[0, length): memchr on the character at
  * word[anchor], chosen as the one the texts searched spell least, then a
- * compare of the whole word (a quick "can this source contain X" before
- * a costlier scan, on paths every build takes). */
-int clc_text_spells(const char *text, size_t length, const char *word,
-                    size_t anchor);
-
-/* A digest (32 hex digits) of every file that decides what a translation
- * produces: the front end's sources, the prelude and their build rules,
- * computed by the build.  A backend that translates puts it in its cache
- * identity, so a binary cached by another translator is never loaded. */
-const char *clc_translator_digest(void);
-/* The files that digest covers, relative to the source tree, one a line. */
-const char *clc_translator_digest_files(void);
-
-/* The prelude NVRTC must see before the translated text: NVRTC is given it
- * as the header "kiln_cl_prelude.h", which the translated source includes. */
-const char *clc_prelude_source(void);
-#define CLC_PRELUDE_HEADER_NAME "kiln_cl_prelude.h"
-
-/* The part of `prelude` (clc_prelude_source()) that `translation` (a
- * clc_translate result) uses: the sections that own the names it mentions,
- * with what they need (prelude_select.c says how).  What NVRTC reads, and
- * so its compile time, shrinks to what the program uses.  Returns the text
- * (malloc'ed, NUL-terminated; its length in *length when not NULL), or NULL
- * when memory runs out. */
-char *clc_prelude_select(const char *prelude, const char *translation,
-                         size_t *length);
+ * compare of the whole word (a quick "can this source contain X" before a
+ * costlier scan, on paths every build takes). */
+int translate_text_spells(const char *text, size_t length, const char *word,
+                          size_t anchor);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif
+#endif /* KILN_TRANSLATE_H */

@@ -1,4 +1,5 @@
-# kiln-cuda: the CUDA backend plugin (driver API + NVRTC); its test of
+# kiln-cuda: the CUDA backend plugin (driver API + NVRTC): it builds CUDA
+# C only, the core hands it OpenCL C already translated.  Its test of
 # native CUDA C through the public API is in tests/backends.mk.
 #
 # The plugin links libcuda.so.1 directly (the toolkit's stub at build time):
@@ -19,11 +20,9 @@ backends_cuda_kiln_cuda_la_SOURCES = \
 	backends/cuda/cuda_memory.c \
 	backends/cuda/cuda_program.c \
 	backends/cuda/cuda_stream.c
-backends_cuda_kiln_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/translate \
-	$(CUDA_CPPFLAGS)
+backends_cuda_kiln_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 backends_cuda_kiln_cuda_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version \
 	-shared -no-undefined -export-symbols-regex '^kiln_backend_entry$$'
-backends_cuda_kiln_cuda_la_LIBADD = translate/libkiln_translate.la \
-	$(CUDA_DRIVER_LIBS) $(NVRTC_LIBS)
+backends_cuda_kiln_cuda_la_LIBADD = $(CUDA_DRIVER_LIBS) $(NVRTC_LIBS)
 
 endif

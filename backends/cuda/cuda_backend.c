@@ -91,6 +91,8 @@ static void cuda_ops_fill(void)
     ops->abi_minor = KILN_BACKEND_ABI_MINOR;
     ops->struct_size = sizeof *ops;
     ops->name = "cuda";
+    ops->native_language = KILN_LANGUAGE_CUDA_C;
+    ops->settings = NULL; /* it reads none */
     ops->initialize = cuda_backend_initialize;
     ops->version = cuda_backend_version;
     ops->device_count = cuda_device_count;
@@ -126,14 +128,12 @@ static void cuda_ops_fill(void)
     ops->native_handle = cuda_context_native_handle;
     ops->memory_copy_peer = cuda_memory_copy_peer;
     ops->stream_wait_event_peer = cuda_stream_wait_event_peer;
-    ops->program_global = cuda_program_global;
+    ops->program_variable = cuda_program_variable;
     ops->program_kernels = cuda_program_kernels;
     ops->program_image = cuda_program_image;
     ops->program_load_image = cuda_program_load_image;
-    ops->event_create_untimed = cuda_event_create_untimed;
     ops->memory_ipc_export = cuda_memory_ipc_export;
     ops->memory_ipc_open = cuda_memory_ipc_open;
-    ops->stream_create_high_priority = cuda_stream_create_high_priority;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -78,19 +78,17 @@ kiln_status cuda_context_cache_identity(kiln_backend_context *context,
                                         char *buffer, size_t size)
 {
     /* The driver's version matters to PTX (JIT-compiled by it) and to the
-     * CUBINs it accepts; NVRTC's and the translator's to the code; the
-     * target to the image's form (program_load_image checks it). */
+     * CUBINs it accepts; NVRTC's to the code; the target to the image's
+     * form (program_load_image checks it). */
     int driver = cuda_backend_driver_version();
     int nvrtc_major = 0, nvrtc_minor = 0;
     cuda_nvrtc_version(&nvrtc_major, &nvrtc_minor);
     char target[32];
     cuda_target_name(&context->target, target, sizeof target);
     int written = snprintf(buffer, size,
-                           "cuda driver %d nvrtc %d.%d sm_%d target %s "
-                           "translator %s",
+                           "cuda driver %d nvrtc %d.%d sm_%d target %s",
                            driver, nvrtc_major, nvrtc_minor,
-                           context->target.device_sm, target,
-                           clc_translator_digest());
+                           context->target.device_sm, target);
     if (written < 0 || (size_t)written >= size)
         return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
                                 "cache identity needs %d bytes, %zu given",

@@ -99,12 +99,14 @@ static int cuda_attribute(CUdevice device, CUdevice_attribute attribute,
     cuda_attribute(device->handle, CU_DEVICE_ATTRIBUTE_##name, #name, &failed, \
                    &failed_what)
 
-kiln_status cuda_device_info(int index, kiln_backend_device_info *info)
+static kiln_status cuda_device_describe(int index,
+                                        kiln_backend_device_info *info)
 {
     cuda_device *device = cuda_device_get(index);
     CUresult failed = CUDA_SUCCESS;
     const char *failed_what = "";
     memset(info, 0, sizeof *info);
+    info->struct_size = sizeof *info;
     snprintf(info->backend, sizeof info->backend, "cuda");
     info->index = index;
     info->type = KILN_DEVICE_GPU;
@@ -129,6 +131,11 @@ kiln_status cuda_device_info(int index, kiln_backend_device_info *info)
     info->compute_capability_minor = CUDA_ATTRIBUTE(COMPUTE_CAPABILITY_MINOR);
     snprintf(info->language_version, sizeof info->language_version, "sm_%d%d",
              info->compute_capability_major, info->compute_capability_minor);
+    info->language_major = info->compute_capability_major;
+    info->language_minor = info->compute_capability_minor;
+    int nvrtc_major = 0, nvrtc_minor = 0;
+    cuda_nvrtc_version(&nvrtc_major, &nvrtc_minor);
+    info->compiler_version = (unsigned)(nvrtc_major * 1000 + nvrtc_minor * 10);
     info->global_memory = total;
     /* What a block can have once it opts in (launches raise the function's
      * limit when they need more than the default 48 KiB). */
@@ -159,6 +166,20 @@ kiln_status cuda_device_info(int index, kiln_backend_device_info *info)
     if (cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
                              device->handle) == CUDA_SUCCESS)
         info->clock_mhz = clock_khz / 1000;
+    return KILN_OK;
+}
+
+kiln_status cuda_device_info(int index, kiln_backend_device_info *info)
+{
+    kiln_backend_device_info full;
+    kiln_status status = cuda_device_describe(index, &full);
+    if (status != KILN_OK)
+        return status;
+    /* The caller's struct_size says how much of the struct it has. */
+    size_t size = info->struct_size < sizeof full ? info->struct_size
+                                                  : sizeof full;
+    memcpy(info, &full, size);
+    info->struct_size = size;
     return KILN_OK;
 }
 

@@ -8,14 +8,9 @@
  * Argument layout (cuLaunchKernel's kernelParams: one pointer per
  * parameter, to its value):
  *   buffer  a pointer to the CUdeviceptr inside the memory object;
- *   value   the caller's bytes, as they are;
- *   local   (OpenCL C) the translator's contract: an unsigned int byte
- *           offset of the argument's slice of dynamic shared memory; the
- *           slices follow one another in parameter order, each aligned to
- *           CLC_LOCAL_ARG_ALIGN, and the launch's dynamic shared memory is
- *           the end of the last one.
- * Native CUDA C kernels have no local parameters; their dynamic shared
- * memory (extern __shared__) is launch->local_memory.
+ *   value   the caller's bytes, as they are.
+ * CUDA C has no local parameters; the dynamic shared memory (extern
+ * __shared__) is launch->local_memory.
  */
 #include "cuda_private.h"
 
@@ -81,62 +76,21 @@ kiln_status cuda_kernel_launch(kiln_backend_context *context,
 
     size_t count = launch->arg_count;
     void *stack_params[CUDA_STACK_ARGS];
-    unsigned int stack_offsets[CUDA_STACK_ARGS];
     void **params = stack_params;
-    unsigned int *offsets = stack_offsets;
     if (count > CUDA_STACK_ARGS) {
         params = malloc(count * sizeof *params);
-        offsets = malloc(count * sizeof *offsets);
-        if (params == NULL || offsets == NULL) {
-            free(params);
-            free(offsets);
+        if (params == NULL)
             return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                     "out of host memory");
-        }
     }
-
-    size_t shared = 0;
     for (size_t i = 0; i < count; ++i) {
         const kiln_backend_arg *arg = &launch->args[i];
-        switch (arg->kind) {
-        case KILN_ARG_KIND_BUFFER:
-            params[i] = &arg->memory->pointer;
-            break;
-        case KILN_ARG_KIND_LOCAL:
-            shared = (shared + CLC_LOCAL_ARG_ALIGN - 1) /
-                     CLC_LOCAL_ARG_ALIGN * CLC_LOCAL_ARG_ALIGN;
-            /* Fits: the core bounds local memory by the device's. */
-            offsets[i] = (unsigned int)shared;
-            params[i] = &offsets[i];
-            shared += arg->size;
-            break;
-        default: /* KILN_ARG_KIND_VALUE; the driver only reads it */
-            params[i] = (void *)arg->value;
-            break;
-        }
+        params[i] = arg->kind == KILN_ARG_KIND_BUFFER
+                        ? (void *)&arg->memory->pointer
+                        : (void *)arg->value; /* the driver only reads it */
     }
-    shared += launch->local_memory;
-
-    /* get_work_dim() sees what the grid and block show unless the launch
-     * says more (a 2-D launch of N x 1): then the module's override is set
-     * around the launch, on its stream.  Launches of one program with such
-     * dimensions on several streams at once may see each other's. */
-    static const unsigned work_dims[4] = {0, 1, 2, 3};
-    const size_t *grid = launch->grid, *block = launch->block;
-    unsigned shown = grid[2] > 1 || block[2] > 1   ? 3
-                     : grid[1] > 1 || block[1] > 1 ? 2
-                                                   : 1;
-    unsigned wanted = launch->dimensions <= 3 ? launch->dimensions : 0;
-    int override = kernel->work_dim_override != 0 && wanted > shown;
+    size_t shared = launch->local_memory;
     CUstream stream = cuda_stream_of(launch->stream);
-    if (override) {
-        CUresult result = cuMemcpyHtoDAsync(kernel->work_dim_override,
-                                            &work_dims[wanted],
-                                            sizeof(unsigned), stream);
-        if (result != CUDA_SUCCESS)
-            status = cuda_fail(context->device, result, KILN_ERR_BACKEND,
-                               "cuMemcpyHtoDAsync(kl_work_dim_override)");
-    }
 
     if (status == KILN_OK &&
         shared > atomic_load_explicit(&kernel->dynamic_shared_limit,
@@ -161,17 +115,7 @@ kiln_status cuda_kernel_launch(kiln_backend_context *context,
                                launch->grid[2], launch->block[0],
                                launch->block[1], launch->block[2], shared);
     }
-    if (override) {
-        CUresult result = cuMemcpyHtoDAsync(kernel->work_dim_override,
-                                            &work_dims[0], sizeof(unsigned),
-                                            stream);
-        if (result != CUDA_SUCCESS && status == KILN_OK)
-            status = cuda_fail(context->device, result, KILN_ERR_BACKEND,
-                               "cuMemcpyHtoDAsync(kl_work_dim_override)");
-    }
-    if (params != stack_params) {
+    if (params != stack_params)
         free(params);
-        free(offsets);
-    }
     return status;
 }

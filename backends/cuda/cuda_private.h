@@ -71,30 +71,23 @@ typedef struct cuda_global {
 
 struct kiln_backend_program {
     CUmodule module;
-    cuda_binary binary;      /* the image for program_image, and the
-                                signatures kernel_create reads         */
+    cuda_binary binary;      /* the image, for program_image              */
     /* program_kernels' answer, filled when built or loaded */
     kiln_backend_program_info info;
-    kiln_backend_kernel_signature *listed;
-    kiln_backend_param *listed_params; /* names point into binary.kernels */
+    kiln_backend_kernel_entry *listed;
     char *listed_names;      /* the listed names, each ended by its NUL    */
+    /* Why the module's kernels cannot be listed; "" when they can. */
+    char listing_error[160];
     _Atomic(cuda_global *) globals; /* freed with the program              */
 };
 
 struct kiln_backend_kernel {
     CUfunction function;
-    /* OpenCL C: __local parameters carry offsets into dynamic shared
-     * memory (the translator's contract). */
-    int opencl;
     /* The function's current CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
      * raised (never lowered) under cuda_kernel_attribute_lock. */
     atomic_size_t dynamic_shared_limit;
     size_t param_count;
     kiln_backend_param *params;
-    clc_param *signature;    /* OpenCL C: names and types for params       */
-    /* OpenCL C calling get_work_dim(): the module's kl_work_dim_override
-     * (clc_prelude.cuh); 0 when the module has none. */
-    CUdeviceptr work_dim_override;
 };
 
 /* ---- cuda_errors.c ---------------------------------------------------------- */
@@ -239,10 +232,8 @@ CUDA_INTERNAL void cuda_host_free(kiln_backend_context *context, void *host);
 /* ---- cuda_stream.c -------------------------------------------------------------- */
 
 CUDA_INTERNAL kiln_status cuda_stream_create(kiln_backend_context *context,
+                                             unsigned flags,
                                              kiln_backend_stream **stream);
-CUDA_INTERNAL kiln_status
-cuda_stream_create_high_priority(kiln_backend_context *context,
-                                 kiln_backend_stream **stream);
 CUDA_INTERNAL void cuda_stream_destroy(kiln_backend_context *context,
                                        kiln_backend_stream *stream);
 CUDA_INTERNAL kiln_status cuda_stream_synchronize(kiln_backend_context *context,
@@ -254,10 +245,8 @@ CUDA_INTERNAL kiln_status cuda_stream_wait_event_peer(
     kiln_backend_context *context, kiln_backend_stream *stream,
     kiln_backend_context *event_context, kiln_backend_event *event);
 CUDA_INTERNAL kiln_status cuda_event_create(kiln_backend_context *context,
+                                            unsigned flags,
                                             kiln_backend_event **event);
-CUDA_INTERNAL kiln_status
-cuda_event_create_untimed(kiln_backend_context *context,
-                          kiln_backend_event **event);
 CUDA_INTERNAL void cuda_event_destroy(kiln_backend_context *context,
                                       kiln_backend_event *event);
 CUDA_INTERNAL kiln_status cuda_event_record(kiln_backend_context *context,
@@ -283,9 +272,8 @@ CUDA_INTERNAL kiln_status cuda_program_image(kiln_backend_context *context,
                                              kiln_backend_program *program,
                                              void **data, size_t *size);
 CUDA_INTERNAL kiln_status cuda_program_load_image(
-    kiln_backend_context *context, kiln_language language, const void *data,
-    size_t size, const kiln_backend_program_info *info,
-    kiln_backend_program **program);
+    kiln_backend_context *context, const void *data, size_t size,
+    const kiln_backend_program_info *info, kiln_backend_program **program);
 CUDA_INTERNAL void cuda_program_destroy(kiln_backend_context *context,
                                         kiln_backend_program *program);
 
@@ -298,21 +286,17 @@ CUDA_INTERNAL kiln_status cuda_kernel_create(kiln_backend_context *context,
                                              kiln_backend_kernel_info *info);
 CUDA_INTERNAL void cuda_kernel_destroy(kiln_backend_context *context,
                                        kiln_backend_kernel *kernel);
-/* The program_global op: a module variable (cuModuleGetGlobal). */
-CUDA_INTERNAL kiln_status cuda_program_global(kiln_backend_context *context,
-                                              kiln_backend_program *program,
-                                              const char *name,
-                                              kiln_backend_memory **memory,
-                                              size_t *size);
-/* Fills program->info with the kernels the program lists, each with its
- * signature where the binary has one: `names` (count of them, each ended
- * by its NUL) as a saved program gives them, or NULL to list them now
- * (OpenCL C: the translation's; CUDA C: the module's, or Kiln's reading of
- * the source where the driver cannot enumerate a module). */
-CUDA_INTERNAL kiln_status cuda_program_describe(kiln_backend_context *context,
+/* The program_variable op: a module variable (cuModuleGetGlobal). */
+CUDA_INTERNAL kiln_status cuda_program_variable(kiln_backend_context *context,
                                                 kiln_backend_program *program,
-                                                const char *names,
-                                                size_t count);
+                                                const char *name,
+                                                kiln_backend_memory **memory,
+                                                size_t *size);
+/* Fills program->info with the module's kernels (names; the parameters
+ * come with kernel_create), or program->listing_error where the driver
+ * cannot enumerate a module. */
+CUDA_INTERNAL kiln_status cuda_program_describe(kiln_backend_context *context,
+                                                kiln_backend_program *program);
 /* The program_kernels op. */
 CUDA_INTERNAL kiln_status cuda_program_kernels(
     kiln_backend_context *context, kiln_backend_program *program,

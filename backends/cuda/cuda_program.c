@@ -1,10 +1,9 @@
 /*
- * Programs: compiled with NVRTC (cuda_compile.c), loaded as a CUDA module,
- * and kept as an image so that the core can save them; loaded again from
- * that image and the kernel information the core saved beside it.
+ * Programs: CUDA C compiled with NVRTC (cuda_compile.c), loaded as a CUDA
+ * module, and kept as an image so that the core can save them; loaded
+ * again from that image.
  */
 #include "cuda_private.h"
-#include "cuda_to_opencl.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,48 +62,6 @@ static kiln_status cuda_program_instantiate(kiln_backend_context *context,
     return KILN_OK;
 }
 
-/* Native CUDA C: the kernels' parameters as Kiln reads them (names,
- * types, pointer or value), so that launches are checked as strictly as
- * for OpenCL C.  CUDA C the reading cannot follow (templates, classes)
- * keeps the driver's sizes only. */
-static kiln_status cuda_program_signatures(const kiln_backend_source *source,
-                                           cuda_binary *binary)
-{
-    cuda_translation reading;
-    clc_options options = clc_options_of(source);
-    if (cuda_translate(source->text, source->length, source->name, &options,
-                       &reading) != 0) {
-        cuda_host->trace("cuda: no parameter names for %s: %s", source->name,
-                         reading.error ? reading.error : "out of memory");
-        cuda_translation_free(&reading);
-        return KILN_OK;
-    }
-    binary->kernels = calloc(reading.kernel_count ? reading.kernel_count : 1,
-                             sizeof *binary->kernels);
-    kiln_status status = KILN_OK;
-    if (binary->kernels == NULL)
-        status = cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                  "out of host memory");
-    for (size_t k = 0; k < reading.kernel_count && status == KILN_OK; ++k) {
-        const clc_kernel_signature *from = &reading.kernels[k].signature;
-        clc_kernel_signature *to = &binary->kernels[k];
-        *to = *from;
-        to->params = calloc(from->param_count ? from->param_count : 1,
-                            sizeof *to->params);
-        if (to->params == NULL) {
-            status = cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                      "out of host memory");
-            break;
-        }
-        if (from->param_count > 0)
-            memcpy(to->params, from->params,
-                   from->param_count * sizeof *to->params);
-        binary->kernel_count = k + 1;
-    }
-    cuda_translation_free(&reading);
-    return status;
-}
-
 kiln_status cuda_program_build(kiln_backend_context *context,
                                const kiln_backend_source *source,
                                kiln_backend_program **program, char **log)
@@ -114,31 +71,26 @@ kiln_status cuda_program_build(kiln_backend_context *context,
     if (status != KILN_OK)
         return status;
     cuda_binary binary;
-    cuda_build_times times;
+    double compiling = 0;
     status = cuda_binary_compile(cuda_host, &context->target, source, &binary,
-                                 log, &times);
+                                 log, &compiling);
     if (status != KILN_OK)
         return status;
-    if (source->language == KILN_LANGUAGE_CUDA_C)
-        status = cuda_program_signatures(source, &binary);
     double load_start = cuda_seconds();
     if (status == KILN_OK)
         status = cuda_program_instantiate(context, &binary, program);
     double loading = cuda_seconds() - load_start;
     cuda_binary_free(&binary);
     if (status == KILN_OK) {
-        status = cuda_program_describe(context, *program, NULL, 0);
+        status = cuda_program_describe(context, *program);
         if (status != KILN_OK)
             cuda_program_destroy(context, *program);
     }
     if (status == KILN_OK && cuda_host->trace != NULL)
-        cuda_host->trace("cuda: built %s in %.1f ms: translation %.1f ms, "
-                         "NVRTC %.1f ms, loading %.1f ms",
-                         source->name,
-                         (times.translation + times.compilation + loading) *
-                             1e3,
-                         times.translation * 1e3, times.compilation * 1e3,
-                         loading * 1e3);
+        cuda_host->trace("cuda: built %s in %.1f ms: NVRTC %.1f ms, loading "
+                         "%.1f ms",
+                         source->name, (compiling + loading) * 1e3,
+                         compiling * 1e3, loading * 1e3);
     return status;
 }
 
@@ -159,60 +111,11 @@ kiln_status cuda_program_image(kiln_backend_context *context,
     return KILN_OK;
 }
 
-/* A saved kernel's signature in the form the translation gives: the
- * core's reader checked the strings, these the sizes this backend keeps. */
-static kiln_status cuda_signature_from_saved(
-    const kiln_backend_kernel_signature *saved, clc_kernel_signature *out)
-{
-    size_t name_length = strlen(saved->name);
-    if (name_length >= sizeof out->name || saved->hidden_count != 0)
-        return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
-                                "saved kernel '%.64s' is not one this "
-                                "backend wrote",
-                                saved->name);
-    memcpy(out->name, saved->name, name_length + 1);
-    for (int d = 0; d < 3; ++d) {
-        if (saved->required_block[d] > 65535)
-            return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
-                                    "saved kernel '%s': required block out "
-                                    "of range",
-                                    out->name);
-        out->reqd_work_group[d] = (unsigned)saved->required_block[d];
-    }
-    out->params = calloc(saved->param_count ? saved->param_count : 1,
-                         sizeof *out->params);
-    if (out->params == NULL)
-        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                "out of host memory");
-    out->param_count = saved->param_count;
-    for (size_t p = 0; p < saved->param_count; ++p) {
-        const kiln_backend_param *from = &saved->params[p];
-        clc_param *to = &out->params[p];
-        size_t name = strlen(from->name), type = strlen(from->type_name);
-        if (name >= sizeof to->name || type >= sizeof to->type_name ||
-            from->kind == KILN_PARAM_POINTER_OR_VALUE)
-            return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
-                                    "saved kernel '%s': parameter %zu is not "
-                                    "one this backend wrote",
-                                    out->name, p);
-        to->kind = from->kind == KILN_PARAM_BUFFER  ? CLC_PARAM_GLOBAL
-                   : from->kind == KILN_PARAM_LOCAL ? CLC_PARAM_LOCAL
-                                                    : CLC_PARAM_VALUE;
-        to->size = from->size;
-        memcpy(to->name, from->name, name + 1);
-        memcpy(to->type_name, from->type_name, type + 1);
-    }
-    return KILN_OK;
-}
-
-/* The binary of a saved program: the image as this device's target makes
- * it (the cache identity names the target), and the saved signatures. */
+/* The binary of a saved image, as this device's target makes it (the
+ * cache identity names the target). */
 static kiln_status cuda_binary_from_saved(kiln_backend_context *context,
-                                          kiln_language language,
                                           const unsigned char *image,
-                                          size_t size,
-                                          const kiln_backend_program_info *info,
-                                          cuda_binary *binary)
+                                          size_t size, cuda_binary *binary)
 {
     memset(binary, 0, sizeof *binary);
     const cuda_target *target = &context->target;
@@ -221,7 +124,7 @@ static kiln_status cuda_binary_from_saved(kiln_backend_context *context,
     int well_formed = target->is_ptx
                           ? size > 0 && image[size - 1] == '\0'
                           : size >= 4 && memcmp(image, "\177ELF", 4) == 0;
-    if (!well_formed || info->variable_count != 0) {
+    if (!well_formed) {
         char name[32];
         cuda_target_name(target, name, sizeof name);
         return cuda_host->error(KILN_ERR_INVALID_ARGUMENT,
@@ -229,59 +132,28 @@ static kiln_status cuda_binary_from_saved(kiln_backend_context *context,
                                 "(%zu bytes)",
                                 target->is_ptx ? "PTX" : "CUBIN", name, size);
     }
-    binary->language = language;
     binary->is_ptx = target->is_ptx;
     binary->sm = target->compile_sm;
     binary->image = malloc(size);
-    size_t known = 0;
-    for (size_t k = 0; k < info->kernel_count; ++k)
-        known += info->kernels[k].params_known != 0;
-    binary->kernels = calloc(known ? known : 1, sizeof *binary->kernels);
-    if (binary->image == NULL || binary->kernels == NULL) {
-        cuda_binary_free(binary);
+    if (binary->image == NULL)
         return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                 "out of host memory");
-    }
     memcpy(binary->image, image, size);
     binary->image_size = size;
-    kiln_status status = KILN_OK;
-    for (size_t k = 0; k < info->kernel_count && status == KILN_OK; ++k) {
-        if (!info->kernels[k].params_known)
-            continue;
-        status = cuda_signature_from_saved(
-            &info->kernels[k], &binary->kernels[binary->kernel_count++]);
-    }
-    if (status != KILN_OK)
-        cuda_binary_free(binary);
-    return status;
+    return KILN_OK;
 }
 
 kiln_status cuda_program_load_image(kiln_backend_context *context,
-                                    kiln_language language, const void *data,
-                                    size_t size,
+                                    const void *data, size_t size,
                                     const kiln_backend_program_info *info,
                                     kiln_backend_program **program)
 {
+    (void)info; /* the module lists its kernels itself */
     kiln_status status = cuda_context_enter(context);
     if (status != KILN_OK)
         return status;
-    /* The listed names, each ended by its NUL, as describe takes them. */
-    size_t length = 0;
-    for (size_t k = 0; k < info->kernel_count; ++k)
-        length += strlen(info->kernels[k].name) + 1;
-    char *names = malloc(length ? length : 1);
-    if (names == NULL)
-        return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                "out of host memory");
-    length = 0;
-    for (size_t k = 0; k < info->kernel_count; ++k) {
-        size_t bytes = strlen(info->kernels[k].name) + 1;
-        memcpy(names + length, info->kernels[k].name, bytes);
-        length += bytes;
-    }
     cuda_binary binary;
-    status = cuda_binary_from_saved(context, language, data, size, info,
-                                    &binary);
+    status = cuda_binary_from_saved(context, data, size, &binary);
     if (status == KILN_OK) {
         double load_start = cuda_seconds();
         status = cuda_program_instantiate(context, &binary, program);
@@ -291,12 +163,10 @@ kiln_status cuda_program_load_image(kiln_backend_context *context,
         cuda_binary_free(&binary);
     }
     if (status == KILN_OK) {
-        status = cuda_program_describe(context, *program, names,
-                                       info->kernel_count);
+        status = cuda_program_describe(context, *program);
         if (status != KILN_OK)
             cuda_program_destroy(context, *program);
     }
-    free(names);
     return status;
 }
 
@@ -307,7 +177,6 @@ void cuda_program_destroy(kiln_backend_context *context,
     (void)cuModuleUnload(program->module);
     cuda_binary_free(&program->binary);
     free(program->listed);
-    free(program->listed_params);
     free(program->listed_names);
     for (cuda_global *global = atomic_load(&program->globals); global;) {
         cuda_global *next = global->next;
@@ -317,7 +186,7 @@ void cuda_program_destroy(kiln_backend_context *context,
     free(program);
 }
 
-kiln_status cuda_program_global(kiln_backend_context *context,
+kiln_status cuda_program_variable(kiln_backend_context *context,
                                 kiln_backend_program *program,
                                 const char *name, kiln_backend_memory **memory,
                                 size_t *size)

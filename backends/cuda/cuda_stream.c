@@ -32,21 +32,14 @@ static kiln_status stream_create_prioritized(kiln_backend_context *context,
     return KILN_OK;
 }
 
-kiln_status cuda_stream_create(kiln_backend_context *context,
+kiln_status cuda_stream_create(kiln_backend_context *context, unsigned flags,
                                kiln_backend_stream **stream)
 {
     kiln_status status = cuda_context_enter(context);
     if (status != KILN_OK)
         return status;
-    return stream_create_prioritized(context, 0, stream);
-}
-
-kiln_status cuda_stream_create_high_priority(kiln_backend_context *context,
-                                             kiln_backend_stream **stream)
-{
-    kiln_status status = cuda_context_enter(context);
-    if (status != KILN_OK)
-        return status;
+    if (!(flags & KILN_BACKEND_STREAM_HIGH_PRIORITY))
+        return stream_create_prioritized(context, 0, stream);
     /* Lower numbers are higher priorities; equal bounds: none. */
     int least = 0, greatest = 0;
     CUresult failed = cuCtxGetStreamPriorityRange(&least, &greatest);
@@ -106,9 +99,8 @@ kiln_status cuda_stream_wait_event_peer(kiln_backend_context *context,
     return cuda_stream_wait_event(context, stream, event);
 }
 
-static kiln_status event_create_flagged(kiln_backend_context *context,
-                                       unsigned flags,
-                                       kiln_backend_event **event)
+kiln_status cuda_event_create(kiln_backend_context *context, unsigned flags,
+                              kiln_backend_event **event)
 {
     kiln_status status = cuda_context_enter(context);
     if (status != KILN_OK)
@@ -117,7 +109,10 @@ static kiln_status event_create_flagged(kiln_backend_context *context,
     if (result == NULL)
         return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                 "out of host memory");
-    CUresult failed = cuEventCreate(&result->event, flags);
+    CUresult failed = cuEventCreate(&result->event,
+                                    flags & KILN_BACKEND_EVENT_TIMED
+                                        ? CU_EVENT_DEFAULT
+                                        : CU_EVENT_DISABLE_TIMING);
     if (failed != CUDA_SUCCESS) {
         free(result);
         return cuda_fail(context->device, failed, KILN_ERR_BACKEND,
@@ -125,18 +120,6 @@ static kiln_status event_create_flagged(kiln_backend_context *context,
     }
     *event = result;
     return KILN_OK;
-}
-
-kiln_status cuda_event_create(kiln_backend_context *context,
-                              kiln_backend_event **event)
-{
-    return event_create_flagged(context, CU_EVENT_DEFAULT, event);
-}
-
-kiln_status cuda_event_create_untimed(kiln_backend_context *context,
-                                      kiln_backend_event **event)
-{
-    return event_create_flagged(context, CU_EVENT_DISABLE_TIMING, event);
 }
 
 void cuda_event_destroy(kiln_backend_context *context,

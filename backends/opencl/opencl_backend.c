@@ -34,6 +34,12 @@ const char *opencl_backend_version(void)
 
 /* ---- the ops table ------------------------------------------------------- */
 
+/* What the plugin reads through host->setting: the platform a user picks,
+ * and the ICD loader's variables as they were before it started (for
+ * messages: "no OpenCL platform: OCL_ICD_VENDORS=..."). */
+static const char *const opencl_settings[] = {
+    "KILN_OPENCL_PLATFORM", "OCL_ICD_VENDORS", "OCL_ICD_FILENAMES", NULL};
+
 static kiln_backend_ops opencl_ops;
 static pthread_once_t opencl_ops_once = PTHREAD_ONCE_INIT;
 
@@ -44,6 +50,8 @@ static void opencl_ops_fill(void)
     ops->abi_minor = KILN_BACKEND_ABI_MINOR;
     ops->struct_size = sizeof *ops;
     ops->name = "opencl";
+    ops->native_language = KILN_LANGUAGE_OPENCL_C;
+    ops->settings = opencl_settings;
     ops->initialize = opencl_backend_initialize;
     ops->version = opencl_backend_version;
     ops->device_count = opencl_device_count;
@@ -77,11 +85,9 @@ static void opencl_ops_fill(void)
     ops->kernel_destroy = opencl_kernel_destroy;
     ops->launch = opencl_kernel_launch;
     ops->native_handle = opencl_context_native_handle;
-    ops->program_global = opencl_program_global;
     ops->program_kernels = opencl_program_kernels;
     ops->program_image = opencl_program_image;
     ops->program_load_image = opencl_program_load_image;
-    ops->event_create_untimed = opencl_event_create_untimed;
 }
 
 /* The plugin's one exported symbol (KILN_BACKEND_ENTRY_SYMBOL). */

@@ -183,8 +183,8 @@ static void describe_icd_path(const char *path, char *out, size_t size)
  * both and what they hold. */
 static kiln_status no_platform(cl_int error)
 {
-    const char *vendors = opencl_host->settings->icd_vendors;
-    const char *filenames = opencl_host->settings->icd_filenames;
+    const char *vendors = opencl_host->setting("OCL_ICD_VENDORS");
+    const char *filenames = opencl_host->setting("OCL_ICD_FILENAMES");
     char system[1024], custom[1024] = "";
     describe_icd_path("/etc/OpenCL/vendors", system, sizeof system);
     if (vendors != NULL && vendors[0] != '\0') {
@@ -283,6 +283,10 @@ static void device_describe(opencl_device *record, cl_platform_id platform,
     text_copy(info->platform, sizeof info->platform, platform_name);
     language_copy(info->language_version, sizeof info->language_version,
                   language ? language : "");
+    int language_number = version_number(language ? language : "",
+                                         "OpenCL C ");
+    info->language_major = language_number / 100;
+    info->language_minor = language_number % 100;
     words_copy(info->extensions, sizeof info->extensions, extensions);
 
     cl_device_type type = 0;
@@ -354,15 +358,12 @@ static void device_describe(opencl_device *record, cl_platform_id platform,
 
     cl_uint vendor_id = 0;
     DEVICE_VALUE(device, CL_DEVICE_VENDOR_ID, &vendor_id);
-    /* The translator (CUDA C -> OpenCL C, its prelude) makes part of what
-     * a cached binary of a CUDA C program was built from. */
     snprintf(record->identity, sizeof record->identity,
              "opencl; platform %s (%s); device %s (vendor 0x%x, %u-bit); "
-             "device version %s; driver %s; %s; cuda-to-opencl %d %s",
+             "device version %s; driver %s; %s",
              platform_name, platform_version, info->name, (unsigned)vendor_id,
              (unsigned)record->address_bits, version ? version : "",
-             info->driver_version, language ? language : "",
-             CUDA_TRANSLATE_VERSION, clc_translator_digest());
+             info->driver_version, language ? language : "");
 
     free(name);
     free(vendor);
@@ -476,7 +477,7 @@ kiln_status opencl_devices_init(void)
                            "clGetPlatformIDs");
     }
 
-    const char *wanted = opencl_host->settings->opencl_platform;
+    const char *wanted = opencl_host->setting("KILN_OPENCL_PLATFORM");
     char used[768] = "", skipped[512] = "";
     size_t used_length = 0, skipped_length = 0, capacity = 0;
     int kept = 0;
@@ -557,6 +558,10 @@ kiln_status opencl_device_info(int index, kiln_backend_device_info *info)
         return opencl_host->error(KILN_ERR_NO_DEVICE,
                                   "opencl: no device %d (there are %d)", index,
                                   opencl_device_total);
-    *info = device->info;
+    /* The caller's struct_size says how much of the struct it has. */
+    size_t size = info->struct_size < sizeof *info ? info->struct_size
+                                                   : sizeof *info;
+    memcpy(info, &device->info, size);
+    info->struct_size = size;
     return KILN_OK;
 }

@@ -69,18 +69,7 @@ kiln_status opencl_kernel_create(kiln_backend_context *context,
                                  kiln_backend_kernel_info *info)
 {
     cl_int error = CL_SUCCESS;
-    if (opencl_cuda_internal_kernel(name))
-        return kernel_not_found(program, name);
     cl_kernel handle = clCreateKernel(program->program, name, &error);
-    if (error == CL_INVALID_KERNEL_NAME && strlen(name) < 200) {
-        /* a CUDA C kernel named like an OpenCL built-in (dot) */
-        char renamed[256];
-        snprintf(renamed, sizeof renamed, "%s%s", CUDA_KERNEL_RENAMED_PREFIX,
-                 name);
-        handle = clCreateKernel(program->program, renamed, &error);
-        if (error == CL_INVALID_KERNEL_NAME)
-            handle = NULL;
-    }
     if (handle == NULL || error != CL_SUCCESS) {
         if (error == CL_INVALID_KERNEL_NAME)
             return kernel_not_found(program, name);
@@ -107,8 +96,6 @@ kiln_status opencl_kernel_create(kiln_backend_context *context,
             ? opencl_signature_copy(known, &result->signature)
             : opencl_signature_query(handle, context->device->address_bits,
                                      &result->signature);
-    if (status == KILN_OK)
-        status = opencl_cuda_kernel_bind(program, result);
     if (status == KILN_OK)
         status = kernel_limits(context, result, info);
     if (status != KILN_OK) {

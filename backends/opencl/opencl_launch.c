@@ -91,20 +91,6 @@ kiln_status opencl_kernel_launch(kiln_backend_context *context,
                                    : launch->args[i].size);
         }
     }
-    if (kernel->dynamic_shared_index >= 0) {
-        /* CUDA C's extern __shared__; OpenCL refuses a __local size 0 */
-        size_t bytes = launch->local_memory ? launch->local_memory : 16;
-        cl_int error = clSetKernelArg(kernel->kernel,
-                                      (cl_uint)kernel->dynamic_shared_index,
-                                      bytes, NULL);
-        if (error != CL_SUCCESS) {
-            pthread_mutex_unlock(&kernel->lock);
-            return opencl_fail(error, argument_status(error),
-                               "clSetKernelArg('%s', %zu bytes of dynamic "
-                               "shared memory)",
-                               signature->name, bytes);
-        }
-    }
     cl_int error = clEnqueueNDRangeKernel(queue, kernel->kernel, dimensions,
                                           NULL, global, block, 0, NULL, NULL);
     pthread_mutex_unlock(&kernel->lock);

@@ -31,7 +31,6 @@
 #include <stddef.h>
 
 #include "kiln_backend.h"
-#include "cuda_to_opencl.h"
 
 #if defined(__GNUC__)
 #define OPENCL_INTERNAL __attribute__((visibility("hidden")))
@@ -112,33 +111,15 @@ typedef struct opencl_signature {
     int params_known;
     size_t param_count;
     kiln_backend_param *params;  /* name and type_name malloc'ed           */
-    /* CUDA C: what the translation added after the user's parameters,
-     * which the backend sets itself (malloc'ed) */
-    size_t hidden_count;
-    cuda_hidden_param *hidden;
 } opencl_signature;
-
-/* A __device__ or __constant__ variable of CUDA C: a buffer of the
- * program's, passed to the kernels that use it. */
-typedef struct opencl_variable {
-    char *name;
-    int is_constant;
-    int has_initializer;
-    kiln_backend_memory memory;  /* owned by the program                   */
-} opencl_variable;
 
 struct kiln_backend_program {
     cl_program program;
     size_t kernel_count;
     opencl_signature *kernels;
-    int from_cuda;               /* CUDA C translated to OpenCL C         */
-    size_t variable_count;
-    opencl_variable *variables;
-    /* program_kernels' answer: views of `kernels` and `variables` */
+    /* program_kernels' answer: a view of `kernels` */
     kiln_backend_program_info info;
-    kiln_backend_kernel_signature *info_kernels;
-    kiln_backend_hidden_param *info_hidden;
-    kiln_backend_variable *info_variables;
+    kiln_backend_kernel_entry *info_kernels;
 };
 
 struct kiln_backend_kernel {
@@ -147,7 +128,6 @@ struct kiln_backend_kernel {
      * must be one step when threads share the kernel. */
     pthread_mutex_t lock;
     opencl_signature signature;  /* a copy: the info the core reads        */
-    cl_int dynamic_shared_index; /* CUDA C's extern __shared__; -1: none   */
 };
 
 /* ---- opencl_errors.c ----------------------------------------------------- */
@@ -244,6 +224,7 @@ OPENCL_INTERNAL void opencl_stream_close(kiln_backend_stream *stream);
 OPENCL_INTERNAL kiln_status opencl_timing_probe(kiln_backend_context *context);
 
 OPENCL_INTERNAL kiln_status opencl_stream_create(kiln_backend_context *context,
+                                                 unsigned flags,
                                                  kiln_backend_stream **stream);
 OPENCL_INTERNAL void opencl_stream_destroy(kiln_backend_context *context,
                                            kiln_backend_stream *stream);
@@ -253,10 +234,8 @@ OPENCL_INTERNAL kiln_status opencl_stream_wait_event(
     kiln_backend_context *context, kiln_backend_stream *stream,
     kiln_backend_event *event);
 OPENCL_INTERNAL kiln_status opencl_event_create(kiln_backend_context *context,
+                                                unsigned flags,
                                                 kiln_backend_event **event);
-OPENCL_INTERNAL kiln_status
-opencl_event_create_untimed(kiln_backend_context *context,
-                            kiln_backend_event **event);
 OPENCL_INTERNAL void opencl_event_destroy(kiln_backend_context *context,
                                           kiln_backend_event *event);
 OPENCL_INTERNAL kiln_status opencl_event_record(kiln_backend_context *context,
@@ -283,14 +262,12 @@ OPENCL_INTERNAL kiln_status opencl_program_image(kiln_backend_context *context,
                                                  kiln_backend_program *program,
                                                  void **data, size_t *size);
 OPENCL_INTERNAL kiln_status opencl_program_load_image(
-    kiln_backend_context *context, kiln_language language, const void *data,
-    size_t size, const kiln_backend_program_info *info,
-    kiln_backend_program **program);
+    kiln_backend_context *context, const void *data, size_t size,
+    const kiln_backend_program_info *info, kiln_backend_program **program);
 OPENCL_INTERNAL void opencl_program_destroy(kiln_backend_context *context,
                                             kiln_backend_program *program);
 /* The kernels in the driver's order, as kiln_program_get_kernel_name
- * lists them (a CUDA C translation's own kernels left out), and the
- * variables. */
+ * lists them. */
 OPENCL_INTERNAL kiln_status opencl_program_kernels(
     kiln_backend_context *context, kiln_backend_program *program,
     const kiln_backend_program_info **info);
@@ -316,13 +293,12 @@ OPENCL_INTERNAL char *opencl_kernel_names(cl_program program,
 OPENCL_INTERNAL kiln_status opencl_signature_copy(
     const opencl_signature *source, opencl_signature *copy);
 OPENCL_INTERNAL void opencl_signature_free(opencl_signature *signature);
-/* Whether `name` is one of the kernels a CUDA C translation adds for
- * itself (never listed, never created for the user). */
-OPENCL_INTERNAL int opencl_cuda_internal_kernel(const char *name);
-/* Bytes of an OpenCL C type passed by value ("float4": 16, "int3": 16);
- * 0 for a type it does not know (a struct or a typedef). */
-OPENCL_INTERNAL size_t opencl_type_size(const char *type,
-                                        cl_uint address_bits);
+/* Describes a value of OpenCL C type `type` ("float4": 16 bytes of four
+ * 4-byte floats, "int3": 16); a type it does not know (a struct or a
+ * typedef) gets size 0 and an unknown scalar. */
+OPENCL_INTERNAL void opencl_type_describe(const char *type,
+                                          cl_uint address_bits,
+                                          kiln_backend_param *param);
 
 /* Sizes the driver's argument info leaves out (a struct or typedef passed
  * by value, CUDA's 12-byte float3 after translation): the program's text
@@ -333,37 +309,6 @@ OPENCL_INTERNAL kiln_status opencl_signature_probe_sizes(
     kiln_backend_context *context, opencl_signature *kernels,
     size_t kernel_count, cl_uint count, const char *const *texts,
     const size_t *lengths, const char *options);
-
-/* ---- opencl_cuda.c ------------------------------------------------------- */
-
-/* CUDA C: translates `source` to OpenCL C (*translation, freed by the
- * caller with cuda_translation_free); KILN_ERR_TRANSLATION or
- * KILN_ERR_BUILD with the pass's message otherwise. */
-OPENCL_INTERNAL kiln_status opencl_cuda_translate(
-    const kiln_backend_source *source, cuda_translation *translation);
-/* After the translated program is built: its kernels' signatures become
- * the CUDA C ones (names and types as written, hidden parameters noted,
- * the pass's own kernels left out) and its variables are recorded. */
-OPENCL_INTERNAL kiln_status opencl_cuda_adopt(
-    kiln_backend_program *program, const cuda_translation *translation);
-/* Creates the buffers of the program's variables with their initial
- * values (after a build and after a load from the cache). */
-OPENCL_INTERNAL kiln_status opencl_cuda_variables_create(
-    kiln_backend_context *context, kiln_backend_program *program);
-OPENCL_INTERNAL void opencl_cuda_variables_free(kiln_backend_program *program);
-/* The translator's kinds of hidden parameters as the plugin ABI's, and
- * back (for programs loaded from the cache). */
-OPENCL_INTERNAL kiln_backend_hidden_kind
-opencl_hidden_kind_to_backend(cuda_hidden_kind kind);
-OPENCL_INTERNAL cuda_hidden_kind
-opencl_hidden_kind_from_backend(kiln_backend_hidden_kind kind);
-/* Points the kernel's hidden variable parameters at their buffers. */
-OPENCL_INTERNAL kiln_status opencl_cuda_kernel_bind(
-    kiln_backend_program *program, kiln_backend_kernel *kernel);
-/* A variable's memory, for kiln_program_global. */
-OPENCL_INTERNAL kiln_status opencl_program_global(
-    kiln_backend_context *context, kiln_backend_program *program,
-    const char *name, kiln_backend_memory **memory, size_t *size);
 
 /* ---- opencl_kernel.c ----------------------------------------------------- */
 

@@ -191,64 +191,35 @@ static void program_free(kiln_backend_program *program)
     for (size_t i = 0; i < program->kernel_count; ++i)
         opencl_signature_free(&program->kernels[i]);
     free(program->kernels);
-    opencl_cuda_variables_free(program);
     free(program->info_kernels);
-    free(program->info_hidden);
-    free(program->info_variables);
     if (program->program != NULL)
         clReleaseProgram(program->program);
     free(program);
 }
 
-/* Fills program->info, the view of its kernels and variables that
- * program_kernels gives, once the program is complete. */
+/* Fills program->info, the view of its kernels that program_kernels
+ * gives, once the program is complete. */
 static kiln_status program_describe(kiln_backend_program *program)
 {
-    size_t hidden_total = 0;
-    for (size_t k = 0; k < program->kernel_count; ++k)
-        hidden_total += program->kernels[k].hidden_count;
     size_t kernel_count = program->kernel_count;
-    size_t variable_count = program->variable_count;
     program->info_kernels = calloc(kernel_count ? kernel_count : 1,
                                    sizeof *program->info_kernels);
-    program->info_hidden = calloc(hidden_total ? hidden_total : 1,
-                                  sizeof *program->info_hidden);
-    program->info_variables = calloc(variable_count ? variable_count : 1,
-                                     sizeof *program->info_variables);
-    if (program->info_kernels == NULL || program->info_hidden == NULL ||
-        program->info_variables == NULL)
+    if (program->info_kernels == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
-    size_t hidden_used = 0;
     for (size_t k = 0; k < kernel_count; ++k) {
         const opencl_signature *from = &program->kernels[k];
-        kiln_backend_kernel_signature *to = &program->info_kernels[k];
+        kiln_backend_kernel_entry *to = &program->info_kernels[k];
         to->name = from->name;
         to->params_known = from->params_known;
         to->param_count = from->param_count;
         to->params = from->params;
-        to->hidden_count = from->hidden_count;
-        to->hidden = program->info_hidden + hidden_used;
-        for (size_t h = 0; h < from->hidden_count; ++h) {
-            kiln_backend_hidden_param *hidden =
-                &program->info_hidden[hidden_used++];
-            hidden->kind = opencl_hidden_kind_to_backend(from->hidden[h].kind);
-            hidden->variable = from->hidden[h].variable;
-        }
         /* The driver checks reqd_work_group_size itself; kernel_create
          * reads it there, after a load as after a build. */
     }
-    for (size_t v = 0; v < variable_count; ++v) {
-        program->info_variables[v].name = program->variables[v].name;
-        program->info_variables[v].is_constant =
-            program->variables[v].is_constant;
-        program->info_variables[v].has_initializer =
-            program->variables[v].has_initializer;
-    }
+    program->info.struct_size = sizeof program->info;
     program->info.kernel_count = kernel_count;
     program->info.kernels = program->info_kernels;
-    program->info.variable_count = variable_count;
-    program->info.variables = program->info_variables;
     return KILN_OK;
 }
 
@@ -261,59 +232,37 @@ static char *text_copy(const char *text)
     return copy;
 }
 
-/* Takes the kernels and variables of a saved program (the core's copy,
- * checked by its reader) into `program`. */
+/* Takes the kernels of a saved program (the core's copy, checked by its
+ * reader) into `program`. */
 static kiln_status program_adopt_info(kiln_backend_program *program,
                                       const kiln_backend_program_info *info)
 {
     program->kernels = calloc(info->kernel_count ? info->kernel_count : 1,
                               sizeof *program->kernels);
-    program->variables = calloc(info->variable_count ? info->variable_count
-                                                     : 1,
-                                sizeof *program->variables);
-    if (program->kernels == NULL || program->variables == NULL)
+    if (program->kernels == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
     for (size_t k = 0; k < info->kernel_count; ++k) {
-        const kiln_backend_kernel_signature *from = &info->kernels[k];
+        const kiln_backend_kernel_entry *from = &info->kernels[k];
         opencl_signature *to = &program->kernels[k];
         program->kernel_count = k + 1;
         to->name = text_copy(from->name);
         to->params_known = from->params_known;
         to->params = calloc(from->param_count ? from->param_count : 1,
                             sizeof *to->params);
-        to->hidden = calloc(from->hidden_count ? from->hidden_count : 1,
-                            sizeof *to->hidden);
-        if (to->name == NULL || to->params == NULL || to->hidden == NULL)
+        if (to->name == NULL || to->params == NULL)
             return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                       "opencl: out of host memory");
         for (size_t p = 0; p < from->param_count; ++p) {
             kiln_backend_param *param = &to->params[p];
             to->param_count = p + 1;
-            param->kind = from->params[p].kind;
-            param->size = from->params[p].size;
+            *param = from->params[p];
             param->name = text_copy(from->params[p].name);
             param->type_name = text_copy(from->params[p].type_name);
             if (param->name == NULL || param->type_name == NULL)
                 return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                           "opencl: out of host memory");
         }
-        for (size_t h = 0; h < from->hidden_count; ++h) {
-            to->hidden[h].kind =
-                opencl_hidden_kind_from_backend(from->hidden[h].kind);
-            to->hidden[h].variable = from->hidden[h].variable;
-        }
-        to->hidden_count = from->hidden_count;
-    }
-    for (size_t v = 0; v < info->variable_count; ++v) {
-        opencl_variable *variable = &program->variables[v];
-        variable->name = text_copy(info->variables[v].name);
-        if (variable->name == NULL)
-            return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                                      "opencl: out of host memory");
-        variable->is_constant = info->variables[v].is_constant;
-        variable->has_initializer = info->variables[v].has_initializer;
-        program->variable_count = v + 1;
     }
     return KILN_OK;
 }
@@ -488,42 +437,23 @@ kiln_status opencl_program_build(kiln_backend_context *context,
                                  kiln_backend_program **program, char **log)
 {
     *log = NULL;
-    /* CUDA C is translated to OpenCL C first; NVRTC's options mean
-     * nothing to an OpenCL compiler (the -D and -U ones were applied by
-     * the translation). */
-    cuda_translation translation;
-    memset(&translation, 0, sizeof translation);
-    int from_cuda = source->language == KILN_LANGUAGE_CUDA_C;
-    const char *text = source->text;
-    size_t text_length = source->length;
+    if (source->header_count > 0)
+        return opencl_host->error(KILN_ERR_UNSUPPORTED,
+                                  "opencl: %s includes %zu header%s by name "
+                                  "(%s), which clBuildProgram cannot take",
+                                  source->name, source->header_count,
+                                  source->header_count == 1 ? "" : "s",
+                                  source->headers[0].name);
     /* The options the user gave, as the OpenCL compiler reads them, and
      * the same with kernel argument info, which lets the core check
      * launches. */
-    char *user_options = NULL;
-    char *options = NULL;
-    if (from_cuda) {
-        kiln_status status = opencl_cuda_translate(source, &translation);
-        if (status != KILN_OK) {
-            cuda_translation_free(&translation);
-            return status;
-        }
-        text = translation.source;
-        text_length = strlen(translation.source);
-        static const char *const fast_math[] = {"-cl-fast-relaxed-math"};
-        const kiln_backend_source translated = {
-            .flags = fast_math, .flag_count = translation.fast_math ? 1 : 0};
-        user_options = options_text(&translated, NULL);
-        options = options_text(&translated, "-cl-kernel-arg-info");
-    } else {
-        user_options = options_text(source, NULL);
-        options = options_text(source, "-cl-kernel-arg-info");
-    }
+    char *user_options = options_text(source, NULL);
+    char *options = options_text(source, "-cl-kernel-arg-info");
     kiln_backend_program *result = calloc(1, sizeof *result);
     if (result == NULL || options == NULL || user_options == NULL) {
         free(result);
         free(options);
         free(user_options);
-        cuda_translation_free(&translation);
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
     }
@@ -532,11 +462,10 @@ kiln_status opencl_program_build(kiln_backend_context *context,
      * (or "<kiln program>" for a string) instead of the driver's temporary
      * one (PoCL: ~/.cache/pocl/kcache/tempfile_7Uf8ki.cl). */
     char line_marker[600] = "";
-    if (!from_cuda)
-        opencl_line_marker(source->name, line_marker, sizeof line_marker);
+    opencl_line_marker(source->name, line_marker, sizeof line_marker);
     cl_int error = CL_SUCCESS;
-    const char *texts[2] = {line_marker, text};
-    size_t lengths[2] = {strlen(line_marker), text_length};
+    const char *texts[2] = {line_marker, source->text};
+    size_t lengths[2] = {strlen(line_marker), source->length};
     result->program = clCreateProgramWithSource(context->context, 2, texts,
                                                 lengths, &error);
     kiln_status status = KILN_OK;
@@ -565,8 +494,7 @@ kiln_status opencl_program_build(kiln_backend_context *context,
         }
         if (error != CL_SUCCESS)
             status = build_failure(error, result->program, device,
-                                   from_cuda ? user_options : source->options,
-                                   log);
+                                   user_options, log);
         else
             *log = program_log(result->program, device);
         if (*log != NULL && strstr(*log, "<kernel>:") != NULL) {
@@ -586,13 +514,8 @@ kiln_status opencl_program_build(kiln_backend_context *context,
                                               result->kernel_count, 2, texts,
                                               lengths, user_options);
     free(user_options);
-    if (status == KILN_OK && from_cuda)
-        status = opencl_cuda_adopt(result, &translation);
-    if (status == KILN_OK && from_cuda)
-        status = opencl_cuda_variables_create(context, result);
     if (status == KILN_OK)
         status = program_describe(result);
-    cuda_translation_free(&translation);
     if (status != KILN_OK) {
         /* A failed build keeps its log for the core; anything later is
          * not the compiler's fault and needs none. */
@@ -673,7 +596,6 @@ kiln_status opencl_program_image(kiln_backend_context *context,
 }
 
 kiln_status opencl_program_load_image(kiln_backend_context *context,
-                                      kiln_language language,
                                       const void *data, size_t size,
                                       const kiln_backend_program_info *info,
                                       kiln_backend_program **program)
@@ -682,7 +604,6 @@ kiln_status opencl_program_load_image(kiln_backend_context *context,
     if (result == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
-    result->from_cuda = language == KILN_LANGUAGE_CUDA_C;
     kiln_status status = program_adopt_info(result, info);
     if (status != KILN_OK) {
         program_free(result);
@@ -711,9 +632,7 @@ kiln_status opencl_program_load_image(kiln_backend_context *context,
         program_free(result);
         return status;
     }
-    status = opencl_cuda_variables_create(context, result);
-    if (status == KILN_OK)
-        status = program_describe(result);
+    status = program_describe(result);
     if (status != KILN_OK) {
         program_free(result);
         return status;

@@ -15,15 +15,28 @@
 typedef struct opencl_scalar {
     const char *name;
     size_t size;        /* 0: the size of the device's pointers             */
+    kiln_backend_scalar scalar;
 } opencl_scalar;
 
 /* Scalar types a kernel parameter may have, with OpenCL's sizes (which do
  * not depend on the host: long is 8 bytes everywhere). */
 static const opencl_scalar opencl_scalars[] = {
-    {"char", 1},      {"uchar", 1},     {"bool", 1},      {"short", 2},
-    {"ushort", 2},    {"half", 2},      {"int", 4},       {"uint", 4},
-    {"float", 4},     {"long", 8},      {"ulong", 8},     {"double", 8},
-    {"size_t", 0},    {"ptrdiff_t", 0}, {"intptr_t", 0},  {"uintptr_t", 0},
+    {"char", 1, KILN_BACKEND_SCALAR_SIGNED},
+    {"uchar", 1, KILN_BACKEND_SCALAR_UNSIGNED},
+    {"bool", 1, KILN_BACKEND_SCALAR_BOOL},
+    {"short", 2, KILN_BACKEND_SCALAR_SIGNED},
+    {"ushort", 2, KILN_BACKEND_SCALAR_UNSIGNED},
+    {"half", 2, KILN_BACKEND_SCALAR_FLOAT},
+    {"int", 4, KILN_BACKEND_SCALAR_SIGNED},
+    {"uint", 4, KILN_BACKEND_SCALAR_UNSIGNED},
+    {"float", 4, KILN_BACKEND_SCALAR_FLOAT},
+    {"long", 8, KILN_BACKEND_SCALAR_SIGNED},
+    {"ulong", 8, KILN_BACKEND_SCALAR_UNSIGNED},
+    {"double", 8, KILN_BACKEND_SCALAR_FLOAT},
+    {"size_t", 0, KILN_BACKEND_SCALAR_UNSIGNED},
+    {"ptrdiff_t", 0, KILN_BACKEND_SCALAR_SIGNED},
+    {"intptr_t", 0, KILN_BACKEND_SCALAR_SIGNED},
+    {"uintptr_t", 0, KILN_BACKEND_SCALAR_UNSIGNED},
 };
 
 /* The spec has drivers write unsigned types as uchar, ushort, ...; some
@@ -41,12 +54,14 @@ static int starts_with(const char *text, const char *prefix)
     return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-size_t opencl_type_size(const char *type, cl_uint address_bits)
+void opencl_type_describe(const char *type, cl_uint address_bits,
+                          kiln_backend_param *param)
 {
+    param->size = 0;
+    param->scalar = KILN_BACKEND_SCALAR_UNKNOWN;
+    param->scalar_bytes = 0;
+    param->vector_length = 0;
     size_t pointer = address_bits / 8;
-    size_t length = strlen(type);
-    if (length > 0 && type[length - 1] == '*')
-        return pointer;
     /* Qualifiers come separately (CL_KERNEL_ARG_TYPE_QUALIFIER), but a
      * driver that leaves one in the name must not make the size unknown. */
     for (;;) {
@@ -68,35 +83,43 @@ size_t opencl_type_size(const char *type, cl_uint address_bits)
     /* "float4" = "float" and 4 lanes; a 3-vector is laid out as 4. */
     size_t letters = strcspn(type, "0123456789");
     if (letters == 0 || letters >= sizeof base)
-        return 0;
+        return;
     memcpy(base, type, letters);
     base[letters] = '\0';
-    size_t lanes = 1;
+    size_t lanes = 1, laid_out = 1;
     const char *digits = type + letters;
     if (*digits != '\0') {
-        if (strcmp(digits, "2") == 0)
-            lanes = 2;
-        else if (strcmp(digits, "3") == 0 || strcmp(digits, "4") == 0)
-            lanes = 4;
-        else if (strcmp(digits, "8") == 0)
-            lanes = 8;
-        else if (strcmp(digits, "16") == 0)
-            lanes = 16;
-        else
-            return 0;
+        if (strcmp(digits, "2") == 0) {
+            lanes = laid_out = 2;
+        } else if (strcmp(digits, "3") == 0) {
+            lanes = 3;
+            laid_out = 4;
+        } else if (strcmp(digits, "4") == 0) {
+            lanes = laid_out = 4;
+        } else if (strcmp(digits, "8") == 0) {
+            lanes = laid_out = 8;
+        } else if (strcmp(digits, "16") == 0) {
+            lanes = laid_out = 16;
+        } else {
+            return;
+        }
     }
     count = sizeof opencl_scalars / sizeof opencl_scalars[0];
-    for (size_t i = 0; i < count; ++i)
-        if (strcmp(base, opencl_scalars[i].name) == 0) {
-            size_t size = opencl_scalars[i].size ? opencl_scalars[i].size
-                                                 : pointer;
-            /* size_t4 is no type; neither is bool2. */
-            if (lanes > 1 && (opencl_scalars[i].size == 0 ||
-                              strcmp(base, "bool") == 0))
-                return 0;
-            return size * lanes;
-        }
-    return 0;
+    for (size_t i = 0; i < count; ++i) {
+        if (strcmp(base, opencl_scalars[i].name) != 0)
+            continue;
+        size_t size = opencl_scalars[i].size ? opencl_scalars[i].size
+                                             : pointer;
+        /* size_t4 is no type; neither is bool2. */
+        if (lanes > 1 && (opencl_scalars[i].size == 0 ||
+                          strcmp(base, "bool") == 0))
+            return;
+        param->size = size * laid_out;
+        param->scalar = opencl_scalars[i].scalar;
+        param->scalar_bytes = (uint32_t)size;
+        param->vector_length = (uint32_t)lanes;
+        return;
+    }
 }
 
 /* ---- signatures ---------------------------------------------------------- */
@@ -109,9 +132,6 @@ void opencl_signature_free(opencl_signature *signature)
     }
     free(signature->params);
     free(signature->name);
-    free(signature->hidden);
-    signature->hidden = NULL;
-    signature->hidden_count = 0;
     signature->params = NULL;
     signature->name = NULL;
     signature->param_count = 0;
@@ -134,9 +154,7 @@ kiln_status opencl_signature_copy(const opencl_signature *source,
     copy->name = text_copy(source->name);
     copy->params = calloc(source->param_count ? source->param_count : 1,
                           sizeof *copy->params);
-    copy->hidden = calloc(source->hidden_count ? source->hidden_count : 1,
-                          sizeof *copy->hidden);
-    if (copy->name == NULL || copy->params == NULL || copy->hidden == NULL) {
+    if (copy->name == NULL || copy->params == NULL) {
         opencl_signature_free(copy);
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
@@ -153,10 +171,6 @@ kiln_status opencl_signature_copy(const opencl_signature *source,
                                       "opencl: out of host memory");
         }
     }
-    if (source->hidden_count > 0)
-        memcpy(copy->hidden, source->hidden,
-               source->hidden_count * sizeof *copy->hidden);
-    copy->hidden_count = source->hidden_count;
     return KILN_OK;
 }
 
@@ -193,12 +207,6 @@ char *opencl_kernel_name(cl_kernel kernel)
     return kernel_text(kernel, -1, CL_KERNEL_FUNCTION_NAME, &error);
 }
 
-int opencl_cuda_internal_kernel(const char *name)
-{
-    return strcmp(name, CUDA_KERNEL_VARIABLE_SIZES) == 0 ||
-           strcmp(name, CUDA_KERNEL_VARIABLE_INIT) == 0;
-}
-
 char *opencl_kernel_names(cl_program program, const char *separator,
                           cl_int *error)
 {
@@ -220,14 +228,9 @@ char *opencl_kernel_names(cl_program program, const char *separator,
     char *text = calloc(1, 1);
     size_t used = 0;
     for (cl_uint i = 0; i < count; ++i) {
-        /* a kernel the driver has no name for is left out, and so are
-         * those a CUDA C translation adds for itself */
+        /* a kernel the driver has no name for is left out */
         char *name = text != NULL ? opencl_kernel_name(kernels[i]) : NULL;
-        const char *prefix = CUDA_KERNEL_RENAMED_PREFIX;
-        const char *shown = name;
-        if (name != NULL && strncmp(name, prefix, strlen(prefix)) == 0)
-            shown = name + strlen(prefix); /* listed by its CUDA name */
-        if (name != NULL && !opencl_cuda_internal_kernel(name)) {
+        if (name != NULL) {
             char *grown =
                 realloc(text, used + strlen(name) + strlen(separator) + 1);
             if (grown == NULL) {
@@ -236,7 +239,7 @@ char *opencl_kernel_names(cl_program program, const char *separator,
             } else {
                 text = grown;
                 used += (size_t)sprintf(text + used, "%s%s",
-                                        used ? separator : "", shown);
+                                        used ? separator : "", name);
             }
         }
         free(name);
@@ -312,16 +315,30 @@ kiln_status opencl_signature_query(cl_kernel kernel, cl_uint address_bits,
         switch (address) {
         case CL_KERNEL_ARG_ADDRESS_GLOBAL:
         case CL_KERNEL_ARG_ADDRESS_CONSTANT:
-            param->kind = KILN_PARAM_BUFFER;
+        case CL_KERNEL_ARG_ADDRESS_LOCAL: {
+            /* a pointer: the pointee's type ("float*" -> "float") */
+            char pointee[64];
+            size_t length = strcspn(type, "*");
+            if (length >= sizeof pointee)
+                length = 0;
+            memcpy(pointee, type, length);
+            pointee[length] = '\0';
+            opencl_type_describe(pointee, address_bits, param);
+            param->kind = address == CL_KERNEL_ARG_ADDRESS_LOCAL
+                              ? KILN_PARAM_LOCAL
+                              : KILN_PARAM_BUFFER;
+            param->space = address == CL_KERNEL_ARG_ADDRESS_LOCAL
+                               ? KILN_BACKEND_SPACE_LOCAL
+                           : address == CL_KERNEL_ARG_ADDRESS_CONSTANT
+                               ? KILN_BACKEND_SPACE_CONSTANT
+                               : KILN_BACKEND_SPACE_GLOBAL;
             param->size = address_bits / 8;
             break;
-        case CL_KERNEL_ARG_ADDRESS_LOCAL:
-            param->kind = KILN_PARAM_LOCAL;
-            param->size = address_bits / 8;
-            break;
+        }
         default:
+            opencl_type_describe(type, address_bits, param);
             param->kind = KILN_PARAM_VALUE;
-            param->size = opencl_type_size(type, address_bits);
+            param->space = KILN_BACKEND_SPACE_PRIVATE;
             break;
         }
     }

@@ -83,8 +83,10 @@ kiln_status opencl_timing_probe(kiln_backend_context *context)
 }
 
 kiln_status opencl_stream_create(kiln_backend_context *context,
-                                 kiln_backend_stream **stream)
+                                 unsigned flags, kiln_backend_stream **stream)
 {
+    if (flags & KILN_BACKEND_STREAM_HIGH_PRIORITY)
+        return KILN_ERR_UNSUPPORTED; /* OpenCL 1.2 queues have none */
     kiln_backend_stream *result = calloc(1, sizeof *result);
     if (result == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
@@ -166,8 +168,10 @@ kiln_status opencl_stream_wait_event(kiln_backend_context *context,
     return KILN_OK;
 }
 
-static kiln_status event_create(bool untimed, kiln_backend_event **event)
+kiln_status opencl_event_create(kiln_backend_context *context,
+                                unsigned flags, kiln_backend_event **event)
 {
+    (void)context;
     kiln_backend_event *result = calloc(1, sizeof *result);
     if (result == NULL)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
@@ -177,23 +181,9 @@ static kiln_status event_create(bool untimed, kiln_backend_event **event)
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: pthread_mutex_init failed");
     }
-    result->untimed = untimed;
+    result->untimed = (flags & KILN_BACKEND_EVENT_TIMED) == 0;
     *event = result;
     return KILN_OK;
-}
-
-kiln_status opencl_event_create(kiln_backend_context *context,
-                                kiln_backend_event **event)
-{
-    (void)context;
-    return event_create(false, event);
-}
-
-kiln_status opencl_event_create_untimed(kiln_backend_context *context,
-                                        kiln_backend_event **event)
-{
-    (void)context;
-    return event_create(true, event);
 }
 
 void opencl_event_destroy(kiln_backend_context *context,

@@ -28,9 +28,12 @@ static kiln_status fuzz_error(kiln_status status, const char *format, ...)
 static void fuzz_trace(const char *format, ...) KILN_PRINTF_LIKE(1, 2);
 static void fuzz_trace(const char *format, ...) { (void)format; }
 
-static const kiln_backend_settings fuzz_settings = {
-    .struct_size = sizeof(kiln_backend_settings),
-};
+/* No setting is set. */
+static const char *fuzz_setting(const char *name)
+{
+    (void)name;
+    return NULL;
+}
 
 static const kiln_host_api fuzz_host = {
     .abi_major = KILN_BACKEND_ABI_MAJOR,
@@ -38,7 +41,7 @@ static const kiln_host_api fuzz_host = {
     .struct_size = sizeof(kiln_host_api),
     .error = fuzz_error,
     .trace = fuzz_trace,
-    .settings = &fuzz_settings,
+    .setting = fuzz_setting,
 };
 
 #endif

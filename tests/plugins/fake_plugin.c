@@ -4,7 +4,7 @@
  * FAKE_RETURNS_NULL  an entry point that returns NULL
  * FAKE_NO_SYMBOL     no entry point at all
  * FAKE_UNAVAILABLE   a good table whose initialize reports no driver
- *   with FAKE_ABI_2_0   a table of the required ops only (the smallest)
+ *   with FAKE_ABI_3_0   a table of ABI 3.0 (the smallest the core takes)
  *   with FAKE_SHORT     a table one op shorter than that
  */
 #include "kiln_backend.h"
@@ -41,20 +41,21 @@ const kiln_backend_ops *kiln_backend_entry(void)
         .abi_major = KILN_BACKEND_ABI_MAJOR,
 #endif
         .abi_minor = 0,
-#if defined(FAKE_ABI_2_0)
-        .struct_size = KILN_BACKEND_OPS_SIZE_2_0,
+#if defined(FAKE_ABI_3_0)
+        .struct_size = KILN_BACKEND_OPS_SIZE_3_0,
 #elif defined(FAKE_SHORT)
-        .struct_size = KILN_BACKEND_OPS_SIZE_2_0 - sizeof(void (*)(void)),
+        .struct_size = KILN_BACKEND_OPS_SIZE_3_0 - sizeof(void (*)(void)),
 #else
         .struct_size = sizeof(kiln_backend_ops),
 #endif
         .name = "opencl",
+        .native_language = KILN_LANGUAGE_OPENCL_C,
     };
 #if defined(FAKE_UNAVAILABLE)
     /* Every op must be present for the core to call initialize; the rest
      * are never reached, so they can share one harmless function. */
     void (**slot)(void) = (void (**)(void))&ops.initialize;
-    void (**last)(void) = (void (**)(void))&ops.native_handle;
+    void (**last)(void) = (void (**)(void))&ops.launch;
     for (; slot <= last; ++slot)
         *slot = (void (*)(void))kiln_fake_plugin_marker;
     ops.initialize = fake_initialize;
