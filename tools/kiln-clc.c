@@ -18,7 +18,6 @@
  */
 #include "config.h"
 
-#include "cuda_to_opencl.h"
 #include "translate.h"
 
 #include <errno.h>
@@ -28,13 +27,13 @@
 
 #include "tool_options.h"
 
-static const char *kind_name(clc_param_kind kind)
+static const char *kind_name(const translate_param *param)
 {
-    switch (kind) {
-    case CLC_PARAM_GLOBAL: return "global";
-    case CLC_PARAM_CONSTANT: return "constant";
-    case CLC_PARAM_LOCAL: return "local";
-    case CLC_PARAM_VALUE: return "value";
+    switch (param->space) {
+    case TRANSLATE_SPACE_GLOBAL: return "global";
+    case TRANSLATE_SPACE_CONSTANT: return "constant";
+    case TRANSLATE_SPACE_LOCAL: return "local";
+    case TRANSLATE_SPACE_PRIVATE: return "value";
     }
     return "?";
 }
@@ -77,59 +76,96 @@ static int cuda_file(const char *path)
     return dot != NULL && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0);
 }
 
-static void print_signature(const clc_kernel_signature *kernel)
+/* name(kind type name [bytes], ...), then what a launch adds after them. */
+static void print_signature(const translate_program *program,
+                            const translate_kernel *kernel)
 {
     printf("%s(", kernel->name);
     for (size_t p = 0; p < kernel->param_count; ++p)
-        printf("%s%s %s %s [%zu]", p ? ", " : "",
-               kind_name(kernel->params[p].kind), kernel->params[p].type_name,
-               kernel->params[p].name, kernel->params[p].size);
+        printf("%s%s %s %s [%zu]", p ? ", " : "", kind_name(&kernel->params[p]),
+               kernel->params[p].type_name, kernel->params[p].name,
+               kernel->params[p].size);
     printf(")");
-    if (kernel->reqd_work_group[0])
-        printf(" reqd_work_group_size(%u, %u, %u)", kernel->reqd_work_group[0],
-               kernel->reqd_work_group[1], kernel->reqd_work_group[2]);
+    if (kernel->required_block[0])
+        printf(" reqd_work_group_size(%u, %u, %u)", kernel->required_block[0],
+               kernel->required_block[1], kernel->required_block[2]);
+    for (size_t h = 0; h < kernel->hidden_count; ++h) {
+        const translate_hidden *hidden = &kernel->hidden[h];
+        if (hidden->kind == TRANSLATE_HIDDEN_POINTER_OFFSET)
+            continue; /* every pointer's: nothing to tell */
+        if (hidden->kind == TRANSLATE_HIDDEN_DYNAMIC_LOCAL)
+            printf(" + extern __shared__");
+        else if (hidden->kind == TRANSLATE_HIDDEN_WORK_DIM)
+            printf(" + work_dim");
+        else
+            printf(" + %s", program->variables[hidden->variable].name);
+    }
+    printf("\n");
 }
 
-/* CUDA C -> OpenCL C; returns main's status. */
-static int translate_cuda(const char *source, size_t length, const char *path,
-                          const translate_options *options, int signatures)
+/* What the translation made of the file: its text, its kernels'
+ * signatures (-s) or the part of the prelude it uses (-P). */
+static void print_translation(const translate_program *program,
+                              translate_language from, int signatures,
+                              int used_prelude)
 {
-    cuda_to_opencl_result translation;
-    if (cuda_to_opencl_translate(source, length, path, options, &translation) != 0) {
-        fprintf(stderr, "kiln-clc: %s\n",
-                translation.error ? translation.error : "out of memory");
-        cuda_to_opencl_result_free(&translation);
-        return 1;
-    }
     if (signatures) {
-        for (size_t k = 0; k < translation.kernel_count; ++k) {
-            const cuda_kernel *kernel = &translation.kernels[k];
-            print_signature(&kernel->signature);
-            for (size_t h = 0; h < kernel->hidden_count; ++h)
-                if (kernel->hidden[h].kind == CUDA_HIDDEN_POINTER_OFFSET)
-                    continue; /* every pointer's: nothing to tell */
-                else if (kernel->hidden[h].kind == CUDA_HIDDEN_DYNAMIC_SHARED)
-                    printf(" + extern __shared__");
-                else
-                    printf(" + %s",
-                           translation.variables[kernel->hidden[h].variable].name);
-            printf("\n");
-        }
-        for (size_t v = 0; v < translation.variable_count; ++v)
+        for (size_t k = 0; k < program->kernel_count; ++k)
+            print_signature(program, &program->kernels[k]);
+        for (size_t v = 0; v < program->variable_count; ++v)
             printf("%s %s%s\n",
-                   translation.variables[v].is_constant ? "__constant__"
-                                                        : "__device__",
-                   translation.variables[v].name,
-                   translation.variables[v].has_initializer ? " (initialised)"
-                                                            : "");
-    } else {
+                   program->variables[v].is_constant ? "__constant__"
+                                                     : "__device__",
+                   program->variables[v].name,
+                   program->variables[v].has_initializer ? " (initialised)"
+                                                         : "");
+    } else if (used_prelude && from == TRANSLATE_OPENCL_C) {
+        fputs(program->headers[0].text, stdout);
+    } else if (from == TRANSLATE_CUDA_C) {
         /* the prelude is the same for every file: -p shows it */
         size_t prelude = strlen(translate_prelude_opencl());
         printf("/* after Kiln's OpenCL C prelude (kiln-clc -p --cuda) */\n%s",
-               translation.source + prelude);
+               program->text + prelude);
+    } else {
+        fputs(program->text, stdout);
     }
-    cuda_to_opencl_result_free(&translation);
-    return 0;
+}
+
+/* Translates `source` of `language` as the core would for the other
+ * backend; returns main's status. */
+static int translate_file(const char *source, size_t length, const char *path,
+                          translate_language language,
+                          const translate_options *options, int signatures,
+                          int used_prelude)
+{
+    translate_target target = {.language = language == TRANSLATE_CUDA_C
+                                                ? TRANSLATE_OPENCL_C
+                                                : TRANSLATE_CUDA_C,
+                               .opencl_c_version = 120,
+                               .extensions = "",
+                               .vendor = ""};
+    translate_input input = {.text = source,
+                             .length = length,
+                             .name = path,
+                             .language = language,
+                             .options = options,
+                             .target = &target};
+    translate_unit *unit = NULL;
+    translate_program program;
+    translate_error error;
+    memset(&program, 0, sizeof program);
+    int result = translate_open(&input, &unit, &error);
+    if (result == 0)
+        result = translate_to_target(unit, &program, &error);
+    if (result == 0)
+        print_translation(&program, language, signatures, used_prelude);
+    else
+        fprintf(stderr, "kiln-clc: %s\n",
+                error.message ? error.message : "out of memory");
+    translate_error_free(&error);
+    translate_program_free(&program);
+    translate_close(unit);
+    return result == 0 ? 0 : result == -2 ? 2 : 1;
 }
 
 static void usage(FILE *out)
@@ -217,39 +253,10 @@ int main(int argc, char **argv)
         translate_option_lists_free(&lists);
         return 2;
     }
-    if (language == 1) {
-        int cuda_status = translate_cuda(source, length, path, options,
-                                         signatures);
-        free(source);
-        translate_option_lists_free(&lists);
-        return cuda_status;
-    }
-    opencl_to_cuda_result translation;
-    int result = opencl_to_cuda_translate(source, length, path, options, &translation);
-    int status = 0;
-    if (result != 0) {
-        fprintf(stderr, "kiln-clc: %s\n",
-                translation.error ? translation.error : "out of memory");
-        status = 1;
-    } else if (signatures) {
-        for (size_t k = 0; k < translation.kernel_count; ++k) {
-            print_signature(&translation.kernels[k]);
-            printf("\n");
-        }
-    } else if (used_prelude) {
-        char *prelude = prelude_cuda_select(translate_prelude_cuda(),
-                                           translation.source, NULL);
-        if (prelude == NULL) {
-            fprintf(stderr, "kiln-clc: out of memory\n");
-            status = 2;
-        } else {
-            fputs(prelude, stdout);
-            free(prelude);
-        }
-    } else {
-        fputs(translation.source, stdout);
-    }
-    opencl_to_cuda_result_free(&translation);
+    int status = translate_file(source, length, path,
+                                language == 1 ? TRANSLATE_CUDA_C
+                                              : TRANSLATE_OPENCL_C,
+                                options, signatures, used_prelude);
     free(source);
     translate_option_lists_free(&lists);
     return status;
