@@ -1,8 +1,10 @@
 /*
- * Built programs: what a backend compiled or loaded, shared by every
- * kiln_program of the same cache key in a context (core/cache.c keeps one
- * reference), with the backend kernels of released kiln_kernels kept for
- * the next kiln_kernel_create of their name.
+ * Built programs: what a backend compiled or loaded, with the core's
+ * description of its kernels and the buffers of its variables, shared by
+ * every kiln_program of the same cache key in a context (core/
+ * cache_memory.c keeps one reference), with the backend kernels of
+ * released kiln_kernels kept for the next kiln_kernel_create of their
+ * name.
  */
 #include "internal.h"
 

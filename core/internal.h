@@ -651,7 +651,7 @@ KILN_INTERNAL kiln_status kiln_peer_wait(kiln_stream *stream,
 KILN_INTERNAL kiln_status kiln_untimed_event_create(kiln_context *context,
                                                     kiln_backend_event **event);
 
-/* ---- cache.c ------------------------------------------------------------ */
+/* ---- cache_key.c, cache_memory.c, cache_disk.c: the kernel cache -------- */
 
 typedef struct kiln_cache_key {
     char *text;          /* everything that selects the binary            */

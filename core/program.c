@@ -146,18 +146,19 @@ static kiln_status program_describe(kiln_context *context,
     if (status == KILN_ERR_OUT_OF_HOST_MEMORY)
         return status;
     if (status != KILN_OK || info == NULL) {
-        if (!native->read)
-            return status != KILN_OK
-                       ? status
-                       : kiln_error(KILN_ERR_BACKEND,
-                                    "backend %s gave no kernel list",
-                                    context->ops->name);
-        /* Listing never fails a build: the kernels the front end read. */
+        /* Listing never fails a build: the kernels the front end read,
+         * if any (kernel_create still finds the others by name). */
         kiln_trace("the %s plugin cannot list the kernels (%s); listing the "
                    "kernels Kiln read in the source",
-                   context->ops->name, kiln_last_error());
+                   context->ops->name,
+                   status != KILN_OK ? kiln_last_error() : "no list");
         kiln_error_clear();
         info = NULL;
+        if (!native->read) {
+            static const kiln_backend_program_info none = {sizeof none, 0,
+                                                           NULL};
+            info = &none;
+        }
     }
     return kiln_description_native(info, native->read ? &native->program
                                                       : NULL,

@@ -968,24 +968,23 @@ typedef enum kiln_program_origin {
 kiln_status kiln_program_get_origin(const kiln_program *program,
                                     kiln_program_origin *origin);
 
-/** The number of kernels in the program.
- * @retval KILN_ERR_UNSUPPORTED the backend cannot list kernels (see
+/** The number of kernels in the program (see
  * kiln_program_get_kernel_name). */
 kiln_status kiln_program_get_kernel_count(const kiln_program *program,
                                           size_t *count);
 /** The name of the program's kernel `index`.
  * As PyOpenCL's program.all_kernels() and OpenCL's
  * CL_PROGRAM_KERNEL_NAMES list them: kiln_program_get_kernel_count()
- * kernels, each name one that kiln_kernel_create accepts.  The order is the backend's (OpenCL: the
- * driver's; CUDA, OpenCL C: the source's; CUDA, native CUDA C: the
- * module's) and stays the same for the life of the program.  Native CUDA
- * C kernels are listed by their C name when that names exactly one kernel
- * of the module, else by their mangled name (overloads, templates,
- * namespaces).  Names stay valid while the program lives.
- * @retval KILN_ERR_INVALID_ARGUMENT `index` is not below the count.
- * @retval KILN_ERR_UNSUPPORTED the backend cannot list kernels (a plugin
- * built for an older plugin ABI; for native CUDA C, a CUDA driver without
- * cuModuleEnumerateFunctions). */
+ * kernels, each name one that kiln_kernel_create accepts.  The order is
+ * the driver's for a program in the backend's own language (OpenCL C on
+ * OpenCL, CUDA C's module on CUDA) and the source's for a translated one,
+ * and stays the same for the life of the program.  Native CUDA C kernels
+ * are listed by their C name when that names exactly one kernel of the
+ * module, else by their mangled name (overloads, templates, namespaces);
+ * where the CUDA driver cannot list a module's kernels (before CUDA 12.4,
+ * without cuModuleEnumerateFunctions), those Kiln read in the source.
+ * Names stay valid while the program lives.
+ * @retval KILN_ERR_INVALID_ARGUMENT `index` is not below the count. */
 kiln_status kiln_program_get_kernel_name(const kiln_program *program,
                                          size_t index, const char **name);
 
@@ -1004,8 +1003,8 @@ kiln_status kiln_program_get_kernel_name(const kiln_program *program,
  * variables (as CUDA shares a loaded module's).
  * @retval KILN_ERR_INVALID_ARGUMENT the program has no such variable (an
  * OpenCL C program has none).
- * @retval KILN_ERR_UNSUPPORTED the backend's plugin predates plugin ABI
- * 2.3. */
+ * @retval KILN_ERR_UNSUPPORTED the backend's plugin leaves out the
+ * optional program_variable op. */
 kiln_status kiln_program_get_global(kiln_program *program, const char *name,
                                     kiln_buffer **buffer);
 

@@ -979,7 +979,7 @@ static void test_saved_cuda_c_keeps_its_variables(void **state)
 
 /* ---- (3c) saved programs that pass the checksum but not the reader -------------------- */
 
-/* The entry layout of core/cache.c (its own test is the fuzz target and
+/* The entry layout of core/cache_disk.c (its own test is the fuzz target and
  * the corruption test above): a header, the key, the saved program. */
 typedef struct entry_header {
     char magic[8];
@@ -1069,7 +1069,8 @@ static void test_unreadable_saved_programs_are_rebuilt(void **state)
         memcpy(bad, saved, saved_length);
         switch (c) {
         case BAD_OLD_OPENCL:
-            /* what opencl_blob.c wrote: magic, version 4, flags, size */
+            /* what the OpenCL plugin once saved itself: magic, version 4,
+             * flags, size */
             memcpy(bad, "KILN-OCL\4\0\0\0\0\0\0\0", 16);
             break;
         case BAD_OLD_CUDA:

@@ -2,7 +2,7 @@
  * Kiln CUDA backend: the prelude NVRTC compiles before OpenCL C translated
  * by opencl_to_cuda.c (given to NVRTC as the header "kiln_cl_prelude.h").
  *
- * Contract with the translator (full text: notes/clc-contract.md), in short:
+ * Contract with the translator (opencl_to_cuda.c), in short:
  *  - C++17, no system headers; every name starts with kl_ / KL_ / __kiln_,
  *    except the OpenCL scalar typedefs uchar ushort uint ulong (and intptr_t
  *    uintptr_t, which NVRTC lacks).  No macro may capture user identifiers.
