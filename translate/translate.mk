@@ -16,7 +16,10 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/expr_type.c translate/expr_type.h \
 	translate/opencl_to_cuda.c translate/opencl_to_cuda.h \
 	translate/opencl_to_cuda_options.c translate/prelude_select.c \
-	translate/cuda_to_opencl.c translate/cuda_to_opencl.h
+	translate/cuda_to_opencl.c translate/cuda_to_opencl.h \
+	translate/cuda_to_opencl_pass.h translate/cuda_to_opencl_tokens.c \
+	translate/cuda_to_opencl_declare.c translate/cuda_to_opencl_spaces.c \
+	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
 	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \

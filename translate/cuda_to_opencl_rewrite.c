@@ -1,0 +1,466 @@
+/*
+ * CUDA C -> OpenCL C, the rewriting every part of the pass shares: edits
+ * to a range of tokens (text before, after or instead of each), the writer
+ * that spells a range out with #line markers, the refusals of what OpenCL
+ * C cannot express, and the rewrites that do not depend on where a token
+ * stands (CUDA's C++ spellings, printf formats, 3-component vectors).
+ */
+#include "cuda_to_opencl_pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- edits --------------------------------------------------------------------------- */
+
+void cu_edits_init(cu_state *st, cu_edits *e, size_t begin, size_t end)
+{
+    e->begin = begin;
+    e->end = end;
+    size_t n = end - begin + 1;
+    e->before = clc_arena_alloc(st->arena, n * sizeof *e->before);
+    e->replace = clc_arena_alloc(st->arena, n * sizeof *e->replace);
+    e->after = clc_arena_alloc(st->arena, n * sizeof *e->after);
+}
+
+static const char *cu_concat(cu_state *st, const char *a, const char *b)
+{
+    return a == NULL ? b : cu_printf(st, "%s%s", a, b);
+}
+
+void cu_before(cu_state *st, cu_edits *e, size_t i, const char *text)
+{
+    if (i >= e->begin && i <= e->end)
+        e->before[i - e->begin] = cu_concat(st, e->before[i - e->begin], text);
+}
+
+void cu_after(cu_state *st, cu_edits *e, size_t i, const char *text)
+{
+    if (i >= e->begin && i <= e->end)
+        e->after[i - e->begin] = cu_concat(st, e->after[i - e->begin], text);
+}
+
+void cu_replace(cu_edits *e, size_t i, const char *text)
+{
+    if (i >= e->begin && i <= e->end)
+        e->replace[i - e->begin] = text;
+}
+
+void cu_drop(cu_edits *e, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; ++i)
+        cu_replace(e, i, "");
+}
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+static int cu_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+static void cu_write(cu_writer *w, const char *text, size_t length, int space)
+{
+    if (length == 0)
+        return;
+    if (space || (cu_word_char(w->last) && cu_word_char(text[0])) ||
+        (w->last == text[0] && strchr("+-&|<>=", text[0]) != NULL) ||
+        (w->last == '/' && (text[0] == '/' || text[0] == '*')))
+        if (w->last != '\n' && w->last != ' ' && w->last != '\0')
+            clc_buffer_append(w->out, " ", 1);
+    clc_buffer_append(w->out, text, length);
+    w->last = text[length - 1];
+}
+
+/* Moves the output to the token's line: newlines when close, else #line. */
+void cu_write_position(cu_state *st, cu_writer *w, const clc_token *t)
+{
+    if (w->file == (int)t->file && t->line >= w->line &&
+        t->line - w->line <= 8) {
+        while (w->line < t->line) {
+            clc_buffer_append(w->out, "\n", 1);
+            w->last = '\n';
+            w->line++;
+        }
+        return;
+    }
+    if (w->last != '\n' && w->last != '\0')
+        clc_buffer_append(w->out, "\n", 1);
+    clc_buffer_puts(w->out, cu_printf(st, "#line %u \"", t->line));
+    for (const char *p = st->file_names[t->file]; *p; ++p) {
+        if (*p == '"' || *p == '\\')
+            clc_buffer_append(w->out, "\\", 1);
+        clc_buffer_append(w->out, p, 1);
+    }
+    clc_buffer_puts(w->out, "\"\n");
+    w->last = '\n';
+    w->file = t->file;
+    w->line = t->line;
+}
+
+void cu_write_text(cu_writer *w, const char *text)
+{
+    if (text != NULL && text[0] != '\0')
+        cu_write(w, text, strlen(text), 0);
+}
+
+static void cu_write_token(cu_state *st, cu_writer *w, size_t i, int position)
+{
+    const clc_token *t = &st->tokens[i];
+    if (t->kind == CLC_TOK_PRAGMA) {
+        cu_write_position(st, w, t);
+        if (w->last != '\n')
+            clc_buffer_append(w->out, "\n", 1);
+        clc_buffer_puts(w->out, "#pragma ");
+        clc_buffer_append(w->out, t->text, t->length);
+        clc_buffer_append(w->out, "\n", 1);
+        w->last = '\n';
+        w->line++;
+        return;
+    }
+    if (position)
+        cu_write_position(st, w, t);
+    cu_write(w, t->text, t->length, (t->flags & CLC_TF_SPACE) != 0);
+}
+
+/* Writes tokens [begin, end) with their edits. */
+void cu_write_range(cu_state *st, cu_writer *w, const cu_edits *e,
+                    size_t begin, size_t end, int position)
+{
+    for (size_t i = begin; i < end; ++i) {
+        const char *before = NULL, *replace = NULL, *after = NULL;
+        if (e != NULL && i >= e->begin && i <= e->end) {
+            before = e->before[i - e->begin];
+            replace = e->replace[i - e->begin];
+            after = e->after[i - e->begin];
+        }
+        if (position && (before || replace))
+            cu_write_position(st, w, &st->tokens[i]);
+        cu_write_text(w, before);
+        if (replace != NULL)
+            cu_write_text(w, replace);
+        else
+            cu_write_token(st, w, i, position);
+        cu_write_text(w, after);
+    }
+}
+
+/* Tokens [begin, end) with their edits as one line of text. */
+const char *cu_render(cu_state *st, const cu_edits *e, size_t begin,
+                      size_t end)
+{
+    clc_buffer text;
+    clc_buffer_init(&text, st->arena);
+    cu_writer w = {&text, -1, 0, '\0'};
+    cu_write_range(st, &w, e, begin, end, 0);
+    return clc_buffer_text(&text);
+}
+
+/* ---- refusals ------------------------------------------------------------------------------ */
+
+static const struct {
+    const char *prefix;  /* an identifier that starts so               */
+    int exact;           /* ... or is exactly it                       */
+    const char *what;
+} cu_refused[] = {
+    {"__shfl", 0, "warp shuffles are not supported by OpenCL C"},
+    {"__ballot", 0, "warp votes are not supported by OpenCL C"},
+    {"__any", 0, "warp votes are not supported by OpenCL C"},
+    {"__all", 0, "warp votes are not supported by OpenCL C"},
+    {"__activemask", 1, "warp votes are not supported by OpenCL C"},
+    {"__syncwarp", 1, "warp-level synchronisation is not supported by OpenCL C"},
+    {"__match_any_sync", 1, "warp votes are not supported by OpenCL C"},
+    {"__match_all_sync", 1, "warp votes are not supported by OpenCL C"},
+    {"__reduce_", 0, "warp reductions are not supported by OpenCL C"},
+    {"__syncthreads_count", 1, "block votes are not supported by OpenCL C"},
+    {"__syncthreads_and", 1, "block votes are not supported by OpenCL C"},
+    {"__syncthreads_or", 1, "block votes are not supported by OpenCL C"},
+    {"cooperative_groups", 1, "cooperative groups are not supported"},
+    {"this_thread_block", 1, "cooperative groups are not supported"},
+    {"this_grid", 1, "cooperative groups are not supported"},
+    {"tiled_partition", 1, "cooperative groups are not supported"},
+    {"thread_block", 1, "cooperative groups are not supported"},
+    {"grid_group", 1, "cooperative groups are not supported"},
+    {"texture", 1, "textures are not supported"},
+    {"tex1D", 0, "textures are not supported"},
+    {"tex2D", 0, "textures are not supported"},
+    {"tex3D", 0, "textures are not supported"},
+    {"texCubemap", 0, "textures are not supported"},
+    {"cudaTextureObject_t", 1, "textures are not supported"},
+    {"cudaSurfaceObject_t", 1, "surfaces are not supported"},
+    {"surf1D", 0, "surfaces are not supported"},
+    {"surf2D", 0, "surfaces are not supported"},
+    {"surf3D", 0, "surfaces are not supported"},
+    {"cudaMalloc", 0, "dynamic parallelism (CUDA runtime calls in device "
+                      "code) is not supported"},
+    {"cudaFree", 1, "dynamic parallelism (CUDA runtime calls in device "
+                    "code) is not supported"},
+    {"cudaDeviceSynchronize", 1, "dynamic parallelism (CUDA runtime calls "
+                                 "in device code) is not supported"},
+    {"cudaLaunch", 0, "dynamic parallelism is not supported"},
+    {"cudaStream", 0, "dynamic parallelism (CUDA runtime calls in device "
+                      "code) is not supported"},
+    {"cudaGetParameterBuffer", 1, "dynamic parallelism is not supported"},
+    {"__half", 0, "CUDA half-precision types are not supported"},
+    {"half2", 1, "CUDA half-precision types are not supported"},
+    {"__nv_bfloat16", 0, "CUDA bfloat16 types are not supported"},
+    {"wmma", 1, "tensor core operations are not supported"},
+    {"clock64", 1, "clock64 is not supported by OpenCL C"},
+    {"__nanosleep", 1, "__nanosleep is not supported by OpenCL C"},
+    {"malloc", 1, "device-side malloc is not supported by OpenCL C"},
+    {"free", 1, "device-side free is not supported by OpenCL C"},
+};
+
+void cu_check_identifier(cu_state *st, size_t i)
+{
+    if (!cu_ident(st, i) || cu_is_member(st, i))
+        return;
+    int32_t id = st->tokens[i].ident;
+    const char *name = cu_name(st, i)->name;
+    if (id == st->w_template || id == st->w_typename)
+        cu_refuse(st, i, "cannot translate '%s': templates are not supported "
+                         "(write the kernel for one type, or use the cuda "
+                         "backend)", name);
+    if (id == st->w_class || id == st->w_public || id == st->w_private_kw ||
+        id == st->w_protected || id == st->w_virtual || id == st->w_this ||
+        id == st->w_operator || id == st->w_friend || id == st->w_new ||
+        id == st->w_delete)
+        cu_refuse(st, i, "cannot translate '%s': classes are not supported "
+                         "by OpenCL C (use a plain struct)", name);
+    if (id == st->w_namespace || id == st->w_using)
+        cu_refuse(st, i, "cannot translate '%s': namespaces are not "
+                         "supported by OpenCL C", name);
+    if (id == st->w_throw || id == st->w_try || id == st->w_catch)
+        cu_refuse(st, i, "cannot translate '%s': exceptions are not "
+                         "supported in device code", name);
+    if (id == st->w_decltype || id == W_auto)
+        cu_refuse(st, i, "cannot translate '%s': type deduction is not "
+                         "supported by OpenCL C (write the type)", name);
+    if (id == W_asm || id == W___asm__ || id == W___asm)
+        cu_refuse(st, i, "cannot translate '%s': inline PTX assembly is not "
+                         "supported by OpenCL C", name);
+    if (id == st->w_managed_)
+        cu_refuse(st, i, "cannot translate '__managed__': managed memory is "
+                         "not supported by OpenCL");
+    for (size_t k = 0; k < sizeof cu_refused / sizeof cu_refused[0]; ++k) {
+        int hit = cu_refused[k].exact ? cu_name_is(st, i, cu_refused[k].prefix)
+                                      : cu_name_starts(st, i, cu_refused[k].prefix);
+        if (hit)
+            cu_refuse(st, i, "cannot translate '%s': %s", name,
+                      cu_refused[k].what);
+    }
+}
+
+void cu_check_tokens(cu_state *st, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; ++i) {
+        cu_check_identifier(st, i);
+        if (cu_punct(st, i, P_COLON) && cu_punct(st, i + 1, P_COLON))
+            cu_refuse(st, i, "cannot translate '::': C++ scopes and "
+                             "namespaces are not supported by OpenCL C");
+        if (cu_punct(st, i, P_SHL) && cu_punct(st, i + 1, P_LT))
+            cu_refuse(st, i, "cannot translate '<<<': dynamic parallelism "
+                             "(kernel launches in device code) is not "
+                             "supported");
+        /* [=] [&] [] ( ... ): a lambda */
+        if (cu_punct(st, i, P_LBRACKET) &&
+            (((cu_punct(st, i + 1, P_ASSIGN) || cu_punct(st, i + 1, P_AMP)) &&
+              cu_punct(st, i + 2, P_RBRACKET)) ||
+             (cu_punct(st, i + 1, P_RBRACKET) && cu_punct(st, i + 2, P_LPAREN))))
+            cu_refuse(st, i, "cannot translate a lambda: lambdas are not "
+                             "supported by OpenCL C");
+    }
+}
+
+/* ---- generic rewrites ------------------------------------------------------------------------ */
+
+static const char *cu_vector3_name(cu_state *st, size_t i)
+{
+    const clc_ident *id = cu_name(st, i);
+    if (id->info.width == 3 && id->length < 20)
+        return cu_printf(st, "__kiln_%s", id->name);
+    return NULL;
+}
+
+static const char *cu_constant_text(cu_state *st, size_t index);
+
+/* "%lld" -> "%ld", "%zu" -> "%lu": OpenCL's printf has no ll or z. */
+static const char *cu_printf_format(cu_state *st, size_t i)
+{
+    const clc_token *t = &st->tokens[i];
+    char *text = clc_arena_alloc(st->arena, t->length + 1);
+    size_t n = 0;
+    for (size_t k = 0; k < t->length; ++k) {
+        text[n++] = t->text[k];
+        if (t->text[k] != '%')
+            continue;
+        if (k + 1 < t->length && t->text[k + 1] == '%') {
+            text[n++] = '%';
+            ++k;
+            continue;
+        }
+        /* flags, width, precision */
+        while (k + 1 < t->length && strchr("-+ #0123456789.*", t->text[k + 1]))
+            text[n++] = t->text[++k];
+        if (k + 2 < t->length && t->text[k + 1] == 'l' && t->text[k + 2] == 'l')
+            ++k; /* keep one l */
+        else if (k + 1 < t->length && (t->text[k + 1] == 'z' || t->text[k + 1] == 't' ||
+                                       t->text[k + 1] == 'j')) {
+            text[n++] = 'l';
+            ++k;
+        }
+    }
+    text[n] = '\0';
+    return text;
+}
+
+/* Rewrites that do not depend on where the tokens are: CUDA's C++
+ * spellings and names OpenCL C spells otherwise. */
+void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; ++i) {
+        const clc_token *t = &st->tokens[i];
+        if (t->kind == CLC_TOK_NUMBER) {
+            /* 1ULL, 2ll: OpenCL C has no long long; long is 64 bits */
+            size_t n = t->length;
+            if (n > 2 && (t->text[0] != '0' || n < 2 ||
+                          (t->text[1] != 'x' && t->text[1] != 'X') ||
+                          1)) {
+                char *text = clc_arena_strndup(st->arena, t->text, n);
+                char *ll = NULL;
+                for (size_t k = 1; k + 1 < n; ++k)
+                    if ((text[k] == 'l' && text[k + 1] == 'l') ||
+                        (text[k] == 'L' && text[k + 1] == 'L'))
+                        ll = text + k;
+                if (ll != NULL && strpbrk(text, ".") == NULL) {
+                    memmove(ll, ll + 1, strlen(ll + 1) + 1);
+                    cu_replace(e, i, text);
+                }
+            }
+            continue;
+        }
+        if (t->kind == CLC_TOK_STRING && i >= 2 && cu_punct(st, i - 1, P_LPAREN) &&
+            cu_is(st, i - 2, W_printf)) {
+            for (size_t k = i; k < end && st->tokens[k].kind == CLC_TOK_STRING; ++k)
+                cu_replace(e, k, cu_printf_format(st, k));
+            continue;
+        }
+        if (t->kind != CLC_TOK_IDENT)
+            continue;
+        int32_t id = t->ident;
+        if (id == W_global || id == W_local || id == W_constant ||
+            id == W_private || id == W_kernel || id == W_read_only ||
+            id == W_write_only || id == W_read_write || id == W_half ||
+            id == W_vec_step || id == W_event_t || id == W___global ||
+            id == W___local || id == W___constant || id == W___private ||
+            id == W___kernel || id == W___generic ||
+            cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
+            cu_name_is(st, i, "sampler_t")) {
+            /* OpenCL C keywords are plain names in CUDA C */
+            cu_replace(e, i, cu_printf(st, "__kiln_id_%s", cu_name(st, i)->name));
+            continue;
+        }
+        if (cu_is_member(st, i))
+            continue;
+        if (id == W___restrict__ || id == W___restrict) {
+            cu_replace(e, i, "restrict");
+        } else if (id == W_long && cu_is(st, i + 1, W_long)) {
+            cu_replace(e, i, "");
+        } else if (id == W_register || id == st->w_launch_bounds_) {
+            if (id == st->w_launch_bounds_ && cu_punct(st, i + 1, P_LPAREN))
+                cu_drop(e, i, st->match[i + 1] + 1);
+            else
+                cu_replace(e, i, "");
+        } else if (id == st->w_align_ && cu_punct(st, i + 1, P_LPAREN)) {
+            cu_replace(e, i, "__attribute__((aligned");
+            cu_after(st, e, st->match[i + 1], ")) ");
+        } else if (cu_name_is(st, i, "pow") && cu_punct(st, i + 1, P_LPAREN)) {
+            /* C++'s pow(float, int) and friends: OpenCL's pow is ambiguous */
+            cu_replace(e, i, "__kiln_pow");
+        } else if (id == st->w_nullptr) {
+            cu_replace(e, i, "0");
+        } else if (id == st->w_constexpr) {
+            cu_replace(e, i, "const");
+        } else if (id == st->w_static_cast || id == st->w_reinterpret_cast ||
+                   id == st->w_const_cast) {
+            /* X_cast<T>(e) -> ((T)(e)); address spaces come with casts */
+            size_t close_angle = i + 2;
+            if (!cu_punct(st, i + 1, P_LT))
+                cu_fail(st, i, "'%s' without '<'", cu_name(st, i)->name);
+            while (close_angle < end && !cu_punct(st, close_angle, P_GT)) {
+                if (cu_is_open(st, close_angle))
+                    close_angle = st->match[close_angle];
+                ++close_angle;
+            }
+            if (!cu_punct(st, close_angle + 1, P_LPAREN))
+                cu_fail(st, i, "'%s<...>' without '('", cu_name(st, i)->name);
+            cu_replace(e, i, "((");
+            cu_replace(e, i + 1, "");
+            cu_replace(e, close_angle, ")");
+            cu_after(st, e, st->match[close_angle + 1], ")");
+        } else if (cu_is(st, i, st->w_threadIdx) || cu_is(st, i, st->w_blockIdx) ||
+                   cu_is(st, i, st->w_blockDim) || cu_is(st, i, st->w_gridDim)) {
+            const char *function = id == st->w_threadIdx ? "get_local_id"
+                                   : id == st->w_blockIdx ? "get_group_id"
+                                   : id == st->w_blockDim ? "get_local_size"
+                                                          : "get_num_groups";
+            if (cu_punct(st, i + 1, P_DOT) &&
+                (cu_is(st, i + 2, st->w_x) || cu_is(st, i + 2, st->w_y) ||
+                 cu_is(st, i + 2, st->w_z))) {
+                int axis = cu_is(st, i + 2, st->w_x) ? 0
+                           : cu_is(st, i + 2, st->w_y) ? 1 : 2;
+                cu_replace(e, i, cu_printf(st, "((uint)%s(%d))", function, axis));
+                cu_replace(e, i + 1, "");
+                cu_replace(e, i + 2, "");
+                i += 2;
+            }
+            /* a whole threadIdx: the prelude's macro */
+        } else if (t->ident >= 0) {
+            const char *v3 = cu_vector3_name(st, i);
+            if (v3 != NULL) {
+                cu_replace(e, i, v3);
+                continue;
+            }
+            const char *spelled = cu_extra_type_spelling(st, i);
+            if (spelled != NULL)
+                cu_replace(e, i, spelled);
+            if (st->constant_of[id] != 0)
+                cu_replace(e, i, cu_constant_text(st, (size_t)st->constant_of[id] - 1));
+            /* float(x): a functional cast */
+            if (cu_is_builtin_type(st, i) && cu_punct(st, i + 1, P_LPAREN) &&
+                i > 0 && !cu_is_type_name(st, i - 1) && !cu_is_qualifier(st, i - 1) &&
+                !cu_punct(st, i - 1, P_STAR) && !cu_ident(st, i - 1)) {
+                const char *type = e->replace[i - e->begin] ? e->replace[i - e->begin]
+                                                             : cu_spelling(st, i);
+                cu_replace(e, i, cu_printf(st, "((%s)", type));
+                cu_after(st, e, st->match[i + 1], ")");
+            }
+            if (id == W_double)
+                st->uses_double = 1;
+        }
+    }
+}
+
+static const char *cu_constant_text(cu_state *st, size_t index)
+{
+    cu_constant *c = &st->constants[index];
+    if (c->text != NULL)
+        return c->text;
+    if (c->rendering)
+        cu_fail(st, c->init_begin, "constant '%s' is defined by itself",
+                clc_ident_get(st->interner, c->name)->name);
+    c->rendering = 1;
+    cu_edits e;
+    cu_edits_init(st, &e, c->type_begin, c->init_end);
+    cu_generic(st, &e, c->type_begin, c->type_end);
+    cu_generic(st, &e, c->init_begin, c->init_end);
+    for (size_t i = c->type_begin; i < c->type_end; ++i)
+        if (cu_is_qualifier(st, i))
+            cu_replace(&e, i, "");
+    const char *type = cu_render(st, &e, c->type_begin, c->type_end);
+    const char *value = cu_render(st, &e, c->init_begin, c->init_end);
+    c->text = cu_printf(st, "((%s)(%s))", type, value);
+    c->rendering = 0;
+    return c->text;
+}
