@@ -15,6 +15,10 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/symbols.c translate/symbols.h \
 	translate/expr_type.c translate/expr_type.h \
 	translate/opencl_to_cuda.c translate/opencl_to_cuda.h \
+	translate/opencl_to_cuda_pass.h translate/opencl_to_cuda_tokens.c \
+	translate/opencl_to_cuda_declare.c translate/opencl_to_cuda_names.c \
+	translate/opencl_to_cuda_expressions.c \
+	translate/opencl_to_cuda_rewrite.c \
 	translate/opencl_to_cuda_options.c translate/prelude_select.c \
 	translate/cuda_to_opencl.c translate/cuda_to_opencl.h \
 	translate/cuda_to_opencl_pass.h translate/cuda_to_opencl_tokens.c \
