@@ -11,6 +11,9 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/lexer.c translate/lexer.h \
 	translate/options.c \
 	translate/preprocess.c translate/preprocess.h \
+	translate/preprocess_state.h translate/preprocess_macros.c \
+	translate/preprocess_directives.c translate/preprocess_expression.c \
+	translate/preprocess_include.c \
 	translate/types.c translate/types.h \
 	translate/symbols.c translate/symbols.h \
 	translate/expr_type.c translate/expr_type.h \
