@@ -439,18 +439,12 @@ static const char *cu_kernel_offsets(cu_state *st, cu_edits *e,
     return clc_buffer_text(&text);
 }
 
-/* Builds instance `index`: its address spaces, calls and edits. */
-void cu_instance_build(cu_state *st, size_t index)
+/* The instance's parameters: each pointer in the space this instance is
+ * for; a kernel's size_t, ptrdiff_t and bool parameters in OpenCL's
+ * spellings of CUDA's sizes. */
+static void cu_instance_params(cu_state *st, const cu_function *f,
+                               const uint8_t *spaces, cu_edits *e)
 {
-    size_t fn = st->instances[index].fn;
-    cu_function *f = &st->functions[fn];
-    uint8_t spaces[CU_MAX_PARAMS];
-    memcpy(spaces, st->instances[index].spaces, sizeof spaces);
-    cu_edits e;
-    size_t end = f->defined ? f->body_close + 1 : f->close + 1;
-    cu_edits_init(st, &e, f->begin, end);
-    cu_generic(st, &e, f->open + 1, f->close);
-
     memcpy(st->space_of, st->global_space, st->key_count);
     memcpy(st->address_of, st->global_address, st->key_count);
     memset(st->pointer_var, 0, st->key_count);
@@ -462,27 +456,26 @@ void cu_instance_build(cu_state *st, size_t index)
         st->space_of[id] = (uint8_t)((p->pointer ? spaces[k] : CU_PRIVATE) + 1);
         st->address_of[id] = (uint8_t)p->pointer;
     }
-    if (f->is_kernel)
-        for (size_t k = 0; k < f->param_count; ++k) {
-            const cu_param *p = &f->params[k];
-            for (size_t i = p->begin; i < p->end; ++i) {
-                if (cu_is(st, i, W_size_t) || cu_is(st, i, W_uintptr_t))
-                    cu_replace(&e, i, "ulong");
-                else if (cu_is(st, i, W_ptrdiff_t) || cu_is(st, i, W_intptr_t))
-                    cu_replace(&e, i, "long");
-                else if (cu_is(st, i, W_bool))
-                    cu_replace(&e, i, "uchar");
-            }
-        }
-    const char *offsets = f->is_kernel ? cu_kernel_offsets(st, &e, f, spaces)
-                                       : "";
-    if (!f->defined) {
-        st->instances[index].edits = e;
+    if (!f->is_kernel)
         return;
+    for (size_t k = 0; k < f->param_count; ++k) {
+        const cu_param *p = &f->params[k];
+        for (size_t i = p->begin; i < p->end; ++i) {
+            if (cu_is(st, i, W_size_t) || cu_is(st, i, W_uintptr_t))
+                cu_replace(e, i, "ulong");
+            else if (cu_is(st, i, W_ptrdiff_t) || cu_is(st, i, W_intptr_t))
+                cu_replace(e, i, "long");
+            else if (cu_is(st, i, W_bool))
+                cu_replace(e, i, "uchar");
+        }
     }
-    cu_generic(st, &e, f->body_open, f->body_close + 1);
+}
 
-    /* declarations */
+/* The body's declarations, in order, each declarator with the space it
+ * is known to have: __shared__ local, a pointer unknown until resolved,
+ * anything else private. */
+static cu_body_decl *cu_body_declarations(cu_state *st, const cu_function *f)
+{
     cu_body_decl *decls = NULL, **tail = &decls;
     for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
         if (!cu_statement_start(st, i))
@@ -512,17 +505,14 @@ void cu_instance_build(cu_state *st, size_t index)
             }
         }
     }
-    /* a parameter or local of the same name hides a file-scope const
-     * where it is in scope */
-    for (size_t i = f->open; i < f->body_close; ++i) {
-        const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
-        if (cu_ident(st, i) && st->constant_of[st->tokens[i].ident] &&
-            symbol != NULL && symbol->depth > 0 && !cu_is_member(st, i))
-            cu_replace(&e, i, NULL);
-    }
+    return decls;
+}
 
-    /* pointers take the space of what they are initialised or assigned
-     * from; chains resolve over rounds */
+/* Pointers take the space of what they are initialised or assigned from;
+ * chains resolve over rounds, and what stays unknown is global. */
+static void cu_resolve_pointers(cu_state *st, const cu_function *f,
+                                cu_body_decl *decls)
+{
     for (int round = 0; round < 4; ++round) {
         for (cu_body_decl *bd = decls; bd; bd = bd->next)
             for (size_t k = 0; k < bd->d.count; ++k) {
@@ -558,8 +548,26 @@ void cu_instance_build(cu_state *st, size_t index)
                 st->space_of[id] = (uint8_t)(dd->space + 1);
             }
         }
+}
 
-    /* uses of hidden scalars go through their pointer */
+/* A file-scope const is hidden by a parameter or local of the same name
+ * where that is in scope. */
+static void cu_hidden_constants(cu_state *st, const cu_function *f,
+                                cu_edits *e)
+{
+    for (size_t i = f->open; i < f->body_close; ++i) {
+        const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
+        if (cu_ident(st, i) && st->constant_of[st->tokens[i].ident] &&
+            symbol != NULL && symbol->depth > 0 && !cu_is_member(st, i))
+            cu_replace(e, i, NULL);
+    }
+}
+
+/* Uses of hidden scalars (a __device__ variable, a helper's __shared__
+ * one) go through their pointer. */
+static void cu_hidden_scalars(cu_state *st, size_t fn, cu_edits *e)
+{
+    const cu_function *f = &st->functions[fn];
     for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
         if (!cu_ident(st, i) || cu_is_member(st, i))
             continue;
@@ -577,11 +585,14 @@ void cu_instance_build(cu_state *st, size_t index)
             if (symbol != NULL && symbol->kind == CLC_SYMBOL_OBJECT &&
                 symbol->token != item->name_token && symbol->depth > 0)
                 continue; /* a parameter or local of the same name */
-            cu_replace(&e, i, cu_printf(st, "(*%s)", cu_hidden_name(st, h, fn)));
+            cu_replace(e, i, cu_printf(st, "(*%s)", cu_hidden_name(st, h, fn)));
         }
     }
+}
 
-    /* casts to pointers keep the space of their operand */
+/* Casts to pointers keep the space of their operand. */
+static void cu_rewrite_casts(cu_state *st, const cu_function *f, cu_edits *e)
+{
     for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
         int pointer = 0;
         if (cu_cast(st, i, &pointer) && pointer) {
@@ -591,7 +602,7 @@ void cu_instance_build(cu_state *st, size_t index)
                 continue;
             cu_space s = cu_expr_space(st, operand, operand_end);
             if (s == CU_GLOBAL || s == CU_LOCAL || s == CU_CONSTANT)
-                cu_after(st, &e, i, cu_space_word[s]);
+                cu_after(st, e, i, cu_space_word[s]);
         }
         if ((cu_is(st, i, st->w_static_cast) || cu_is(st, i, st->w_reinterpret_cast) ||
              cu_is(st, i, st->w_const_cast)) && cu_punct(st, i + 1, P_LT)) {
@@ -604,40 +615,51 @@ void cu_instance_build(cu_state *st, size_t index)
             if (stars && cu_punct(st, k + 1, P_LPAREN)) {
                 cu_space s = cu_expr_space(st, k + 2, st->match[k + 1]);
                 if (s == CU_GLOBAL || s == CU_LOCAL || s == CU_CONSTANT)
-                    cu_after(st, &e, i, cu_space_word[s]);
+                    cu_after(st, e, i, cu_space_word[s]);
             }
         }
     }
+}
 
-    /* declarations: pointers get their space; __shared__ moves */
-    clc_buffer hoisted;
-    clc_buffer_init(&hoisted, st->arena);
+/* A __shared__ declaration moves: a kernel's to the top of its body
+ * (`hoisted`), a helper's out (the kernel passes it in), an extern one
+ * becomes an alias of the dynamic shared memory. */
+static void cu_move_shared(cu_state *st, const cu_function *f,
+                           const cu_decl *d, cu_edits *e, clc_buffer *hoisted)
+{
+    for (size_t i = d->begin; i < d->spec_end; ++i)
+        if (cu_is(st, i, st->w_shared_) || cu_is(st, i, W_extern) ||
+            cu_is(st, i, W_static))
+            cu_replace(e, i, "");
+    const char *type = cu_render(st, e, d->begin, d->spec_end);
+    if (d->is_extern) {
+        clc_buffer alias;
+        clc_buffer_init(&alias, st->arena);
+        for (size_t k = 0; k < d->count; ++k)
+            clc_buffer_printf(&alias, " __local %s *%s = (__local %s *)"
+                                      "__kiln_dynamic_shared;",
+                              type, cu_spelling(st, d->d[k].name), type);
+        cu_drop(e, d->begin, d->end + 1);
+        cu_replace(e, d->begin, clc_buffer_text(&alias));
+    } else if (f->is_kernel) {
+        clc_buffer_printf(hoisted, " __local %s",
+                          cu_render(st, e, d->begin, d->end + 1));
+        cu_drop(e, d->begin, d->end + 1);
+    } else {
+        cu_drop(e, d->begin, d->end + 1);
+    }
+}
+
+/* Declarations: pointers get their space (one declaration per declarator
+ * where they differ); __shared__ ones move (cu_move_shared). */
+static void cu_rewrite_declarations(cu_state *st, const cu_function *f,
+                                    cu_body_decl *decls, cu_edits *e,
+                                    clc_buffer *hoisted)
+{
     for (cu_body_decl *bd = decls; bd; bd = bd->next) {
         cu_decl *d = &bd->d;
         if (d->shared) {
-            cu_edits te = e;
-            for (size_t i = d->begin; i < d->spec_end; ++i)
-                if (cu_is(st, i, st->w_shared_) || cu_is(st, i, W_extern) ||
-                    cu_is(st, i, W_static))
-                    cu_replace(&e, i, "");
-            (void)te;
-            const char *type = cu_render(st, &e, d->begin, d->spec_end);
-            if (d->is_extern) {
-                clc_buffer alias;
-                clc_buffer_init(&alias, st->arena);
-                for (size_t k = 0; k < d->count; ++k)
-                    clc_buffer_printf(&alias, " __local %s *%s = (__local %s *)"
-                                              "__kiln_dynamic_shared;",
-                                      type, cu_spelling(st, d->d[k].name), type);
-                cu_drop(&e, d->begin, d->end + 1);
-                cu_replace(&e, d->begin, clc_buffer_text(&alias));
-            } else if (f->is_kernel) {
-                clc_buffer_printf(&hoisted, " __local %s",
-                                  cu_render(st, &e, d->begin, d->end + 1));
-                cu_drop(&e, d->begin, d->end + 1);
-            } else {
-                cu_drop(&e, d->begin, d->end + 1);
-            }
+            cu_move_shared(st, f, d, e, hoisted);
             continue;
         }
         int spaced = 0;
@@ -646,29 +668,33 @@ void cu_instance_build(cu_state *st, size_t index)
                 spaced = 1;
         if (!spaced)
             continue;
-        const char *spec = cu_render(st, &e, d->begin, d->spec_end);
+        const char *spec = cu_render(st, e, d->begin, d->spec_end);
         if (d->in_for) {
             for (size_t k = 0; k < d->count; ++k)
                 if (d->d[k].pointer) {
-                    cu_before(st, &e, d->begin, cu_space_word[d->d[k].space]);
+                    cu_before(st, e, d->begin, cu_space_word[d->d[k].space]);
                     break;
                 }
             continue;
         }
-        cu_before(st, &e, d->begin,
+        cu_before(st, e, d->begin,
                   d->d[0].pointer ? cu_space_word[d->d[0].space] : "");
         for (size_t k = 1; k < d->count; ++k)
-            cu_replace(&e, d->d[k].comma,
+            cu_replace(e, d->d[k].comma,
                        cu_printf(st, "; %s%s",
                                  d->d[k].pointer ? cu_space_word[d->d[k].space]
                                                  : "",
                                  spec));
     }
+}
 
-    /* calls: the callee's instance for these spaces, and hidden items */
-    for (size_t c = 0; c < f->call_count; ++c) {
-        size_t at = f->calls[c].token;
-        size_t callee = f->calls[c].callee;
+/* Calls: each to the callee's instance for the spaces of its pointer
+ * arguments, with the hidden items it needs passed on. */
+static void cu_rewrite_calls(cu_state *st, size_t fn, cu_edits *e)
+{
+    for (size_t c = 0; c < st->functions[fn].call_count; ++c) {
+        size_t at = st->functions[fn].calls[c].token;
+        size_t callee = st->functions[fn].calls[c].callee;
         const cu_function *g = &st->functions[callee];
         uint8_t callee_spaces[CU_MAX_PARAMS] = {0};
         size_t open = at + 1, close = st->match[open];
@@ -682,9 +708,8 @@ void cu_instance_build(cu_state *st, size_t index)
             arg = arg_end + 1;
         }
         size_t target = cu_instance_get(st, callee, callee_spaces);
-        f = &st->functions[fn];
         g = &st->functions[callee];
-        cu_replace(&e, at, st->instances[target].name);
+        cu_replace(e, at, st->instances[target].name);
         clc_buffer extra;
         clc_buffer_init(&extra, st->arena);
         for (size_t h = 0; h < st->hidden_count; ++h)
@@ -693,16 +718,23 @@ void cu_instance_build(cu_state *st, size_t index)
                                   extra.length || close != open + 1 ? ", " : "",
                                   cu_hidden_argument(st, h, fn));
         if (extra.length)
-            cu_before(st, &e, close, clc_buffer_text(&extra));
+            cu_before(st, e, close, clc_buffer_text(&extra));
     }
+}
 
-    /* a kernel declares the shared memory of the helpers it calls */
+/* What goes at the top of the body: a kernel declares the shared memory
+ * of the helpers it calls (after its own, in `hoisted`), and file-scope
+ * extern __shared__ arrays become aliases of the dynamic shared memory. */
+static void cu_body_prologue(cu_state *st, size_t fn, cu_edits *e,
+                             clc_buffer *hoisted)
+{
+    const cu_function *f = &st->functions[fn];
     if (f->is_kernel)
         for (size_t h = 0; h < st->hidden_count; ++h) {
             const cu_hidden *item = &st->hidden[h];
             if (!f->needs[h] || item->kind != CU_H_SHARED)
                 continue;
-            clc_buffer_printf(&hoisted, " __local %s %s%s;", cu_hidden_type(st, h),
+            clc_buffer_printf(hoisted, " __local %s %s%s;", cu_hidden_type(st, h),
                               cu_hidden_name(st, h, fn), cu_hidden_dims(st, h, 0));
         }
     clc_buffer aliases;
@@ -714,8 +746,39 @@ void cu_instance_build(cu_state *st, size_t index)
                                     "__kiln_dynamic_shared;",
                           type, cu_ident_text(st, st->hidden[h].name), type);
     }
-    cu_after(st, &e, f->body_open, clc_buffer_text(&hoisted));
-    cu_after(st, &e, f->body_open, clc_buffer_text(&aliases));
+    cu_after(st, e, f->body_open, clc_buffer_text(hoisted));
+    cu_after(st, e, f->body_open, clc_buffer_text(&aliases));
+}
+
+/* Builds instance `index`: its address spaces, calls and edits. */
+void cu_instance_build(cu_state *st, size_t index)
+{
+    size_t fn = st->instances[index].fn;
+    const cu_function *f = &st->functions[fn];
+    uint8_t spaces[CU_MAX_PARAMS];
+    memcpy(spaces, st->instances[index].spaces, sizeof spaces);
+    cu_edits e;
+    size_t end = f->defined ? f->body_close + 1 : f->close + 1;
+    cu_edits_init(st, &e, f->begin, end);
+    cu_generic(st, &e, f->open + 1, f->close);
+    cu_instance_params(st, f, spaces, &e);
+    const char *offsets = f->is_kernel ? cu_kernel_offsets(st, &e, f, spaces)
+                                       : "";
+    if (!f->defined) {
+        st->instances[index].edits = e;
+        return;
+    }
+    cu_generic(st, &e, f->body_open, f->body_close + 1);
+    cu_body_decl *decls = cu_body_declarations(st, f);
+    cu_hidden_constants(st, f, &e);
+    cu_resolve_pointers(st, f, decls);
+    cu_hidden_scalars(st, fn, &e);
+    cu_rewrite_casts(st, f, &e);
+    clc_buffer hoisted;
+    clc_buffer_init(&hoisted, st->arena);
+    cu_rewrite_declarations(st, f, decls, &e, &hoisted);
+    cu_rewrite_calls(st, fn, &e);
+    cu_body_prologue(st, fn, &e, &hoisted);
     cu_after(st, &e, f->body_open, offsets);
     st->instances[index].edits = e;
 }
