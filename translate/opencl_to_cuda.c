@@ -22,214 +22,248 @@
 
 /* ---- the walk ---------------------------------------------------------------------------- */
 
+/* Where the walk is: brace depth, and whether a file-scope declaration
+ * starts at the next token. */
+typedef struct tr_walk_state {
+    size_t depth;
+    int at_declaration_start;
+    int function_body;
+} tr_walk_state;
+
+/* A punctuator: depth and declaration boundaries, and the constructs a
+ * punctuator starts (swizzles, shifts, ?:, pointer initialisers and
+ * arguments, compound and vector literals).  Returns the last token
+ * consumed. */
+static size_t tr_walk_punct(tr_state *st, tr_walk_state *w, size_t i)
+{
+    const clc_token *t = &st->tokens[i];
+    switch (t->punct) {
+    case P_LBRACE:
+        /* A function body follows its parameter list (or the
+         * attributes after it); struct bodies and initialisers do
+         * not, and the declaration goes on after their '}'. */
+        if (w->depth == 0)
+            w->function_body =
+                i > 0 && (tr_is_punct(st, i - 1, P_RPAREN) ||
+                          st->replace[i - 1] != NULL);
+        ++w->depth;
+        break;
+    case P_RBRACE:
+        if (w->depth > 0)
+            --w->depth;
+        if (w->depth == 0 && w->function_body)
+            w->at_declaration_start = 1;
+        break;
+    case P_SEMI:
+        if (w->depth == 0)
+            w->at_declaration_start = 1;
+        break;
+    case P_DOT:
+        if (tr_is_ident(st, i + 1))
+            i = tr_swizzle_chain(st, i);
+        break;
+    case P_SHL: case P_SHR: case P_SHL_ASSIGN: case P_SHR_ASSIGN:
+        tr_shift(st, i);
+        break;
+    case P_QUESTION:
+        if (w->depth > 0)
+            tr_conditional(st, i);
+        break;
+    case P_ASSIGN:
+        if (w->depth > 0)
+            tr_pointer_initialiser(st, i);
+        break;
+    case P_LPAREN:
+        if (w->depth > 0 && i > 0 && tr_is_ident(st, i - 1))
+            tr_pointer_arguments(st, i);
+        if (tr_compound_literal(st, i))
+            break;
+        /* (vectortype)( ... ) is a vector literal */
+        if (tr_is_vector_type(st, i + 1) &&
+            tr_is_punct(st, i + 2, P_RPAREN) &&
+            tr_is_punct(st, i + 3, P_LPAREN)) {
+            st->replace[i] = "";
+            st->replace[i + 1] = "";
+            st->replace[i + 2] = "";
+            st->replace[i + 3] = tr_make_call(st, i + 1);
+            i += 3;
+        }
+        break;
+    default:
+        break;
+    }
+    return i;
+}
+
+/* C's keywords and GNU spellings CUDA C++ writes otherwise, and the words
+ * that start a construct of their own; 1 when token *at was one (*at is
+ * then the last token consumed). */
+static int tr_walk_keyword(tr_state *st, size_t depth, size_t *at)
+{
+    size_t i = *at;
+    const clc_token *t = &st->tokens[i];
+    switch (t->ident) {
+    case W_half:
+        st->replace[i] = "kl_half";
+        return 1;
+    case W_event_t:
+        st->replace[i] = "kl_event_t";
+        return 1;
+    case W_restrict: case W___restrict:
+        st->replace[i] = "__restrict__";
+        return 1;
+    /* GNU spellings clang accepts in OpenCL C (OpenCV writes __const) */
+    case W___const:
+        st->replace[i] = "const";
+        return 1;
+    case W___volatile: case W___volatile__:
+        st->replace[i] = "volatile";
+        return 1;
+    case W___signed: case W___signed__:
+        st->replace[i] = "signed";
+        return 1;
+    case W___inline: case W___inline__:
+        st->replace[i] = "inline";
+        return 1;
+    case W__Bool:
+        st->replace[i] = "bool";
+        return 1;
+    case W___alignof: case W___alignof__: case W__Alignof:
+        st->replace[i] = "alignof";
+        return 1;
+    case W__Static_assert:
+        st->replace[i] = "static_assert";
+        return 1;
+    case W_enum:
+        tr_enum(st, i);
+        return 1;
+    case W_struct: case W_union:
+        if (depth == 0)
+            tr_struct_return(st, i);
+        return 1;
+    case W___builtin_astype:
+        tr_builtin_astype(st, i);
+        return 1;
+    case W_printf:
+        st->uses_printf = 1;
+        return 1;
+    case W_double:
+        st->uses_double = 1;
+        return 1;
+    case W___attribute__: case W___attribute:
+        if (tr_is_punct(st, i + 1, P_LPAREN))
+            *at = tr_attribute(st, i, NULL);
+        return 1;
+    case W_vec_step:
+        /* vec_step(type) is a constant; vec_step(expr) a prelude call */
+        if (tr_is_punct(st, i + 1, P_LPAREN) && tr_is_ident(st, i + 2) &&
+            tr_is_punct(st, i + 3, P_RPAREN) &&
+            (tr_ident(st, i + 2)->info.width != 0 ||
+             tr_scalar_size(st, i + 2) != 0)) {
+            unsigned width = tr_ident(st, i + 2)->info.width;
+            st->replace[i] = tr_printf(st, "%u", width == 3 ? 4u
+                                               : width ? width : 1u);
+            st->replace[i + 1] = st->replace[i + 2] = st->replace[i + 3] =
+                "";
+            i += 3;
+        } else {
+            st->replace[i] = "kl_vec_step";
+        }
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* An identifier: OpenCL's qualifiers, vector types, keywords, names CUDA
+ * reserves and built-ins, each spelt for CUDA.  Returns the last token
+ * consumed. */
+static size_t tr_walk_ident(tr_state *st, size_t depth, size_t i)
+{
+    const clc_token *t = &st->tokens[i];
+    const clc_ident *ident = tr_ident(st, i);
+    int flags = tr_flags(st, i);
+    int space = 0;
+    if (flags & TR_IDENT_UNSUPPORTED)
+        tr_refuse(st, i, "cannot translate '%.*s': %s", (int)t->length,
+                  t->text, tr_unsupported_why(st, i));
+    if (tr_is_address_space(st, i, &space)) {
+        if (space == CLC_PARAM_LOCAL && !tr_qualifies_pointer(st, i))
+            st->replace[i] = "__shared__";
+        else if (space == CLC_PARAM_CONSTANT && depth == 0 &&
+                 !tr_qualifies_pointer(st, i))
+            st->replace[i] = "__constant__";
+        else
+            st->replace[i] = "";
+        return i;
+    }
+    if (tr_is_access_qualifier(st, i) || tr_is_kernel_word(st, i)) {
+        if (tr_is_access_qualifier(st, i))
+            st->replace[i] = "";
+        return i;
+    }
+    if (ident->info.width != 0) {
+        if (ident->info.scalar == CLC_S_HALF)
+            tr_refuse(st, i, "cannot translate '%.*s': half vectors need "
+                           "cl_khr_fp16, which the CUDA backend does not "
+                           "offer; use vload_half/vstore_half",
+                    (int)t->length, t->text);
+        st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
+        return i;
+    }
+    if (tr_walk_keyword(st, depth, &i))
+        return i;
+    const char *gnu = tr_gnu_builtin(st, t);
+    if (gnu != NULL) {
+        st->replace[i] = gnu;
+        return i;
+    }
+    if (ident->info.cxx_keyword || (flags & TR_IDENT_CUDA_RESERVED)) {
+        st->replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
+                                   t->text);
+        return i;
+    }
+    if (flags & TR_IDENT_ADDRESS_CAST) {
+        st->replace[i] = "";
+        return i;
+    }
+    /* A member or a kernel name keeps its spelling. */
+    if (i > 0 && (tr_is_punct(st, i - 1, P_DOT) ||
+                  tr_is_punct(st, i - 1, P_ARROW)))
+        return i;
+    if (flags & TR_IDENT_KERNEL)
+        return i;
+    if (flags & TR_IDENT_BUILTIN) {
+        st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
+        return i;
+    }
+    if (tr_is_punct(st, i + 1, P_LPAREN)) {
+        const char *named = tr_named_builtin(st, i);
+        if (named != NULL)
+            st->replace[i] = named;
+    }
+    return i;
+}
+
 static void tr_walk(tr_state *st)
 {
-    size_t depth = 0;          /* braces */
-    size_t declaration_begin = 0;
-    int at_declaration_start = 1;
-    int function_body = 0;
+    tr_walk_state w = {0, 1, 0};
     for (size_t i = 0; i < st->count; ++i) {
         const clc_token *t = &st->tokens[i];
-        if (depth == 0 && at_declaration_start && t->kind != CLC_TOK_PRAGMA) {
-            at_declaration_start = 0;
-            declaration_begin = i;
+        if (w.depth == 0 && w.at_declaration_start &&
+            t->kind != CLC_TOK_PRAGMA) {
+            w.at_declaration_start = 0;
             size_t kernel_word = tr_kernel_word(st, i);
             if (kernel_word != SIZE_MAX) {
                 /* Rewrite the header wholesale; the walk resumes in the
                  * parameter list for renames inside it. */
-                tr_kernel_declaration(st, declaration_begin, kernel_word);
+                tr_kernel_declaration(st, i, kernel_word);
             }
         }
-        if (t->kind == CLC_TOK_PUNCT) {
-            switch (t->punct) {
-            case P_LBRACE:
-                /* A function body follows its parameter list (or the
-                 * attributes after it); struct bodies and initialisers do
-                 * not, and the declaration goes on after their '}'. */
-                if (depth == 0)
-                    function_body = i > 0 && (tr_is_punct(st, i - 1, P_RPAREN) ||
-                                              st->replace[i - 1] != NULL);
-                ++depth;
-                break;
-            case P_RBRACE:
-                if (depth > 0)
-                    --depth;
-                if (depth == 0 && function_body)
-                    at_declaration_start = 1;
-                break;
-            case P_SEMI:
-                if (depth == 0)
-                    at_declaration_start = 1;
-                break;
-            case P_DOT:
-                if (tr_is_ident(st, i + 1))
-                    i = tr_swizzle_chain(st, i);
-                break;
-            case P_SHL: case P_SHR: case P_SHL_ASSIGN: case P_SHR_ASSIGN:
-                tr_shift(st, i);
-                break;
-            case P_QUESTION:
-                if (depth > 0)
-                    tr_conditional(st, i);
-                break;
-            case P_ASSIGN:
-                if (depth > 0)
-                    tr_pointer_initialiser(st, i);
-                break;
-            case P_LPAREN:
-                if (depth > 0 && i > 0 && tr_is_ident(st, i - 1))
-                    tr_pointer_arguments(st, i);
-                if (tr_compound_literal(st, i)) {
-                    continue;
-                }
-                /* (vectortype)( ... ) is a vector literal */
-                if (tr_is_vector_type(st, i + 1) &&
-                    tr_is_punct(st, i + 2, P_RPAREN) &&
-                    tr_is_punct(st, i + 3, P_LPAREN)) {
-                    st->replace[i] = "";
-                    st->replace[i + 1] = "";
-                    st->replace[i + 2] = "";
-                    st->replace[i + 3] = tr_make_call(st, i + 1);
-                    i += 3;
-                }
-                break;
-            default:
-                break;
-            }
-            continue;
-        }
-        if (t->kind != CLC_TOK_IDENT || st->replace[i] != NULL)
-            continue;
-        const clc_ident *ident = tr_ident(st, i);
-        int flags = tr_flags(st, i);
-        int space = 0;
-        if (flags & TR_IDENT_UNSUPPORTED)
-            tr_refuse(st, i, "cannot translate '%.*s': %s", (int)t->length,
-                      t->text, tr_unsupported_why(st, i));
-        if (tr_is_address_space(st, i, &space)) {
-            if (space == CLC_PARAM_LOCAL && !tr_qualifies_pointer(st, i))
-                st->replace[i] = "__shared__";
-            else if (space == CLC_PARAM_CONSTANT && depth == 0 &&
-                     !tr_qualifies_pointer(st, i))
-                st->replace[i] = "__constant__";
-            else
-                st->replace[i] = "";
-            continue;
-        }
-        if (tr_is_access_qualifier(st, i) || tr_is_kernel_word(st, i)) {
-            if (tr_is_access_qualifier(st, i))
-                st->replace[i] = "";
-            continue;
-        }
-        if (ident->info.width != 0) {
-            if (ident->info.scalar == CLC_S_HALF)
-                tr_refuse(st, i, "cannot translate '%.*s': half vectors need "
-                               "cl_khr_fp16, which the CUDA backend does not "
-                               "offer; use vload_half/vstore_half",
-                        (int)t->length, t->text);
-            st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
-            continue;
-        }
-        switch (t->ident) {
-        case W_half:
-            st->replace[i] = "kl_half";
-            continue;
-        case W_event_t:
-            st->replace[i] = "kl_event_t";
-            continue;
-        case W_restrict: case W___restrict:
-            st->replace[i] = "__restrict__";
-            continue;
-        /* GNU spellings clang accepts in OpenCL C (OpenCV writes __const) */
-        case W___const:
-            st->replace[i] = "const";
-            continue;
-        case W___volatile: case W___volatile__:
-            st->replace[i] = "volatile";
-            continue;
-        case W___signed: case W___signed__:
-            st->replace[i] = "signed";
-            continue;
-        case W___inline: case W___inline__:
-            st->replace[i] = "inline";
-            continue;
-        case W__Bool:
-            st->replace[i] = "bool";
-            continue;
-        case W___alignof: case W___alignof__: case W__Alignof:
-            st->replace[i] = "alignof";
-            continue;
-        case W__Static_assert:
-            st->replace[i] = "static_assert";
-            continue;
-        case W_enum:
-            tr_enum(st, i);
-            continue;
-        case W_struct: case W_union:
-            if (depth == 0)
-                tr_struct_return(st, i);
-            continue;
-        case W___builtin_astype:
-            tr_builtin_astype(st, i);
-            continue;
-        case W_printf:
-            st->uses_printf = 1;
-            continue;
-        case W_double:
-            st->uses_double = 1;
-            continue;
-        case W___attribute__: case W___attribute:
-            if (tr_is_punct(st, i + 1, P_LPAREN))
-                i = tr_attribute(st, i, NULL);
-            continue;
-        case W_vec_step:
-            /* vec_step(type) is a constant; vec_step(expr) a prelude call */
-            if (tr_is_punct(st, i + 1, P_LPAREN) && tr_is_ident(st, i + 2) &&
-                tr_is_punct(st, i + 3, P_RPAREN) &&
-                (tr_ident(st, i + 2)->info.width != 0 ||
-                 tr_scalar_size(st, i + 2) != 0)) {
-                unsigned width = tr_ident(st, i + 2)->info.width;
-                st->replace[i] = tr_printf(st, "%u", width == 3 ? 4u
-                                                   : width ? width : 1u);
-                st->replace[i + 1] = st->replace[i + 2] = st->replace[i + 3] =
-                    "";
-                i += 3;
-            } else {
-                st->replace[i] = "kl_vec_step";
-            }
-            continue;
-        default:
-            break;
-        }
-        const char *gnu = tr_gnu_builtin(st, t);
-        if (gnu != NULL) {
-            st->replace[i] = gnu;
-            continue;
-        }
-        if (ident->info.cxx_keyword || (flags & TR_IDENT_CUDA_RESERVED)) {
-            st->replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
-                                       t->text);
-            continue;
-        }
-        if (flags & TR_IDENT_ADDRESS_CAST) {
-            st->replace[i] = "";
-            continue;
-        }
-        /* A member or a kernel name keeps its spelling. */
-        if (i > 0 && (tr_is_punct(st, i - 1, P_DOT) ||
-                      tr_is_punct(st, i - 1, P_ARROW)))
-            continue;
-        if (flags & TR_IDENT_KERNEL)
-            continue;
-        if (flags & TR_IDENT_BUILTIN) {
-            st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
-            continue;
-        }
-        if (tr_is_punct(st, i + 1, P_LPAREN)) {
-            const char *named = tr_named_builtin(st, i);
-            if (named != NULL)
-                st->replace[i] = named;
-        }
+        if (t->kind == CLC_TOK_PUNCT)
+            i = tr_walk_punct(st, &w, i);
+        else if (t->kind == CLC_TOK_IDENT && st->replace[i] == NULL)
+            i = tr_walk_ident(st, w.depth, i);
     }
 }
 
