@@ -387,13 +387,118 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
                               .end = semi + 1});
 }
 
+/* A typedef: copied (unless it names a type OpenCL C has already), and
+ * its name a type from here on.  Returns the token after it. */
+static size_t cu_top_typedef(cu_state *st, size_t i)
+{
+    size_t semi = cu_statement_end(st, i);
+    cu_check_tokens(st, i, semi);
+    for (size_t k = i; k < semi; ++k)
+        if (cu_punct(st, k, P_LBRACE)) {
+            cu_check_type_body(st, k);
+            k = st->match[k];
+        }
+    /* the typedef's name is a type from here on */
+    size_t name = semi - 1;
+    while (name > i && cu_punct(st, name, P_RBRACKET))
+        name = st->match[name] - 1;
+    if (cu_punct(st, name, P_RPAREN)) {
+        /* a function type: its name is inside (*name) */
+        size_t open = st->match[name];
+        for (size_t k = open; k < name; ++k)
+            if (cu_ident(st, k))
+                name = k;
+    }
+    int builtin_alias = 0;
+    if (cu_ident(st, name)) {
+        int32_t id = st->tokens[name].ident;
+        /* typedef unsigned int uint; OpenCL C has these already */
+        builtin_alias = id == W_uchar || id == W_ushort ||
+                        id == W_uint || id == W_ulong ||
+                        id == W_size_t || cu_is_builtin_type(st, name);
+    }
+    cu_item_add(st, (cu_item){.kind = builtin_alias ? CU_ITEM_SKIP
+                                                    : CU_ITEM_COPY,
+                              .begin = i, .end = semi + 1});
+    return semi + 1;
+}
+
+/* A struct, union or enum defined here (struct __align__(16) name {...};):
+ * the token after it, or 0 when `i` starts no such definition. */
+static size_t cu_top_type(cu_state *st, size_t i)
+{
+    size_t tag_at = i + 1;
+    while (tag_at < st->count && cu_skip_attribute(st, tag_at) != tag_at)
+        tag_at = cu_skip_attribute(st, tag_at);
+    if (!(cu_is(st, i, W_struct) || cu_is(st, i, W_union) ||
+          cu_is(st, i, W_enum)) ||
+        !(cu_punct(st, tag_at, P_LBRACE) ||
+          (cu_ident(st, tag_at) && cu_punct(st, tag_at + 1, P_LBRACE))))
+        return 0;
+    size_t open = cu_punct(st, tag_at, P_LBRACE) ? tag_at : tag_at + 1;
+    cu_check_type_body(st, open);
+    size_t semi = cu_statement_end(st, i);
+    int32_t tag = open == tag_at + 1 ? st->tokens[tag_at].ident : -1;
+    if (st->match[open] + 1 != semi)
+        cu_refuse(st, st->match[open] + 1,
+                  "cannot translate a variable declared with its "
+                  "struct's definition (declare it separately)");
+    cu_item_add(st, (cu_item){.kind = CU_ITEM_STRUCT, .begin = i,
+                              .end = semi + 1, .tag = tag});
+    return semi + 1;
+}
+
+/* A function (a definition or a prototype) or a variable: its name's '('
+ * found past attributes, or its end.  Returns the token after it. */
+static size_t cu_top_declaration(cu_state *st, size_t i)
+{
+    size_t k = i, name = 0;
+    int is_function = 0;
+    while (k < st->count) {
+        size_t after = cu_skip_attribute(st, k);
+        if (after != k) {
+            k = after;
+            continue;
+        }
+        if (cu_punct(st, k, P_LPAREN) && k > i && cu_ident(st, k - 1) &&
+            !cu_is_type_name(st, k - 1) && !cu_is_qualifier(st, k - 1) &&
+            !is_function) {
+            is_function = 1;
+            name = k - 1;
+            k = st->match[k] + 1;
+            continue;
+        }
+        if (cu_punct(st, k, P_ASSIGN) && !is_function) {
+            k = cu_statement_end(st, k);
+            break;
+        }
+        if (cu_punct(st, k, P_SEMI) || cu_punct(st, k, P_LBRACE))
+            break;
+        if (cu_is_open(st, k))
+            k = st->match[k];
+        ++k;
+    }
+    if (k >= st->count)
+        cu_fail(st, i, "a declaration without an end");
+    if (is_function) {
+        if (cu_punct(st, k, P_LBRACE)) {
+            cu_top_function(st, i, name, st->match[k], 1);
+            return st->match[k] + 1;
+        }
+        cu_top_function(st, i, name, k, 0);
+        return k + 1;
+    }
+    if (cu_punct(st, k, P_LBRACE))
+        cu_fail(st, k, "unexpected '{'");
+    cu_top_variable(st, i, k);
+    return k + 1;
+}
+
 void cu_top_level(cu_state *st)
 {
     size_t i = 0;
-    size_t extern_c_close = (size_t)-1;
     size_t *closes = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *closes);
     size_t close_count = 0;
-    (void)extern_c_close;
     while (i < st->count) {
         const clc_token *t = &st->tokens[i];
         if (close_count > 0 && i == closes[close_count - 1]) {
@@ -432,101 +537,10 @@ void cu_top_level(cu_state *st)
         }
         cu_check_identifier(st, i); /* template, namespace, class, using */
         if (cu_is(st, i, W_typedef)) {
-            size_t semi = cu_statement_end(st, i);
-            cu_check_tokens(st, i, semi);
-            for (size_t k = i; k < semi; ++k)
-                if (cu_punct(st, k, P_LBRACE)) {
-                    cu_check_type_body(st, k);
-                    k = st->match[k];
-                }
-            /* the typedef's name is a type from here on */
-            size_t name = semi - 1;
-            while (name > i && cu_punct(st, name, P_RBRACKET))
-                name = st->match[name] - 1;
-            if (cu_punct(st, name, P_RPAREN)) {
-                /* a function type: its name is inside (*name) */
-                size_t open = st->match[name];
-                for (size_t k = open; k < name; ++k)
-                    if (cu_ident(st, k))
-                        name = k;
-            }
-            int builtin_alias = 0;
-            if (cu_ident(st, name)) {
-                int32_t id = st->tokens[name].ident;
-                /* typedef unsigned int uint; OpenCL C has these already */
-                builtin_alias = id == W_uchar || id == W_ushort ||
-                                id == W_uint || id == W_ulong ||
-                                id == W_size_t || cu_is_builtin_type(st, name);
-            }
-            cu_item_add(st, (cu_item){.kind = builtin_alias ? CU_ITEM_SKIP
-                                                            : CU_ITEM_COPY,
-                                      .begin = i, .end = semi + 1});
-            i = semi + 1;
+            i = cu_top_typedef(st, i);
             continue;
         }
-        /* struct __align__(16) name { ... } */
-        size_t tag_at = i + 1;
-        while (tag_at < st->count && cu_skip_attribute(st, tag_at) != tag_at)
-            tag_at = cu_skip_attribute(st, tag_at);
-        if ((cu_is(st, i, W_struct) || cu_is(st, i, W_union) ||
-             cu_is(st, i, W_enum)) &&
-            (cu_punct(st, tag_at, P_LBRACE) ||
-             (cu_ident(st, tag_at) && cu_punct(st, tag_at + 1, P_LBRACE)))) {
-            size_t open = cu_punct(st, tag_at, P_LBRACE) ? tag_at : tag_at + 1;
-            cu_check_type_body(st, open);
-            size_t semi = cu_statement_end(st, i);
-            int32_t tag = open == tag_at + 1 ? st->tokens[tag_at].ident : -1;
-            if (st->match[open] + 1 != semi)
-                cu_refuse(st, st->match[open] + 1,
-                          "cannot translate a variable declared with its "
-                          "struct's definition (declare it separately)");
-            cu_item_add(st, (cu_item){.kind = CU_ITEM_STRUCT, .begin = i,
-                                      .end = semi + 1, .tag = tag});
-            i = semi + 1;
-            continue;
-        }
-        /* a function or a variable: find its name's '(' or its end */
-        size_t k = i, name = 0;
-        int is_function = 0;
-        while (k < st->count) {
-            size_t after = cu_skip_attribute(st, k);
-            if (after != k) {
-                k = after;
-                continue;
-            }
-            if (cu_punct(st, k, P_LPAREN) && k > i && cu_ident(st, k - 1) &&
-                !cu_is_type_name(st, k - 1) && !cu_is_qualifier(st, k - 1) &&
-                !is_function) {
-                is_function = 1;
-                name = k - 1;
-                k = st->match[k] + 1;
-                continue;
-            }
-            if (cu_punct(st, k, P_ASSIGN) && !is_function) {
-                k = cu_statement_end(st, k);
-                break;
-            }
-            if (cu_punct(st, k, P_SEMI) || cu_punct(st, k, P_LBRACE))
-                break;
-            if (cu_is_open(st, k))
-                k = st->match[k];
-            ++k;
-        }
-        if (k >= st->count)
-            cu_fail(st, i, "a declaration without an end");
-        if (is_function) {
-            if (cu_punct(st, k, P_LBRACE)) {
-                cu_top_function(st, i, name, st->match[k], 1);
-                i = st->match[k] + 1;
-            } else {
-                cu_top_function(st, i, name, k, 0);
-                i = k + 1;
-            }
-            continue;
-        }
-        if (cu_punct(st, k, P_LBRACE))
-            cu_fail(st, k, "unexpected '{'");
-        cu_top_variable(st, i, k);
-        i = k + 1;
+        size_t after_type = cu_top_type(st, i);
+        i = after_type != 0 ? after_type : cu_top_declaration(st, i);
     }
 }
