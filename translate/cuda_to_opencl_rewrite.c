@@ -317,27 +317,149 @@ static const char *cu_printf_format(cu_state *st, size_t i)
 
 /* Rewrites that do not depend on where the tokens are: CUDA's C++
  * spellings and names OpenCL C spells otherwise. */
+/* 1ULL, 2ll: OpenCL C has no long long; long is 64 bits. */
+static void cu_generic_number(cu_state *st, cu_edits *e, size_t i)
+{
+    const clc_token *t = &st->tokens[i];
+    size_t n = t->length;
+    if (n <= 2)
+        return;
+    char *text = clc_arena_strndup(st->arena, t->text, n);
+    char *ll = NULL;
+    for (size_t k = 1; k + 1 < n; ++k)
+        if ((text[k] == 'l' && text[k + 1] == 'l') ||
+            (text[k] == 'L' && text[k + 1] == 'L'))
+            ll = text + k;
+    if (ll != NULL && strpbrk(text, ".") == NULL) {
+        memmove(ll, ll + 1, strlen(ll + 1) + 1);
+        cu_replace(e, i, text);
+    }
+}
+
+/* Whether identifier `id` at `i` is an OpenCL C keyword, which is a plain
+ * name in CUDA C. */
+static int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
+{
+    return id == W_global || id == W_local || id == W_constant ||
+           id == W_private || id == W_kernel || id == W_read_only ||
+           id == W_write_only || id == W_read_write || id == W_half ||
+           id == W_vec_step || id == W_event_t || id == W___global ||
+           id == W___local || id == W___constant || id == W___private ||
+           id == W___kernel || id == W___generic ||
+           cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
+           cu_name_is(st, i, "sampler_t");
+}
+
+/* X_cast<T>(e) -> ((T)(e)); address spaces come with casts. */
+static void cu_generic_cast(cu_state *st, cu_edits *e, size_t i, size_t end)
+{
+    size_t close_angle = i + 2;
+    if (!cu_punct(st, i + 1, P_LT))
+        cu_fail(st, i, "'%s' without '<'", cu_name(st, i)->name);
+    while (close_angle < end && !cu_punct(st, close_angle, P_GT)) {
+        if (cu_is_open(st, close_angle))
+            close_angle = st->match[close_angle];
+        ++close_angle;
+    }
+    if (!cu_punct(st, close_angle + 1, P_LPAREN))
+        cu_fail(st, i, "'%s<...>' without '('", cu_name(st, i)->name);
+    cu_replace(e, i, "((");
+    cu_replace(e, i + 1, "");
+    cu_replace(e, close_angle, ")");
+    cu_after(st, e, st->match[close_angle + 1], ")");
+}
+
+/* threadIdx.x and its kin as OpenCL's work-item functions (a whole
+ * threadIdx is the prelude's macro).  Returns the last token used. */
+static size_t cu_generic_builtin_variable(cu_state *st, cu_edits *e,
+                                          size_t i, int32_t id)
+{
+    const char *function = id == st->w_threadIdx ? "get_local_id"
+                           : id == st->w_blockIdx ? "get_group_id"
+                           : id == st->w_blockDim ? "get_local_size"
+                                                  : "get_num_groups";
+    if (cu_punct(st, i + 1, P_DOT) &&
+        (cu_is(st, i + 2, st->w_x) || cu_is(st, i + 2, st->w_y) ||
+         cu_is(st, i + 2, st->w_z))) {
+        int axis = cu_is(st, i + 2, st->w_x) ? 0
+                   : cu_is(st, i + 2, st->w_y) ? 1 : 2;
+        cu_replace(e, i, cu_printf(st, "((uint)%s(%d))", function, axis));
+        cu_replace(e, i + 1, "");
+        cu_replace(e, i + 2, "");
+        return i + 2;
+    }
+    return i;
+}
+
+/* Any other name: CUDA's 3-component vectors and extra vector types,
+ * constants folded in, float(x) as a cast, doubles noted. */
+static void cu_generic_name(cu_state *st, cu_edits *e, size_t i, int32_t id)
+{
+    const char *v3 = cu_vector3_name(st, i);
+    if (v3 != NULL) {
+        cu_replace(e, i, v3);
+        return;
+    }
+    const char *spelled = cu_extra_type_spelling(st, i);
+    if (spelled != NULL)
+        cu_replace(e, i, spelled);
+    if (st->constant_of[id] != 0)
+        cu_replace(e, i, cu_constant_text(st, (size_t)st->constant_of[id] - 1));
+    /* float(x): a functional cast */
+    if (cu_is_builtin_type(st, i) && cu_punct(st, i + 1, P_LPAREN) &&
+        i > 0 && !cu_is_type_name(st, i - 1) && !cu_is_qualifier(st, i - 1) &&
+        !cu_punct(st, i - 1, P_STAR) && !cu_ident(st, i - 1)) {
+        const char *type = e->replace[i - e->begin] ? e->replace[i - e->begin]
+                                                     : cu_spelling(st, i);
+        cu_replace(e, i, cu_printf(st, "((%s)", type));
+        cu_after(st, e, st->match[i + 1], ")");
+    }
+    if (id == W_double)
+        st->uses_double = 1;
+}
+
+/* An identifier outside a member access.  Returns the last token used. */
+static size_t cu_generic_word(cu_state *st, cu_edits *e, size_t i,
+                              size_t end)
+{
+    int32_t id = st->tokens[i].ident;
+    if (id == W___restrict__ || id == W___restrict) {
+        cu_replace(e, i, "restrict");
+    } else if (id == W_long && cu_is(st, i + 1, W_long)) {
+        cu_replace(e, i, "");
+    } else if (id == W_register || id == st->w_launch_bounds_) {
+        if (id == st->w_launch_bounds_ && cu_punct(st, i + 1, P_LPAREN))
+            cu_drop(e, i, st->match[i + 1] + 1);
+        else
+            cu_replace(e, i, "");
+    } else if (id == st->w_align_ && cu_punct(st, i + 1, P_LPAREN)) {
+        cu_replace(e, i, "__attribute__((aligned");
+        cu_after(st, e, st->match[i + 1], ")) ");
+    } else if (cu_name_is(st, i, "pow") && cu_punct(st, i + 1, P_LPAREN)) {
+        /* C++'s pow(float, int) and friends: OpenCL's pow is ambiguous */
+        cu_replace(e, i, "__kiln_pow");
+    } else if (id == st->w_nullptr) {
+        cu_replace(e, i, "0");
+    } else if (id == st->w_constexpr) {
+        cu_replace(e, i, "const");
+    } else if (id == st->w_static_cast || id == st->w_reinterpret_cast ||
+               id == st->w_const_cast) {
+        cu_generic_cast(st, e, i, end);
+    } else if (cu_is(st, i, st->w_threadIdx) || cu_is(st, i, st->w_blockIdx) ||
+               cu_is(st, i, st->w_blockDim) || cu_is(st, i, st->w_gridDim)) {
+        return cu_generic_builtin_variable(st, e, i, id);
+    } else if (id >= 0) {
+        cu_generic_name(st, e, i, id);
+    }
+    return i;
+}
+
 void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
 {
     for (size_t i = begin; i < end; ++i) {
         const clc_token *t = &st->tokens[i];
         if (t->kind == CLC_TOK_NUMBER) {
-            /* 1ULL, 2ll: OpenCL C has no long long; long is 64 bits */
-            size_t n = t->length;
-            if (n > 2 && (t->text[0] != '0' || n < 2 ||
-                          (t->text[1] != 'x' && t->text[1] != 'X') ||
-                          1)) {
-                char *text = clc_arena_strndup(st->arena, t->text, n);
-                char *ll = NULL;
-                for (size_t k = 1; k + 1 < n; ++k)
-                    if ((text[k] == 'l' && text[k + 1] == 'l') ||
-                        (text[k] == 'L' && text[k + 1] == 'L'))
-                        ll = text + k;
-                if (ll != NULL && strpbrk(text, ".") == NULL) {
-                    memmove(ll, ll + 1, strlen(ll + 1) + 1);
-                    cu_replace(e, i, text);
-                }
-            }
+            cu_generic_number(st, e, i);
             continue;
         }
         if (t->kind == CLC_TOK_STRING && i >= 2 && cu_punct(st, i - 1, P_LPAREN) &&
@@ -348,97 +470,14 @@ void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
         }
         if (t->kind != CLC_TOK_IDENT)
             continue;
-        int32_t id = t->ident;
-        if (id == W_global || id == W_local || id == W_constant ||
-            id == W_private || id == W_kernel || id == W_read_only ||
-            id == W_write_only || id == W_read_write || id == W_half ||
-            id == W_vec_step || id == W_event_t || id == W___global ||
-            id == W___local || id == W___constant || id == W___private ||
-            id == W___kernel || id == W___generic ||
-            cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
-            cu_name_is(st, i, "sampler_t")) {
+        if (cu_opencl_keyword(st, i, t->ident)) {
             /* OpenCL C keywords are plain names in CUDA C */
             cu_replace(e, i, cu_printf(st, "__kiln_id_%s", cu_name(st, i)->name));
             continue;
         }
         if (cu_is_member(st, i))
             continue;
-        if (id == W___restrict__ || id == W___restrict) {
-            cu_replace(e, i, "restrict");
-        } else if (id == W_long && cu_is(st, i + 1, W_long)) {
-            cu_replace(e, i, "");
-        } else if (id == W_register || id == st->w_launch_bounds_) {
-            if (id == st->w_launch_bounds_ && cu_punct(st, i + 1, P_LPAREN))
-                cu_drop(e, i, st->match[i + 1] + 1);
-            else
-                cu_replace(e, i, "");
-        } else if (id == st->w_align_ && cu_punct(st, i + 1, P_LPAREN)) {
-            cu_replace(e, i, "__attribute__((aligned");
-            cu_after(st, e, st->match[i + 1], ")) ");
-        } else if (cu_name_is(st, i, "pow") && cu_punct(st, i + 1, P_LPAREN)) {
-            /* C++'s pow(float, int) and friends: OpenCL's pow is ambiguous */
-            cu_replace(e, i, "__kiln_pow");
-        } else if (id == st->w_nullptr) {
-            cu_replace(e, i, "0");
-        } else if (id == st->w_constexpr) {
-            cu_replace(e, i, "const");
-        } else if (id == st->w_static_cast || id == st->w_reinterpret_cast ||
-                   id == st->w_const_cast) {
-            /* X_cast<T>(e) -> ((T)(e)); address spaces come with casts */
-            size_t close_angle = i + 2;
-            if (!cu_punct(st, i + 1, P_LT))
-                cu_fail(st, i, "'%s' without '<'", cu_name(st, i)->name);
-            while (close_angle < end && !cu_punct(st, close_angle, P_GT)) {
-                if (cu_is_open(st, close_angle))
-                    close_angle = st->match[close_angle];
-                ++close_angle;
-            }
-            if (!cu_punct(st, close_angle + 1, P_LPAREN))
-                cu_fail(st, i, "'%s<...>' without '('", cu_name(st, i)->name);
-            cu_replace(e, i, "((");
-            cu_replace(e, i + 1, "");
-            cu_replace(e, close_angle, ")");
-            cu_after(st, e, st->match[close_angle + 1], ")");
-        } else if (cu_is(st, i, st->w_threadIdx) || cu_is(st, i, st->w_blockIdx) ||
-                   cu_is(st, i, st->w_blockDim) || cu_is(st, i, st->w_gridDim)) {
-            const char *function = id == st->w_threadIdx ? "get_local_id"
-                                   : id == st->w_blockIdx ? "get_group_id"
-                                   : id == st->w_blockDim ? "get_local_size"
-                                                          : "get_num_groups";
-            if (cu_punct(st, i + 1, P_DOT) &&
-                (cu_is(st, i + 2, st->w_x) || cu_is(st, i + 2, st->w_y) ||
-                 cu_is(st, i + 2, st->w_z))) {
-                int axis = cu_is(st, i + 2, st->w_x) ? 0
-                           : cu_is(st, i + 2, st->w_y) ? 1 : 2;
-                cu_replace(e, i, cu_printf(st, "((uint)%s(%d))", function, axis));
-                cu_replace(e, i + 1, "");
-                cu_replace(e, i + 2, "");
-                i += 2;
-            }
-            /* a whole threadIdx: the prelude's macro */
-        } else if (t->ident >= 0) {
-            const char *v3 = cu_vector3_name(st, i);
-            if (v3 != NULL) {
-                cu_replace(e, i, v3);
-                continue;
-            }
-            const char *spelled = cu_extra_type_spelling(st, i);
-            if (spelled != NULL)
-                cu_replace(e, i, spelled);
-            if (st->constant_of[id] != 0)
-                cu_replace(e, i, cu_constant_text(st, (size_t)st->constant_of[id] - 1));
-            /* float(x): a functional cast */
-            if (cu_is_builtin_type(st, i) && cu_punct(st, i + 1, P_LPAREN) &&
-                i > 0 && !cu_is_type_name(st, i - 1) && !cu_is_qualifier(st, i - 1) &&
-                !cu_punct(st, i - 1, P_STAR) && !cu_ident(st, i - 1)) {
-                const char *type = e->replace[i - e->begin] ? e->replace[i - e->begin]
-                                                             : cu_spelling(st, i);
-                cu_replace(e, i, cu_printf(st, "((%s)", type));
-                cu_after(st, e, st->match[i + 1], ")");
-            }
-            if (id == W_double)
-                st->uses_double = 1;
-        }
+        i = cu_generic_word(st, e, i, end);
     }
 }
 
