@@ -168,30 +168,43 @@ static void tr_copy_name(char *out, size_t size, const clc_token *t)
     out[n] = '\0';
 }
 
-/* One kernel parameter, tokens [begin, end). */
-static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
-                            clc_param *param, size_t body_open)
+/* What a kernel parameter's tokens say, read before it is described. */
+typedef struct tr_param_shape {
+    size_t begin, end;   /* its tokens, without an array declarator      */
+    size_t array_open;   /* `a[]`'s '[', else SIZE_MAX                    */
+    size_t name_at;      /* its name, else SIZE_MAX                      */
+    size_t type_end;     /* where its type's tokens end                  */
+    size_t stars;        /* pointer levels, an array declarator's too    */
+    int space;           /* CLC_PARAM_GLOBAL, _CONSTANT, _LOCAL or 0     */
+} tr_param_shape;
+
+/* `global float a[]` (or a[N]) is the pointer `global float *a`, as for
+ * any C function parameter: the declarator is dropped, one more star. */
+static void tr_param_array(tr_state *st, tr_param_shape *shape)
 {
-    int space = 0;
-    size_t stars = 0, name_at = SIZE_MAX;
-    /* `global float a[]` (or a[N]) is the pointer `global float *a`, as
-     * for any C function parameter */
-    size_t array_open = SIZE_MAX;
+    size_t begin = shape->begin, end = shape->end;
     if (end > begin + 2 && tr_is_punct(st, end - 1, P_RBRACKET) &&
         st->match[end - 1] != SIZE_MAX && st->match[end - 1] > begin &&
         tr_is_ident(st, st->match[end - 1] - 1)) {
-        array_open = st->match[end - 1];
-        for (size_t i = array_open; i < end; ++i)
+        shape->array_open = st->match[end - 1];
+        for (size_t i = shape->array_open; i < end; ++i)
             st->replace[i] = "";
-        end = array_open;
-        ++stars;
+        shape->end = shape->array_open;
+        ++shape->stars;
     }
-    for (size_t i = begin; i < end; ++i) {
+}
+
+/* Its address space, stars and name; refuses what CUDA cannot take. */
+static void tr_param_scan(tr_state *st, tr_param_shape *shape,
+                          clc_param *param)
+{
+    size_t name_at = SIZE_MAX;
+    for (size_t i = shape->begin; i < shape->end; ++i) {
         int s;
         if (tr_is_address_space(st, i, &s) && s != 0)
-            space = s;
+            shape->space = s;
         if (tr_is_punct(st, i, P_STAR))
-            ++stars;
+            ++shape->stars;
         if (tr_is_ident(st, i) && !tr_is_type_word(st, i) &&
             !tr_is_address_space(st, i, &s) && !tr_is_access_qualifier(st, i))
             name_at = i; /* the last plain identifier: the name */
@@ -205,19 +218,26 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
     }
     /* A typedef'd type with no name after it: the last identifier is the
      * type, and the parameter has no name. */
-    size_t type_end = end;
-    if (name_at != SIZE_MAX && name_at + 1 == end) {
+    shape->type_end = shape->end;
+    if (name_at != SIZE_MAX && name_at + 1 == shape->end) {
         tr_copy_name(param->name, sizeof param->name, &st->tokens[name_at]);
-        type_end = name_at;
-    } else {
-        name_at = SIZE_MAX;
+        shape->type_end = name_at;
+        shape->name_at = name_at;
     }
-    /* "float*", "uint", "float4", "struct point" as OpenCL spells them. */
+}
+
+/* Its type as OpenCL spells it ("float*", "uint", "float4", "struct
+ * point") into param->type_name, and the count of its type's words;
+ * returns a value's size in bytes, 0 when the words do not tell (a
+ * struct, a typedef). */
+static size_t tr_param_type(tr_state *st, const tr_param_shape *shape,
+                            clc_param *param, size_t *words)
+{
     clc_buffer type;
     clc_buffer_init(&type, st->arena);
     size_t scalar_size = 0, vector_size = 0, type_words = 0;
     int other_type = 0;
-    for (size_t i = begin; i < type_end; ++i) {
+    for (size_t i = shape->begin; i < shape->type_end; ++i) {
         int s;
         if (tr_is_address_space(st, i, &s) || tr_is_access_qualifier(st, i) ||
             tr_is_qualifier(st, i))
@@ -245,62 +265,81 @@ static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
             other_type = 1;
         }
     }
-    if (array_open != SIZE_MAX)
+    if (shape->array_open != SIZE_MAX)
         clc_buffer_puts(&type, "*");
     size_t type_length = type.length < sizeof param->type_name - 1
                              ? type.length
                              : sizeof param->type_name - 1;
     memcpy(param->type_name, clc_buffer_text(&type), type_length);
     param->type_name[type_length] = '\0';
+    *words = type_words;
+    if (other_type || type_words == 0)
+        return 0;
+    return vector_size ? vector_size : scalar_size;
+}
 
-    if (stars > 0) {
-        param->size = 8;
-        if (space == CLC_PARAM_LOCAL) {
-            param->kind = CLC_PARAM_LOCAL;
-            if (name_at == SIZE_MAX)
-                tr_fail(st, begin, "a __local kernel parameter needs a name");
-            if (stars > 1)
-                tr_refuse(st, begin, "cannot translate a __local pointer to a "
-                                   "pointer as a kernel parameter");
-            /* `__local T *p` -> `unsigned int kl_local_offset_p`, and the
-             * body starts by pointing p into the dynamic shared memory. */
-            size_t star = begin;
-            while (star < name_at && !tr_is_punct(st, star, P_STAR))
-                ++star;
-            const char *element = tr_type_text(st, begin, star);
-            for (size_t i = begin; i < end; ++i)
-                st->replace[i] = "";
-            st->replace[name_at] = tr_printf(
-                st, "unsigned int kl_local_offset_%s", param->name);
-            if (body_open != SIZE_MAX)
-                tr_insert_add(st, body_open, 1, body_open, body_open,
-                              tr_printf(st,
-                                        " %s *%s = (%s *)(kl_dynamic_smem + "
-                                        "kl_local_offset_%s);",
-                                        element, param->name, element,
-                                        param->name));
-            return;
-        }
-        if (array_open != SIZE_MAX)
-            tr_insert_add(st, array_open - 1, 0, array_open - 1,
-                          array_open - 1, "*");
-        param->kind = space == CLC_PARAM_CONSTANT ? CLC_PARAM_CONSTANT
-                                                  : CLC_PARAM_GLOBAL;
-        if (space == 0)
-            tr_fail(st, begin, "kernel parameter '%s' is a pointer without "
-                               "an address space (__global, __constant or "
-                               "__local)",
-                    param->name);
+/* `__local T *p` -> `unsigned int kl_local_offset_p`, and the body starts
+ * by pointing p into the dynamic shared memory. */
+static void tr_param_local(tr_state *st, const tr_param_shape *shape,
+                           clc_param *param, size_t body_open)
+{
+    size_t begin = shape->begin, name_at = shape->name_at;
+    param->kind = CLC_PARAM_LOCAL;
+    if (name_at == SIZE_MAX)
+        tr_fail(st, begin, "a __local kernel parameter needs a name");
+    if (shape->stars > 1)
+        tr_refuse(st, begin, "cannot translate a __local pointer to a "
+                           "pointer as a kernel parameter");
+    size_t star = begin;
+    while (star < name_at && !tr_is_punct(st, star, P_STAR))
+        ++star;
+    const char *element = tr_type_text(st, begin, star);
+    for (size_t i = begin; i < shape->end; ++i)
+        st->replace[i] = "";
+    st->replace[name_at] =
+        tr_printf(st, "unsigned int kl_local_offset_%s", param->name);
+    if (body_open != SIZE_MAX)
+        tr_insert_add(st, body_open, 1, body_open, body_open,
+                      tr_printf(st,
+                                " %s *%s = (%s *)(kl_dynamic_smem + "
+                                "kl_local_offset_%s);",
+                                element, param->name, element, param->name));
+}
+
+/* One kernel parameter, tokens [begin, end). */
+static void tr_kernel_param(tr_state *st, size_t begin, size_t end,
+                            clc_param *param, size_t body_open)
+{
+    tr_param_shape shape = {begin, end, SIZE_MAX, SIZE_MAX, end, 0, 0};
+    tr_param_array(st, &shape);
+    tr_param_scan(st, &shape, param);
+    size_t words = 0;
+    size_t value_size = tr_param_type(st, &shape, param, &words);
+    if (shape.stars == 0) {
+        param->kind = CLC_PARAM_VALUE;
+        if (shape.space == CLC_PARAM_LOCAL)
+            tr_fail(st, begin, "a __local kernel parameter must be a pointer");
+        if (value_size != 0)
+            param->size = value_size;
+        if (tr_is_word(st, begin, W_bool) && words == 1)
+            tr_fail(st, begin, "a kernel parameter cannot be bool (OpenCL C "
+                               "6.9.k): use int or uchar");
         return;
     }
-    param->kind = CLC_PARAM_VALUE;
-    if (space == CLC_PARAM_LOCAL)
-        tr_fail(st, begin, "a __local kernel parameter must be a pointer");
-    if (!other_type && type_words > 0)
-        param->size = vector_size ? vector_size : scalar_size;
-    if (tr_is_word(st, begin, W_bool) && type_words == 1)
-        tr_fail(st, begin, "a kernel parameter cannot be bool (OpenCL C "
-                           "6.9.k): use int or uchar");
+    param->size = 8;
+    if (shape.space == CLC_PARAM_LOCAL) {
+        tr_param_local(st, &shape, param, body_open);
+        return;
+    }
+    if (shape.array_open != SIZE_MAX)
+        tr_insert_add(st, shape.array_open - 1, 0, shape.array_open - 1,
+                      shape.array_open - 1, "*");
+    param->kind = shape.space == CLC_PARAM_CONSTANT ? CLC_PARAM_CONSTANT
+                                                    : CLC_PARAM_GLOBAL;
+    if (shape.space == 0)
+        tr_fail(st, begin, "kernel parameter '%s' is a pointer without an "
+                           "address space (__global, __constant or __local)",
+                param->name);
 }
 
 static unsigned tr_attribute_value(tr_state *st, size_t begin, size_t end)
@@ -374,11 +413,11 @@ size_t tr_attribute(tr_state *st, size_t at, unsigned *reqd)
     return close;
 }
 
-/* A kernel declaration whose tokens start at `begin` and whose `__kernel`
- * is at `kernel_word`.  Returns the index of the parameter list's ')'. */
-size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
+/* The '(' of the parameter list of the kernel declared from `begin`, its
+ * attributes before it read into `reqd`; fails unless it returns void. */
+static size_t tr_kernel_open(tr_state *st, size_t begin, size_t kernel_word,
+                             unsigned reqd[3])
 {
-    unsigned reqd[3] = {0, 0, 0};
     size_t open = SIZE_MAX;
     for (size_t i = begin; i < st->count; ++i) {
         if (tr_is_word(st, i, W___attribute__) ||
@@ -395,23 +434,24 @@ size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
     }
     if (open == SIZE_MAX || open == 0 || !tr_is_ident(st, open - 1))
         tr_fail(st, kernel_word, "cannot find the name of this __kernel");
-    size_t name_at = open - 1;
-    size_t close = st->match[open];
     int returns_void = 0;
-    for (size_t i = begin; i < name_at; ++i) /* `void __kernel f` too */
+    for (size_t i = begin; i < open - 1; ++i) /* `void __kernel f` too */
         if (tr_is_word(st, i, W_void))
             returns_void = 1;
     if (!returns_void)
         tr_fail(st, kernel_word, "a __kernel must return void");
+    return open;
+}
 
-    size_t body_open = SIZE_MAX;
-    size_t after = close + 1;
-    while (tr_is_word(st, after, W___attribute__) ||
-           tr_is_word(st, after, W___attribute))
-        after = tr_attribute(st, after, reqd) + 1;
-    if (tr_is_punct(st, after, P_LBRACE))
-        body_open = after;
-
+/* `__kernel` becomes extern "C" __global__ and reqd_work_group_size a
+ * __launch_bounds__; a program that calls get_work_dim() takes it as a
+ * hidden parameter after the user's (prototypes too), which each
+ * work-item keeps where get_work_dim() reads it (prelude_cuda.cuh). */
+static void tr_kernel_header(tr_state *st, size_t begin, size_t kernel_word,
+                             size_t open, size_t body_open,
+                             const unsigned reqd[3], int empty)
+{
+    size_t name_at = open - 1, close = st->match[open];
     if (begin < kernel_word) {
         st->replace[kernel_word] = "";
         tr_insert_add(st, begin, 0, begin, begin, "extern \"C\" __global__");
@@ -429,44 +469,23 @@ size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
         tr_insert_add(st, name_at, 0, name_at, name_at,
                       tr_printf(st, "__launch_bounds__(%llu) ", threads));
     }
+    if (!st->uses_work_dim)
+        return;
+    if (open + 2 == close && tr_is_word(st, open + 1, W_void))
+        st->replace[open + 1] = "";
+    tr_insert_add(st, close, 0, close, close,
+                  empty ? "unsigned int kl_work_dim"
+                        : ", unsigned int kl_work_dim");
+    if (body_open != SIZE_MAX)
+        tr_insert_add(st, body_open, 1, body_open, body_open,
+                      " kl_work_dim_set(kl_work_dim);");
+}
 
-    int empty = (open + 1 == close) ||
-                (open + 2 == close && tr_is_word(st, open + 1, W_void));
-    if (st->uses_work_dim) {
-        /* The hidden parameter, after the user's (prototypes too); each
-         * work-item keeps it where get_work_dim() reads it
-         * (prelude_cuda.cuh). */
-        if (open + 2 == close && tr_is_word(st, open + 1, W_void))
-            st->replace[open + 1] = "";
-        tr_insert_add(st, close, 0, close, close,
-                      empty ? "unsigned int kl_work_dim"
-                            : ", unsigned int kl_work_dim");
-        if (body_open != SIZE_MAX)
-            tr_insert_add(st, body_open, 1, body_open, body_open,
-                          " kl_work_dim_set(kl_work_dim);");
-    }
-
-    /* Only definitions are recorded: a prototype has no code. */
-    if (body_open == SIZE_MAX)
-        return close;
-    st->kernels = clc_arena_grow(st->arena, st->kernels, st->kernel_count,
-                                 &st->kernel_capacity, sizeof *st->kernels, 8);
-    tr_kernel *kernel = &st->kernels[st->kernel_count++];
-    memset(kernel, 0, sizeof *kernel);
-    if (st->tokens[name_at].length >= sizeof kernel->signature.name)
-        tr_fail(st, name_at, "kernel name too long");
-    tr_copy_name(kernel->signature.name, sizeof kernel->signature.name,
-                 &st->tokens[name_at]);
-    /* A flag on the name, not a search of the kernels so far: linear in
-     * the number of kernels. */
-    if (tr_flags(st, name_at) & TR_IDENT_KERNEL)
-        tr_fail(st, name_at, "kernel '%s' is defined twice",
-                kernel->signature.name);
-    tr_flag_set(st, st->tokens[name_at].ident, TR_IDENT_KERNEL);
-    memcpy(kernel->signature.reqd_work_group, reqd, sizeof reqd);
-    kernel->body_open = body_open;
-
-    /* Parameters: split at the commas of the list's own depth. */
+/* The kernel's parameters, split at the commas of the list's own depth. */
+static void tr_kernel_params(tr_state *st, tr_kernel *kernel, size_t open,
+                             int empty)
+{
+    size_t close = st->match[open];
     size_t count = 0;
     if (!empty) {
         count = 1;
@@ -482,7 +501,6 @@ size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
     kernel->signature.param_count = count;
     kernel->signature.params =
         clc_arena_alloc(st->arena, (count ? count : 1) * sizeof(clc_param));
-
     size_t param_begin = open + 1, index = 0;
     for (size_t i = open + 1; !empty && i <= close; ++i) {
         if (i < close && tr_is_open(st, i)) {
@@ -493,10 +511,58 @@ size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
             if (param_begin == i)
                 tr_fail(st, i, "empty kernel parameter");
             tr_kernel_param(st, param_begin, i,
-                            &kernel->signature.params[index++], body_open);
+                            &kernel->signature.params[index++],
+                            kernel->body_open);
             param_begin = i + 1;
         }
     }
+}
+
+/* A kernel's definition, recorded with its signature. */
+static void tr_kernel_record(tr_state *st, size_t open, size_t body_open,
+                             const unsigned reqd[3], int empty)
+{
+    size_t name_at = open - 1;
+    st->kernels = clc_arena_grow(st->arena, st->kernels, st->kernel_count,
+                                 &st->kernel_capacity, sizeof *st->kernels, 8);
+    tr_kernel *kernel = &st->kernels[st->kernel_count++];
+    memset(kernel, 0, sizeof *kernel);
+    if (st->tokens[name_at].length >= sizeof kernel->signature.name)
+        tr_fail(st, name_at, "kernel name too long");
+    tr_copy_name(kernel->signature.name, sizeof kernel->signature.name,
+                 &st->tokens[name_at]);
+    /* A flag on the name, not a search of the kernels so far: linear in
+     * the number of kernels. */
+    if (tr_flags(st, name_at) & TR_IDENT_KERNEL)
+        tr_fail(st, name_at, "kernel '%s' is defined twice",
+                kernel->signature.name);
+    tr_flag_set(st, st->tokens[name_at].ident, TR_IDENT_KERNEL);
+    memcpy(kernel->signature.reqd_work_group, reqd,
+           sizeof kernel->signature.reqd_work_group);
+    kernel->body_open = body_open;
+    tr_kernel_params(st, kernel, open, empty);
+}
+
+/* A kernel declaration whose tokens start at `begin` and whose `__kernel`
+ * is at `kernel_word`.  Returns the index of the parameter list's ')'. */
+size_t tr_kernel_declaration(tr_state *st, size_t begin, size_t kernel_word)
+{
+    unsigned reqd[3] = {0, 0, 0};
+    size_t open = tr_kernel_open(st, begin, kernel_word, reqd);
+    size_t close = st->match[open];
+    size_t body_open = SIZE_MAX;
+    size_t after = close + 1;
+    while (tr_is_word(st, after, W___attribute__) ||
+           tr_is_word(st, after, W___attribute))
+        after = tr_attribute(st, after, reqd) + 1;
+    if (tr_is_punct(st, after, P_LBRACE))
+        body_open = after;
+    int empty = (open + 1 == close) ||
+                (open + 2 == close && tr_is_word(st, open + 1, W_void));
+    tr_kernel_header(st, begin, kernel_word, open, body_open, reqd, empty);
+    /* Only definitions are recorded: a prototype has no code. */
+    if (body_open != SIZE_MAX)
+        tr_kernel_record(st, open, body_open, reqd, empty);
     return close;
 }
 
