@@ -360,6 +360,107 @@ static void pp_line_directive(pp_state *st, const clc_token *at, size_t begin,
 }
 
 
+/* #if, #ifdef and #ifndef: a group opens, skipped unless taken. */
+static void pp_if(pp_state *st, const clc_token *hash, int32_t directive,
+                  size_t begin, size_t end)
+{
+    int value;
+    if (directive == W_if) {
+        value = pp_eval_condition(st, hash, begin, end);
+    } else {
+        if (begin == end || st->file_tokens[begin].kind != CLC_TOK_IDENT)
+            clc_fail(st->failure, hash->file, hash->line,
+                     "#%s needs a macro name",
+                     directive == W_ifdef ? "ifdef" : "ifndef");
+        value = pp_macro_get(st, st->file_tokens[begin].ident) != NULL;
+        if (directive == W_ifndef)
+            value = !value;
+    }
+    pp_push_cond(st, hash, value);
+    if (!value)
+        pp_skip_group(st);
+}
+
+/* #elif and #else: the next group of the innermost #if, taken when none
+ * before it was and its condition holds. */
+static void pp_else(pp_state *st, const clc_token *hash, int32_t directive,
+                    size_t begin, size_t end)
+{
+    const char *spelling = directive == W_elif ? "elif" : "else";
+    if (st->cond_count == 0)
+        clc_fail(st->failure, hash->file, hash->line, "#%s without #if",
+                 spelling);
+    pp_cond *cond = &st->conds[st->cond_count - 1];
+    if (cond->seen_else)
+        clc_fail(st->failure, hash->file, hash->line, "#%s after #else",
+                 spelling);
+    if (directive == W_else)
+        cond->seen_else = 1;
+    if (cond->taken) {
+        pp_skip_group(st);
+        return;
+    }
+    int value =
+        directive == W_else ? 1 : pp_eval_condition(st, hash, begin, end);
+    if (value)
+        cond->taken = 1;
+    else
+        pp_skip_group(st);
+}
+
+/* #include, #include_next and #import: read through the reader, left to
+ * the compiler when only expanding, else a file that cannot be found. */
+static void pp_include_directive(pp_state *st, const clc_token *hash,
+                                 int32_t directive, size_t begin, size_t end)
+{
+    if (directive == W_include && st->reader != NULL) {
+        pp_include(st, hash, begin, end);
+        return;
+    }
+    if (st->expand_only)
+        return; /* left to the compiler */
+    clc_buffer what;
+    clc_buffer_init(&what, st->arena);
+    for (size_t i = begin; i < end; ++i)
+        clc_buffer_append(&what, st->file_tokens[i].text,
+                          st->file_tokens[i].length);
+    clc_fail(st->failure, hash->file, hash->line,
+             "cannot include %s: the file was not found in the "
+             "program's include directories",
+             what.length ? clc_buffer_text(&what) : "(nothing)");
+}
+
+/* #error fails with its text, unless the compiler is left to decide. */
+static void pp_error_directive(pp_state *st, const clc_token *hash,
+                               size_t begin, size_t end)
+{
+    if (st->expand_only)
+        return; /* the compiler, with its own macros, decides */
+    clc_buffer text;
+    clc_buffer_init(&text, st->arena);
+    for (size_t i = begin; i < end; ++i) {
+        if (i > begin && (st->file_tokens[i].flags & CLC_TF_SPACE))
+            clc_buffer_append(&text, " ", 1);
+        clc_buffer_append(&text, st->file_tokens[i].text,
+                          st->file_tokens[i].length);
+    }
+    clc_fail(st->failure, hash->file, hash->line, "#error %s",
+             clc_buffer_text(&text));
+}
+
+/* #pragma once, or any other pragma (kept for the compiler). */
+static void pp_pragma_directive(pp_state *st, const clc_token *hash,
+                                size_t begin, size_t end)
+{
+    if (begin < end && st->file_tokens[begin].kind == CLC_TOK_IDENT &&
+        st->file_tokens[begin].length == 4 &&
+        memcmp(st->file_tokens[begin].text, "once", 4) == 0) {
+        pp_pragma_once(st);
+        return;
+    }
+    pp_pragma(st, hash, pp_line_list(st, begin, end));
+}
+
 void pp_directive(pp_state *st, const clc_token *hash)
 {
     const clc_token *raw_name = &st->file_tokens[st->file_pos];
@@ -378,8 +479,8 @@ void pp_directive(pp_state *st, const clc_token *hash)
         return;
     }
     if (name.kind != CLC_TOK_IDENT)
-        clc_fail(st->failure, hash->file, hash->line, "invalid preprocessing directive '#%s'",
-                   pp_spell(st, &name));
+        clc_fail(st->failure, hash->file, hash->line,
+                 "invalid preprocessing directive '#%s'", pp_spell(st, &name));
     switch (name.ident) {
     case W_define:
         pp_define(st, hash, begin, end);
@@ -391,45 +492,13 @@ void pp_directive(pp_state *st, const clc_token *hash)
         return;
     case W_if:
     case W_ifdef:
-    case W_ifndef: {
-        int value;
-        if (name.ident == W_if) {
-            value = pp_eval_condition(st, hash, begin, end);
-        } else {
-            if (begin == end || st->file_tokens[begin].kind != CLC_TOK_IDENT)
-                clc_fail(st->failure, hash->file, hash->line, "#%s needs a macro name",
-                           name.ident == W_ifdef ? "ifdef" : "ifndef");
-            value = pp_macro_get(st, st->file_tokens[begin].ident) != NULL;
-            if (name.ident == W_ifndef)
-                value = !value;
-        }
-        pp_push_cond(st, hash, value);
-        if (!value)
-            pp_skip_group(st);
+    case W_ifndef:
+        pp_if(st, hash, name.ident, begin, end);
         return;
-    }
     case W_elif:
-    case W_else: {
-        if (st->cond_count == 0)
-            clc_fail(st->failure, hash->file, hash->line, "#%s without #if",
-                       name.ident == W_elif ? "elif" : "else");
-        pp_cond *cond = &st->conds[st->cond_count - 1];
-        if (cond->seen_else)
-            clc_fail(st->failure, hash->file, hash->line, "#%s after #else",
-                       name.ident == W_elif ? "elif" : "else");
-        if (name.ident == W_else)
-            cond->seen_else = 1;
-        if (cond->taken) {
-            pp_skip_group(st);
-            return;
-        }
-        int value = name.ident == W_else ? 1 : pp_eval_condition(st, hash, begin, end);
-        if (value)
-            cond->taken = 1;
-        else
-            pp_skip_group(st);
+    case W_else:
+        pp_else(st, hash, name.ident, begin, end);
         return;
-    }
     case W_endif:
         if (st->cond_count == 0)
             pp_fail_at(st, hash, "#endif without #if");
@@ -437,35 +506,12 @@ void pp_directive(pp_state *st, const clc_token *hash)
         return;
     case W_include:
     case W_include_next:
-    case W_import: {
-        if (name.ident == W_include && st->reader != NULL) {
-            pp_include(st, hash, begin, end);
-            return;
-        }
-        if (st->expand_only)
-            return; /* left to the compiler */
-        clc_buffer what;
-        clc_buffer_init(&what, st->arena);
-        for (size_t i = begin; i < end; ++i)
-            clc_buffer_append(&what, st->file_tokens[i].text, st->file_tokens[i].length);
-        clc_fail(st->failure, hash->file, hash->line,
-                 "cannot include %s: the file was not found in the "
-                 "program's include directories",
-                 what.length ? clc_buffer_text(&what) : "(nothing)");
-    }
-    case W_error: {
-        if (st->expand_only)
-            return; /* the compiler, with its own macros, decides */
-        clc_buffer text;
-        clc_buffer_init(&text, st->arena);
-        for (size_t i = begin; i < end; ++i) {
-            if (i > begin && (st->file_tokens[i].flags & CLC_TF_SPACE))
-                clc_buffer_append(&text, " ", 1);
-            clc_buffer_append(&text, st->file_tokens[i].text, st->file_tokens[i].length);
-        }
-        clc_fail(st->failure, hash->file, hash->line, "#error %s",
-                 clc_buffer_text(&text));
-    }
+    case W_import:
+        pp_include_directive(st, hash, name.ident, begin, end);
+        return;
+    case W_error:
+        pp_error_directive(st, hash, begin, end);
+        return;
     case W_warning:
     case W_ident:
     case W_sccs:
@@ -474,19 +520,13 @@ void pp_directive(pp_state *st, const clc_token *hash)
         pp_line_directive(st, hash, begin, end, directive_raw_line);
         return;
     case W_pragma:
-        if (begin < end && st->file_tokens[begin].kind == CLC_TOK_IDENT &&
-            st->file_tokens[begin].length == 4 &&
-            memcmp(st->file_tokens[begin].text, "once", 4) == 0) {
-            pp_pragma_once(st);
-            return;
-        }
-        pp_pragma(st, hash, pp_line_list(st, begin, end));
+        pp_pragma_directive(st, hash, begin, end);
         return;
     default:
         if (st->expand_only)
             return;
-        clc_fail(st->failure, hash->file, hash->line, "unknown preprocessing directive '#%s'",
-                   pp_spell(st, &name));
+        clc_fail(st->failure, hash->file, hash->line,
+                 "unknown preprocessing directive '#%s'", pp_spell(st, &name));
     }
 }
 
