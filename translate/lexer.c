@@ -587,117 +587,165 @@ static size_t clc_scan_token(const char *text, size_t available,
     return n;
 }
 
+/* Where the lexer stands in a file's text, its splices removed. */
+typedef struct clc_lexer {
+    char *text;
+    size_t length, pos;
+    size_t *splices; /* where each removed splice was, in `text`      */
+    size_t splice_count, next_splice;
+    unsigned line;
+    uint16_t file;
+    clc_arena *arena;
+} clc_lexer;
+
+static int clc_is_splice(const char *source, size_t length, size_t i)
+{
+    return source[i] == '\\' && i + 1 < length &&
+           (source[i + 1] == '\n' ||
+            (source[i + 1] == '\r' && i + 2 < length && source[i + 2] == '\n'));
+}
+
+/* Phase 2 first: splices go, and where each one was is remembered so
+ * that lines keep their physical numbers.  NUL bytes become spaces. */
+static void clc_lex_splice(clc_lexer *lx, const char *source, size_t length)
+{
+    lx->text = clc_arena_alloc(lx->arena, length + 1);
+    size_t splice_count = 0;
+    for (size_t i = 0; i + 1 < length; ++i)
+        if (clc_is_splice(source, length, i))
+            ++splice_count;
+    lx->splices = clc_arena_alloc(lx->arena, (splice_count ? splice_count : 1) *
+                                                 sizeof *lx->splices);
+    size_t n = 0, s = 0;
+    for (size_t i = 0; i < length; ++i) {
+        char c = source[i];
+        if (clc_is_splice(source, length, i)) {
+            i += source[i + 1] == '\r' ? 2 : 1;
+            if (s < splice_count)
+                lx->splices[s++] = n;
+            continue;
+        }
+        lx->text[n++] = c == '\0' ? ' ' : c;
+    }
+    lx->text[n] = '\0';
+    lx->length = n;
+    lx->splice_count = s;
+}
+
+/* Counts the lines of the splices the cursor has passed. */
+static void clc_lex_lines(clc_lexer *lx)
+{
+    while (lx->next_splice < lx->splice_count &&
+           lx->splices[lx->next_splice] <= lx->pos) {
+        ++lx->line;
+        ++lx->next_splice;
+    }
+}
+
+/* Past the end of a block comment whose opening is at the cursor. */
+static void clc_lex_block_comment(clc_lexer *lx)
+{
+    unsigned start_line = lx->line;
+    const char *text = lx->text;
+    lx->pos += 2;
+    for (;;) {
+        clc_lex_lines(lx);
+        if (lx->pos >= lx->length)
+            clc_fail(lx->arena->failure, lx->file, start_line,
+                     "unterminated /* comment");
+        if (text[lx->pos] == '*' && lx->pos + 1 < lx->length &&
+            text[lx->pos + 1] == '/') {
+            lx->pos += 2;
+            return;
+        }
+        if (text[lx->pos] == '\n')
+            ++lx->line;
+        ++lx->pos;
+    }
+}
+
+/* Skips one stretch of white space or one comment at the cursor,
+ * noting it in *flags; returns 0 at a token. */
+static int clc_lex_skip(clc_lexer *lx, uint8_t *flags)
+{
+    const char *text = lx->text;
+    size_t n = lx->length;
+    char c = text[lx->pos];
+    if (c == '\n') {
+        ++lx->line;
+        ++lx->pos;
+        *flags = CLC_TF_BOL | CLC_TF_SPACE;
+        return 1;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+        ++lx->pos;
+        *flags |= CLC_TF_SPACE;
+        return 1;
+    }
+    if (c == '/' && lx->pos + 1 < n && text[lx->pos + 1] == '/') {
+        while (lx->pos < n && text[lx->pos] != '\n')
+            ++lx->pos;
+        *flags |= CLC_TF_SPACE;
+        return 1;
+    }
+    if (c == '/' && lx->pos + 1 < n && text[lx->pos + 1] == '*') {
+        clc_lex_block_comment(lx);
+        *flags |= CLC_TF_SPACE;
+        return 1;
+    }
+    return 0;
+}
+
+/* The token at the cursor, pushed onto `out`. */
+static void clc_lex_token(clc_lexer *lx, uint8_t flags, clc_interner *interner,
+                          clc_token_array *out)
+{
+    clc_token token;
+    clc_punct punct;
+    token.length = 0;
+    size_t token_length = clc_scan_token(lx->text + lx->pos,
+                                         lx->length - lx->pos, &token.kind,
+                                         &punct);
+    if (token_length > UINT32_MAX)
+        clc_fail(lx->arena->failure, lx->file, lx->line, "token too long");
+    token.text = lx->text + lx->pos;
+    token.length = (uint32_t)token_length;
+    token.line = lx->line;
+    token.file = lx->file;
+    token.flags = flags;
+    token.punct = (uint8_t)punct;
+    token.ident = -1;
+    if (token.kind == CLC_TOK_PUNCT)
+        token.text = clc_punct_spellings[punct]; /* digraphs spelt plainly */
+    else if (token.kind == CLC_TOK_IDENT)
+        token.ident = clc_intern(interner, token.text, token.length);
+    if (token.kind == CLC_TOK_PUNCT)
+        token.length = (uint32_t)strlen(token.text);
+    clc_tokens_push(out, lx->arena, &token);
+    lx->pos += token_length;
+}
+
 void clc_lex(const char *source, size_t length, uint16_t file,
              unsigned first_line, clc_arena *arena, clc_interner *interner,
              clc_token_array *out)
 {
-    /* Phase 2 first: splices go, and where each one was is remembered so
-     * that lines keep their physical numbers.  NUL bytes become spaces. */
-    char *text = clc_arena_alloc(arena, length + 1);
-    size_t splice_count = 0;
-    for (size_t i = 0; i + 1 < length; ++i)
-        if (source[i] == '\\' &&
-            (source[i + 1] == '\n' ||
-             (source[i + 1] == '\r' && i + 2 < length && source[i + 2] == '\n')))
-            ++splice_count;
-    size_t *splices =
-        clc_arena_alloc(arena, (splice_count ? splice_count : 1) * sizeof *splices);
-    size_t n = 0, s = 0;
-    for (size_t i = 0; i < length; ++i) {
-        char c = source[i];
-        if (c == '\\' && i + 1 < length &&
-            (source[i + 1] == '\n' ||
-             (source[i + 1] == '\r' && i + 2 < length && source[i + 2] == '\n'))) {
-            i += source[i + 1] == '\r' ? 2 : 1;
-            if (s < splice_count)
-                splices[s++] = n;
-            continue;
-        }
-        text[n++] = c == '\0' ? ' ' : c;
-    }
-    text[n] = '\0';
-    splice_count = s;
-
-    unsigned line = first_line;
-    size_t next_splice = 0;
-    size_t pos = 0;
+    clc_lexer lx = {.line = first_line, .file = file, .arena = arena};
+    clc_lex_splice(&lx, source, length);
     uint8_t flags = CLC_TF_BOL | CLC_TF_SPACE;
     for (;;) {
-        while (next_splice < splice_count && splices[next_splice] <= pos) {
-            ++line;
-            ++next_splice;
-        }
-        if (pos >= n)
+        clc_lex_lines(&lx);
+        if (lx.pos >= lx.length)
             break;
-        char c = text[pos];
-        if (c == '\n') {
-            ++line;
-            ++pos;
-            flags = CLC_TF_BOL | CLC_TF_SPACE;
+        if (clc_lex_skip(&lx, &flags))
             continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-            ++pos;
-            flags |= CLC_TF_SPACE;
-            continue;
-        }
-        if (c == '/' && pos + 1 < n && text[pos + 1] == '/') {
-            while (pos < n && text[pos] != '\n')
-                ++pos;
-            flags |= CLC_TF_SPACE;
-            continue;
-        }
-        if (c == '/' && pos + 1 < n && text[pos + 1] == '*') {
-            unsigned start_line = line;
-            pos += 2;
-            for (;;) {
-                while (next_splice < splice_count && splices[next_splice] <= pos) {
-                    ++line;
-                    ++next_splice;
-                }
-                if (pos >= n)
-                    clc_fail(arena->failure, file, start_line,
-                             "unterminated /* comment");
-                if (text[pos] == '*' && pos + 1 < n && text[pos + 1] == '/') {
-                    pos += 2;
-                    break;
-                }
-                if (text[pos] == '\n')
-                    ++line;
-                ++pos;
-            }
-            flags |= CLC_TF_SPACE;
-            continue;
-        }
-        clc_token token;
-        clc_punct punct;
-        token.length = 0;
-        size_t token_length = clc_scan_token(text + pos, n - pos, &token.kind,
-                                             &punct);
-        if (token_length > UINT32_MAX)
-            clc_fail(arena->failure, file, line, "token too long");
-        token.text = text + pos;
-        token.length = (uint32_t)token_length;
-        token.line = line;
-        token.file = file;
-        token.flags = flags;
-        token.punct = (uint8_t)punct;
-        token.ident = -1;
-        if (token.kind == CLC_TOK_PUNCT)
-            token.text = clc_punct_spellings[punct]; /* digraphs spelt plainly */
-        else if (token.kind == CLC_TOK_IDENT)
-            token.ident = clc_intern(interner, token.text, token.length);
-        if (token.kind == CLC_TOK_PUNCT)
-            token.length = (uint32_t)strlen(token.text);
-        clc_tokens_push(out, arena, &token);
-        pos += token_length;
+        clc_lex_token(&lx, flags, interner, out);
         flags = 0;
     }
     clc_token eof;
     memset(&eof, 0, sizeof eof);
     eof.kind = CLC_TOK_EOF;
     eof.text = "";
-    eof.line = line;
+    eof.line = lx.line;
     eof.file = file;
     eof.ident = -1;
     eof.flags = CLC_TF_BOL;
