@@ -272,91 +272,56 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
                               .prototype = !body});
 }
 
-/* A variable at file scope: [begin, semi]. */
-static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
+/* A file-scope __shared__ variable: hidden, passed to the functions that
+ * use it (extern: the launch's dynamic shared memory). */
+static void cu_top_shared(cu_state *st, cu_hidden h, const cu_declarator *dd,
+                          int is_extern)
 {
-    int device = 0, constant = 0, shared = 0, is_extern = 0, is_const = 0;
-    size_t spec_end = cu_specifiers(st, begin, semi);
-    if (spec_end == begin) {
-        cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
-                                  .end = semi + 1});
-        return;
-    }
-    for (size_t i = begin; i < spec_end; ++i) {
-        device |= cu_is(st, i, st->w_device_);
-        constant |= cu_is(st, i, st->w_constant_);
-        shared |= cu_is(st, i, st->w_shared_);
-        is_extern |= cu_is(st, i, W_extern);
-        is_const |= cu_is(st, i, W_const) || cu_is(st, i, st->w_constexpr);
-        if (cu_is(st, i, st->w_managed_))
-            cu_check_identifier(st, i);
-    }
-    if (!device && !constant && !shared && !is_const) {
-        cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
-                                  .end = semi + 1});
-        return;
-    }
-    cu_check_tokens(st, begin, semi);
-    cu_decl d;
-    if (!cu_declaration(st, begin, semi + 1, &d))
-        cu_fail(st, begin, "cannot read this declaration");
-    if (d.count != 1)
-        cu_refuse(st, d.d[1].name, "cannot translate several %s variables in "
-                                   "one declaration (declare each on its own)",
-                  constant ? "__constant__" : device ? "__device__" : "__shared__");
-    cu_declarator *dd = &d.d[0];
-    int32_t id = st->tokens[dd->name].ident;
-    cu_hidden h = {0};
-    h.name = id;
-    h.type_begin = begin;
-    h.type_end = spec_end;
-    h.name_token = dd->name;
-    h.dims_begin = dd->name + 1;
-    h.dims_end = dd->init_begin ? dd->init_begin - 1 : semi;
-    h.init_begin = dd->init_begin;
-    h.init_end = dd->init_end;
-    h.decl_begin = begin;
-    h.decl_end = semi + 1;
-    h.array = dd->array;
-    h.declared_in = -1;
-    if (shared) {
-        if (dd->pointer)
-            cu_refuse(st, dd->name, "cannot translate a __shared__ pointer");
-        h.kind = is_extern ? CU_H_DYNAMIC : CU_H_SHARED;
-        size_t index = cu_hidden_add(st, h);
-        st->hidden_of[id] = (int32_t)index + 1;
-        st->global_space[cu_variable_key(st, dd->name)] = CU_LOCAL + 1;
-        st->global_address[cu_variable_key(st, dd->name)] = 1;
-        cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
-                                  .end = semi + 1});
-        return;
-    }
-    if (device || constant) {
-        if (dd->pointer)
-            cu_refuse(st, dd->name, "cannot translate '%s': a pointer in a %s "
-                                    "variable (OpenCL cannot share device "
-                                    "addresses with the host)",
-                      cu_name(st, dd->name)->name,
-                      constant ? "__constant__" : "__device__");
-        if (is_extern)
-            cu_refuse(st, dd->name, "cannot translate an extern %s variable: "
-                                    "separate compilation is not supported",
-                      constant ? "__constant__" : "__device__");
-        h.kind = CU_H_VARIABLE;
-        h.is_constant = constant;
-        h.variable = st->variable_count++;
-        size_t index = cu_hidden_add(st, h);
-        st->hidden_of[id] = (int32_t)index + 1;
-        st->global_space[cu_variable_key(st, dd->name)] =
-            (constant ? CU_CONSTANT : CU_GLOBAL) + 1;
-        st->global_address[cu_variable_key(st, dd->name)] = (uint8_t)dd->array;
-        cu_item_add(st, (cu_item){.kind = CU_ITEM_VARIABLE, .begin = begin,
-                                  .end = semi + 1, .hidden = index});
-        return;
-    }
-    /* const data: integers become their value where used (so that they
-     * stay constant expressions, as array sizes need), the rest
-     * program-scope __constant data */
+    if (dd->pointer)
+        cu_refuse(st, dd->name, "cannot translate a __shared__ pointer");
+    h.kind = is_extern ? CU_H_DYNAMIC : CU_H_SHARED;
+    size_t index = cu_hidden_add(st, h);
+    st->hidden_of[h.name] = (int32_t)index + 1;
+    st->global_space[cu_variable_key(st, dd->name)] = CU_LOCAL + 1;
+    st->global_address[cu_variable_key(st, dd->name)] = 1;
+    cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = h.decl_begin,
+                              .end = h.decl_end});
+}
+
+/* A __device__ or __constant__ variable: a buffer of the program's,
+ * passed to the kernels that use it. */
+static void cu_top_device(cu_state *st, cu_hidden h, const cu_declarator *dd,
+                          int constant, int is_extern)
+{
+    const char *what = constant ? "__constant__" : "__device__";
+    if (dd->pointer)
+        cu_refuse(st, dd->name, "cannot translate '%s': a pointer in a %s "
+                                "variable (OpenCL cannot share device "
+                                "addresses with the host)",
+                  cu_name(st, dd->name)->name, what);
+    if (is_extern)
+        cu_refuse(st, dd->name, "cannot translate an extern %s variable: "
+                                "separate compilation is not supported",
+                  what);
+    h.kind = CU_H_VARIABLE;
+    h.is_constant = constant;
+    h.variable = st->variable_count++;
+    size_t index = cu_hidden_add(st, h);
+    st->hidden_of[h.name] = (int32_t)index + 1;
+    st->global_space[cu_variable_key(st, dd->name)] =
+        (constant ? CU_CONSTANT : CU_GLOBAL) + 1;
+    st->global_address[cu_variable_key(st, dd->name)] = (uint8_t)dd->array;
+    cu_item_add(st, (cu_item){.kind = CU_ITEM_VARIABLE, .begin = h.decl_begin,
+                              .end = h.decl_end, .hidden = index});
+}
+
+/* const data: integers become their value where used (so that they stay
+ * constant expressions, as array sizes need), the rest program-scope
+ * __constant data. */
+static void cu_top_const(cu_state *st, const cu_hidden *h,
+                         const cu_declarator *dd)
+{
+    size_t begin = h->type_begin, spec_end = h->type_end;
     int integral = 1;
     for (size_t i = begin; i < spec_end; ++i)
         if (cu_is(st, i, W_float) || cu_is(st, i, W_double) ||
@@ -371,11 +336,12 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
         st->constants = cu_grow(st, st->constants, st->constant_count,
                                 sizeof *st->constants);
         st->constants[st->constant_count] = (cu_constant){
-            .name = id, .init_begin = dd->init_begin, .init_end = dd->init_end,
-            .type_begin = begin, .type_end = spec_end};
-        st->constant_of[id] = (int32_t)++st->constant_count;
+            .name = h->name, .init_begin = dd->init_begin,
+            .init_end = dd->init_end, .type_begin = begin,
+            .type_end = spec_end};
+        st->constant_of[h->name] = (int32_t)++st->constant_count;
         cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
-                                  .end = semi + 1});
+                                  .end = h->decl_end});
         return;
     }
     if (dd->pointer)
@@ -384,7 +350,57 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
     st->global_space[cu_variable_key(st, dd->name)] = CU_CONSTANT + 1;
     st->global_address[cu_variable_key(st, dd->name)] = (uint8_t)dd->array;
     cu_item_add(st, (cu_item){.kind = CU_ITEM_CONSTANT, .begin = begin,
-                              .end = semi + 1});
+                              .end = h->decl_end});
+}
+
+/* A variable at file scope: [begin, semi]. */
+static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
+{
+    int device = 0, constant = 0, shared = 0, is_extern = 0, is_const = 0;
+    size_t spec_end = cu_specifiers(st, begin, semi);
+    for (size_t i = begin; i < spec_end; ++i) {
+        device |= cu_is(st, i, st->w_device_);
+        constant |= cu_is(st, i, st->w_constant_);
+        shared |= cu_is(st, i, st->w_shared_);
+        is_extern |= cu_is(st, i, W_extern);
+        is_const |= cu_is(st, i, W_const) || cu_is(st, i, st->w_constexpr);
+        if (cu_is(st, i, st->w_managed_))
+            cu_check_identifier(st, i);
+    }
+    if (spec_end == begin || (!device && !constant && !shared && !is_const)) {
+        cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
+                                  .end = semi + 1});
+        return;
+    }
+    cu_check_tokens(st, begin, semi);
+    cu_decl d;
+    if (!cu_declaration(st, begin, semi + 1, &d))
+        cu_fail(st, begin, "cannot read this declaration");
+    if (d.count != 1)
+        cu_refuse(st, d.d[1].name, "cannot translate several %s variables in "
+                                   "one declaration (declare each on its own)",
+                  constant ? "__constant__" : device ? "__device__" : "__shared__");
+    const cu_declarator *dd = &d.d[0];
+    cu_hidden h = {
+        .name = st->tokens[dd->name].ident,
+        .type_begin = begin,
+        .type_end = spec_end,
+        .name_token = dd->name,
+        .dims_begin = dd->name + 1,
+        .dims_end = dd->init_begin ? dd->init_begin - 1 : semi,
+        .init_begin = dd->init_begin,
+        .init_end = dd->init_end,
+        .decl_begin = begin,
+        .decl_end = semi + 1,
+        .array = dd->array,
+        .declared_in = -1,
+    };
+    if (shared)
+        cu_top_shared(st, h, dd, is_extern);
+    else if (device || constant)
+        cu_top_device(st, h, dd, constant, is_extern);
+    else
+        cu_top_const(st, &h, dd);
 }
 
 /* A typedef: copied (unless it names a type OpenCL C has already), and
