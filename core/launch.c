@@ -144,6 +144,102 @@ static kiln_status view_memory(const kiln_kernel *kernel, size_t index,
                           reason);
 }
 
+/* How a launch's host arrays were staged. */
+typedef struct staging {
+    staged_host_arg *staged; /* per argument                            */
+    bool has_host_args;      /* some argument is a host array           */
+    bool copies_back;        /* ... that is Out or InOut                */
+    bool checked;            /* the context checks bounds               */
+} staging;
+
+/* The user's arguments as the plugin takes them: a buffer's memory (a
+ * view's own where no offset is hidden for it), host arrays staged
+ * through pooled device memory. */
+static kiln_status user_args(const kiln_kernel *kernel,
+                             const kiln_launch_config *config,
+                             kiln_backend_stream *backend_stream,
+                             size_t arg_count, const kiln_arg *args,
+                             kiln_backend_arg *backend_args, staging *stage)
+{
+    kiln_context *context = kernel->program->context;
+    kiln_status status = KILN_OK;
+    for (size_t i = 0; i < arg_count && status == KILN_OK; ++i) {
+        const kiln_arg *arg = &args[i];
+        kiln_backend_arg *out = &backend_args[i];
+        out->size = arg->size;
+        out->value = arg->kind == KILN_ARG_KIND_VALUE ? kiln_arg_value(arg)
+                                                      : NULL;
+        out->memory = NULL;
+        switch (arg->kind) {
+        case KILN_ARG_KIND_BUFFER:
+            out->kind = KILN_ARG_KIND_BUFFER;
+            if (arg->buffer->offset == 0 || has_offset_slot(kernel, i))
+                out->memory = arg->buffer->memory; /* the base's */
+            else
+                status = view_memory(kernel, i, arg->buffer, &out->memory);
+            kiln_buffer_note_async_use(arg->buffer, config->stream);
+            break;
+        case KILN_ARG_KIND_VALUE:
+        case KILN_ARG_KIND_LOCAL:
+            out->kind = arg->kind;
+            break;
+        default: /* host arrays: stage through pooled device memory */
+            stage->has_host_args = true;
+            stage->copies_back =
+                stage->copies_back || arg->kind != KILN_ARG_KIND_IN;
+            out->kind = KILN_ARG_KIND_BUFFER;
+            status = kiln_stage_host_arg(context, backend_stream, arg,
+                                         stage->checked, &stage->staged[i]);
+            out->memory = stage->staged[i].memory;
+            break;
+        }
+    }
+    return status;
+}
+
+/* The plugin's launch, between two timed events when config->time_ms
+ * asks for the kernel's time. */
+static kiln_status launch_timed(const kiln_kernel *kernel,
+                                const kiln_launch_config *config,
+                                const kiln_backend_launch *launch)
+{
+    kiln_context *context = kernel->program->context;
+    const kiln_backend_ops *ops = context->ops;
+    kiln_backend_event *start = NULL, *end = NULL;
+    kiln_status status = KILN_OK;
+    if (config->time_ms != NULL) {
+        status = ops->event_create(context->backend, KILN_BACKEND_EVENT_TIMED,
+                                   &start);
+        if (status == KILN_OK &&
+            (status = ops->event_create(context->backend,
+                                        KILN_BACKEND_EVENT_TIMED, &end)) ==
+                KILN_OK)
+            status = ops->event_record(context->backend, start,
+                                       launch->stream);
+    }
+    if (status == KILN_OK) {
+        status = ops->launch(context->backend, kernel->backend, launch);
+        if (status == KILN_ERR_INVALID_LAUNCH)
+            launch_refused(kernel, config);
+    }
+    if (status == KILN_OK && config->time_ms != NULL) {
+        status = ops->event_record(context->backend, end, launch->stream);
+        if (status == KILN_OK)
+            status = ops->event_synchronize(context->backend, end);
+        float milliseconds = 0;
+        if (status == KILN_OK)
+            status = ops->event_elapsed(context->backend, start, end,
+                                        &milliseconds);
+        if (status == KILN_OK)
+            *config->time_ms = milliseconds;
+    }
+    if (start != NULL)
+        ops->event_destroy(context->backend, start);
+    if (end != NULL)
+        ops->event_destroy(context->backend, end);
+    return status;
+}
+
 kiln_status kiln_launch_checked(kiln_kernel *kernel,
                                 const kiln_launch_config *user_config,
                                 size_t arg_count, const kiln_arg *args)
@@ -176,56 +272,28 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     staged_host_arg stack_staged[KILN_STACK_ARGS];
     hidden_value stack_values[KILN_STACK_ARGS];
     kiln_backend_arg *backend_args = stack_args;
-    staged_host_arg *staged = stack_staged;
     hidden_value *values = stack_values;
+    staging stage = {
+        .staged = stack_staged,
+        .checked = (atomic_load(&context->checks) & KILN_CHECK_BOUNDS) != 0,
+    };
     if (total > KILN_STACK_ARGS) {
         backend_args = malloc(total * sizeof *backend_args);
-        staged = calloc(total, sizeof *staged);
+        stage.staged = calloc(total, sizeof *stage.staged);
         values = calloc(total, sizeof *values);
-        if (backend_args == NULL || staged == NULL || values == NULL) {
+        if (backend_args == NULL || stage.staged == NULL || values == NULL) {
             free(backend_args);
-            free(staged);
+            free(stage.staged);
             free(values);
             return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                               "out of host memory");
         }
     } else {
-        memset(stack_staged, 0, arg_count * sizeof *staged);
+        memset(stack_staged, 0, arg_count * sizeof *stage.staged);
     }
 
-    bool has_host_args = false, copies_back = false;
-    bool checked = (atomic_load(&context->checks) & KILN_CHECK_BOUNDS) != 0;
-    for (size_t i = 0; i < arg_count && status == KILN_OK; ++i) {
-        const kiln_arg *arg = &args[i];
-        kiln_backend_arg *out = &backend_args[i];
-        out->size = arg->size;
-        out->value = arg->kind == KILN_ARG_KIND_VALUE ? kiln_arg_value(arg)
-                                                      : NULL;
-        out->memory = NULL;
-        switch (arg->kind) {
-        case KILN_ARG_KIND_BUFFER:
-            out->kind = KILN_ARG_KIND_BUFFER;
-            if (arg->buffer->offset == 0 || has_offset_slot(kernel, i))
-                out->memory = arg->buffer->memory; /* the base's */
-            else
-                status = view_memory(kernel, i, arg->buffer, &out->memory);
-            kiln_buffer_note_async_use(arg->buffer, config->stream);
-            break;
-        case KILN_ARG_KIND_VALUE:
-        case KILN_ARG_KIND_LOCAL:
-            out->kind = arg->kind;
-            break;
-        default: /* host arrays: stage through pooled device memory */
-            has_host_args = true;
-            copies_back = copies_back || arg->kind != KILN_ARG_KIND_IN;
-            out->kind = KILN_ARG_KIND_BUFFER;
-            status = kiln_stage_host_arg(context, backend_stream, arg, checked,
-                                         &staged[i]);
-            out->memory = staged[i].memory;
-            break;
-        }
-    }
-
+    status = user_args(kernel, config, backend_stream, arg_count, args,
+                       backend_args, &stage);
     size_t local_memory = config->local_memory;
     if (status == KILN_OK &&
         (kernel->hidden_count > 0 || kernel->local_offsets))
@@ -235,17 +303,6 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
      * has it; OpenCL's takes it as arguments. */
     if (context->ops->native_language != KILN_LANGUAGE_CUDA_C)
         local_memory = 0;
-
-    kiln_backend_event *start = NULL, *end = NULL;
-    if (status == KILN_OK && config->time_ms != NULL) {
-        status = context->ops->event_create(
-            context->backend, KILN_BACKEND_EVENT_TIMED, &start);
-        if (status == KILN_OK &&
-            (status = context->ops->event_create(
-                 context->backend, KILN_BACKEND_EVENT_TIMED, &end)) == KILN_OK)
-            status = context->ops->event_record(context->backend, start,
-                                                backend_stream);
-    }
     if (status == KILN_OK) {
         const kiln_backend_launch launch = {
             .struct_size = sizeof launch,
@@ -257,42 +314,24 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
             .arg_count = total,
             .args = backend_args,
         };
-        status = context->ops->launch(context->backend, kernel->backend,
-                                      &launch);
-        if (status == KILN_ERR_INVALID_LAUNCH)
-            launch_refused(kernel, config);
+        status = launch_timed(kernel, config, &launch);
     }
-    if (status == KILN_OK && config->time_ms != NULL) {
-        status = context->ops->event_record(context->backend, end,
-                                            backend_stream);
-        if (status == KILN_OK)
-            status = context->ops->event_synchronize(context->backend, end);
-        float milliseconds = 0;
-        if (status == KILN_OK)
-            status = context->ops->event_elapsed(context->backend, start, end,
-                                                 &milliseconds);
-        if (status == KILN_OK)
-            *config->time_ms = milliseconds;
-    }
-    if (start != NULL)
-        context->ops->event_destroy(context->backend, start);
-    if (end != NULL)
-        context->ops->event_destroy(context->backend, end);
 
-    if (status == KILN_OK && copies_back)
+    if (status == KILN_OK && stage.copies_back)
         status = kiln_stage_copy_back(context, backend_stream, arg_count, args,
-                                      staged);
-    if (status == KILN_OK && checked)
+                                      stage.staged);
+    if (status == KILN_OK && stage.checked)
         status = kiln_stage_check_guards(kernel, backend_stream, arg_count,
-                                         args, staged);
-    if (has_host_args) {
+                                         args, stage.staged);
+    if (stage.has_host_args) {
         /* Keep the first failure's message through the clean-up. */
-        kiln_stage_release(context, arg_count, args, staged, config->stream,
-                           status == KILN_OK && copies_back);
+        kiln_stage_release(context, arg_count, args, stage.staged,
+                           config->stream, status == KILN_OK &&
+                                               stage.copies_back);
     }
     if (backend_args != stack_args) {
         free(backend_args);
-        free(staged);
+        free(stage.staged);
         free(values);
     }
     return status;
