@@ -26,6 +26,7 @@ libkiln_la_SOURCES = \
 	core/launch_stage.c \
 	core/loader.c \
 	core/peer.c \
+	core/plugin_path.c \
 	core/pool.c \
 	core/prepared.c \
 	core/program.c \

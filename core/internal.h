@@ -82,7 +82,7 @@ KILN_INTERNAL const char *kiln_env_home(void);
 KILN_INTERNAL bool kiln_parse_uint(const char *text, uint64_t max,
                                    uint64_t *value);
 
-/* ---- loader.c: the plugin search and the backend registry --------------- */
+/* ---- loader.c: the backend registry ------------------------------------- */
 
 typedef struct kiln_backend_slot kiln_backend_slot;
 
@@ -96,6 +96,8 @@ KILN_INTERNAL size_t kiln_backend_known_count(void);
 KILN_INTERNAL const char *kiln_backend_known_name(size_t index);
 /* Loads and describes slot `index`. */
 KILN_INTERNAL void kiln_backend_describe(size_t index, kiln_backend_info *info);
+/* ---- plugin_path.c ------------------------------------------------------ */
+
 /* The directories searched for backend `name`, in order. */
 typedef struct kiln_search_dir {
     char *path;         /* malloc'ed                                         */
