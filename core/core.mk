@@ -6,6 +6,7 @@ libkiln_la_SOURCES = \
 	core/args.c \
 	core/buffer.c \
 	core/built_program.c \
+	core/cache_dir.c \
 	core/cache_disk.c \
 	core/cache_key.c \
 	core/cache_memory.c \

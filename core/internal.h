@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "kiln.h"
 #include "kiln_backend.h"
@@ -818,6 +819,42 @@ KILN_INTERNAL kiln_status kiln_struct_out(void *out, size_t out_size,
 KILN_INTERNAL kiln_status kiln_struct_in(void *full, size_t full_size,
                                          const void *in, size_t minimum,
                                          const char *what);
+
+/* ---- cache_dir.c: the disk cache's directory ---------------------------- */
+
+#define KILN_CACHE_ENTRY_SUFFIX ".kbin"
+#define KILN_CACHE_TEMP_PREFIX ".tmp-"
+
+/* The cache directory, opened once for each lookup, store or listing: its
+ * owner and mode are checked on the open descriptor, and every entry is
+ * reached relative to it (openat and friends), so the directory checked is
+ * the directory used, whatever happens to its path in between. */
+typedef struct kiln_cache_dir {
+    int fd;
+    char *path; /* for messages */
+} kiln_cache_dir;
+
+/* Opens the directory (created if need be); on false, `why` says why
+ * there is no disk cache. */
+KILN_INTERNAL bool kiln_cache_dir_open(kiln_cache_dir *dir, kiln_string *why);
+/* Opens the cache directory or traces why there is none. */
+KILN_INTERNAL bool kiln_cache_dir_open_traced(kiln_cache_dir *dir);
+KILN_INTERNAL void kiln_cache_dir_close(kiln_cache_dir *dir);
+/* A new temporary file in the directory, as mkstemp: -1 and errno on
+ * failure. */
+KILN_INTERNAL int kiln_cache_temp_create(const kiln_cache_dir *dir,
+                                         const char *tag, char *name,
+                                         size_t size);
+/* An entry of the directory, for eviction and listing. */
+typedef struct kiln_cache_entry {
+    char name[64];
+    uint64_t bytes;
+    struct timespec used;
+} kiln_cache_entry;
+/* The entries of `dir` (malloc'ed; NULL when none or out of memory). */
+KILN_INTERNAL kiln_cache_entry *kiln_cache_entries(const kiln_cache_dir *dir,
+                                                   size_t *count,
+                                                   uint64_t *total);
 
 /* ---- launch.c ----------------------------------------------------------- */
 
