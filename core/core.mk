@@ -32,6 +32,7 @@ libkiln_la_SOURCES = \
 	core/prepared.c \
 	core/program.c \
 	core/program_contents.c \
+	core/program_description.c \
 	core/program_language.c \
 	core/program_options.c \
 	core/program_variables.c \

@@ -277,13 +277,7 @@ struct kiln_event {
     bool timed; /* kiln_event_create's; kiln_event_create_untimed's not */
 };
 
-/* A backend program as built or loaded once, shared by every kiln_program
- * that a build of the same key in the same context returned and by the
- * memory cache entry of that key.  Not a handle: no magic.  It holds no
- * context reference; each holder guarantees the context outlives it (a
- * program holds one, the memory cache is emptied before the backend
- * context is destroyed). */
-/* ---- what the core knows of a program's kernels ------------------------ */
+/* ---- program_description.c: what the core knows of a program ---------- */
 
 /* An argument a translation added after the user's, which each launch
  * appends (core/launch.c): the front end says which (translate.h). */
@@ -355,6 +349,18 @@ typedef struct kiln_program_description {
     char *text_storage;
 } kiln_program_description;
 
+/* The description of a native program: the plugin's list (NULL: none),
+ * with the signatures the front end read (NULL: none). */
+KILN_INTERNAL kiln_status kiln_description_native(
+    const kiln_backend_program_info *info, const translate_program *reading,
+    kiln_program_description *description);
+/* Descriptions from the front end's program or from the plugin's list. */
+KILN_INTERNAL kiln_status kiln_description_from_front_end(
+    const translate_program *program, kiln_description_origin origin,
+    kiln_program_description *description);
+KILN_INTERNAL kiln_status kiln_description_from_plugin(
+    const kiln_backend_program_info *info,
+    kiln_program_description *description);
 KILN_INTERNAL void kiln_description_free(kiln_program_description *description);
 /* The entry for the kernel the user calls `name`, or NULL. */
 KILN_INTERNAL const kiln_kernel_entry *
@@ -382,6 +388,12 @@ typedef struct kiln_program_variable {
     size_t size;
 } kiln_program_variable;
 
+/* A backend program as built or loaded once, shared by every kiln_program
+ * that a build of the same key in the same context returned and by the
+ * memory cache entry of that key.  Not a handle: no magic.  It holds no
+ * context reference; each holder guarantees the context outlives it (a
+ * program holds one, the memory cache is emptied before the backend
+ * context is destroyed). */
 typedef struct kiln_built_program {
     atomic_int references;
     kiln_backend_program *backend;
@@ -779,18 +791,6 @@ KILN_INTERNAL void kiln_native_source_free(kiln_native_source *native);
 /* Puts the last error's compiler message about a translation in the
  * user's names (translate_user_names), keeping `status`. */
 KILN_INTERNAL void kiln_front_end_user_names(kiln_status status);
-/* The description of a native program: the plugin's list (NULL: none),
- * with the signatures the front end read (NULL: none). */
-KILN_INTERNAL kiln_status kiln_description_native(
-    const kiln_backend_program_info *info, const translate_program *reading,
-    kiln_program_description *description);
-/* Descriptions from the front end's program or from the plugin's list. */
-KILN_INTERNAL kiln_status kiln_description_from_front_end(
-    const translate_program *program, kiln_description_origin origin,
-    kiln_program_description *description);
-KILN_INTERNAL kiln_status kiln_description_from_plugin(
-    const kiln_backend_program_info *info,
-    kiln_program_description *description);
 
 /* ---- strings.c: small helpers ------------------------------------------- */
 
