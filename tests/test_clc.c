@@ -167,7 +167,7 @@ static void rewrites(void **state)
     assert_true(contains(s, "__constant__ kl_float4 table[2]"));
     assert_true(contains(s, "kl_make<kl_float4>(1, 2, 3, 4)"));
     assert_true(contains(s, "__shared__ int tile[4]"));
-    assert_true(contains(s, "int *p = kl_cptr( tile )"));
+    assert_true(contains(s, "int *p = kl_cptr(tile)"));
     assert_true(contains(s, "kl_get_global_id(0)"));
     assert_true(contains(s, "<< kl_shift_count("));
     assert_true(contains(s, "1 << 4")); /* a small literal count stays */
@@ -218,11 +218,11 @@ static void rewrites(void **state)
                  "  __builtin_inff(); }\n",
                  NULL, &out);
     s = out.source;
-    assert_true(contains(s, "enum { A, B } ; typedef int mode;"));
-    assert_true(contains(s, "struct pr { int a; } ; struct pr mk(int v)"));
-    assert_true(contains(s, "f( kl_cptr(in ), md)"));
-    assert_true(contains(s, "kl_float4 *v = kl_cptr( x )"));
-    assert_true(contains(s, "extern \"C\" __global__ void k( const int * in, int * c,"));
+    assert_true(contains(s, "enum { A, B }; typedef int mode;"));
+    assert_true(contains(s, "struct pr { int a; }; struct pr mk(int v)"));
+    assert_true(contains(s, "f(kl_cptr(in), md)"));
+    assert_true(contains(s, "kl_float4 *v = kl_cptr(x)"));
+    assert_true(contains(s, "extern \"C\" __global__ void k( const int *in, int *c,"));
     assert_true(contains(s, "const float *x"));
     assert_true(contains(s, "kl_as<kl_uint4>(x[0]"));
     assert_true(contains(s, "kl_builtin_inff()"));
@@ -248,8 +248,8 @@ static void rewrites(void **state)
     s = out.source;
     assert_true(contains(s, "o[0] = v > 0 ? 1.0f : 2.0f"));
     assert_true(contains(s, "o[1] = s->w.x > 0 ? 3.0f : 4.0f"));
-    assert_true(contains(s, "v4 t = kl_tern( s[0].w > 0 ,"));
-    assert_true(contains(s, "t = kl_tern( v > 1 ,"));
+    assert_true(contains(s, "v4 t = kl_tern(s[0].w > 0 ,"));
+    assert_true(contains(s, "t = kl_tern(v > 1 ,"));
     assert_true(contains(s, "s[0].xy + t.y"));
     opencl_to_cuda_result_free(&out);
 

@@ -253,6 +253,7 @@ static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
     st->tokens = pp->tokens;
     st->count = pp->count ? pp->count - 1 : 0;
     st->file_names = pp->file_names;
+    st->file_count = pp->file_count;
     st->ident_count = run->interner.count;
     size_t n = st->ident_count + 1;
     st->function_of = clc_arena_alloc(&run->arena, n * sizeof *st->function_of);
@@ -324,7 +325,9 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     clc_buffer output;
     clc_buffer_init(&output, &run->arena);
     clc_buffer_puts(&output, translate_prelude_opencl());
-    cu_writer w = {&output, -1, 0, '\n'};
+    clc_writer w;
+    clc_writer_init(&w, &output, st->tokens, st->file_names, st->file_count,
+                    '\n');
     for (size_t k = 0; k < st->item_count; ++k)
         cu_write_item(st, &w, &st->items[k]);
     clc_buffer_puts(&output, "\n");

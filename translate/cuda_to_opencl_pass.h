@@ -5,9 +5,10 @@
  * (what a token is), cuda_to_opencl_declare.c (the top level read into
  * items), cuda_to_opencl_spaces.c (what each function needs; one instance
  * per combination of its pointers' address spaces, its body rewritten),
- * cuda_to_opencl_rewrite.c (edits and the writer every phase uses),
- * cuda_to_opencl_write.c (the output, item by item).  cuda_to_opencl.h is
- * the pass's interface to the rest of translate/.
+ * cuda_to_opencl_rewrite.c (refusals and rewrites every phase uses, on
+ * rewrite.h's edits), cuda_to_opencl_write.c (the output, item by item,
+ * through rewrite.h's writer).  cuda_to_opencl.h is the pass's interface
+ * to the rest of translate/.
  */
 #ifndef KILN_CUDA_TO_OPENCL_PASS_H
 #define KILN_CUDA_TO_OPENCL_PASS_H
@@ -17,6 +18,7 @@
 #include "expr_type.h"
 #include "lexer.h"
 #include "preprocess.h"
+#include "rewrite.h"
 #include "symbols.h"
 
 #include <stdarg.h>
@@ -116,19 +118,11 @@ typedef struct cu_item {
     int prototype;
 } cu_item;
 
-/* Text to put around or instead of tokens of one range. */
-typedef struct cu_edits {
-    size_t begin, end;
-    const char **before;
-    const char **replace; /* NULL: the token; "": dropped              */
-    const char **after;
-} cu_edits;
-
 typedef struct cu_instance {
     size_t fn;
     uint8_t spaces[CU_MAX_PARAMS];
     const char *name;
-    cu_edits edits;
+    clc_edits edits;
     const char *hoisted; /* __local declarations at the kernel's top  */
     const char *aliases; /* file-scope extern __shared__ aliases      */
 } cu_instance;
@@ -144,6 +138,7 @@ typedef struct cu_state {
     size_t count;
     size_t *match;
     const char *const *file_names;
+    size_t file_count;
 
     /* What each name is where it stands: declarations, scopes, types. */
     clc_symbols symbols;
@@ -186,15 +181,6 @@ typedef struct cu_state {
     uint8_t *address_of;  /* a pointer or an array                 */
     uint8_t *pointer_var; /* a pointer declared in this body       */
 } cu_state;
-
-/* The writer: where a range of tokens is spelt out, and where it stands
- * (for #line markers and spacing). */
-typedef struct cu_writer {
-    clc_buffer *out;
-    int file; /* -1 before the first token */
-    unsigned line;
-    char last; /* last character written */
-} cu_writer;
 
 /* A declaration inside a body, its declarators in order. */
 typedef struct cu_declarator {
@@ -241,20 +227,12 @@ int cu_is_qualifier(const cu_state *st, size_t i);
 size_t cu_skip_attribute(const cu_state *st, size_t i);
 size_t cu_specifiers(const cu_state *st, size_t i, size_t end);
 size_t cu_type_size(const char *type);
-void cu_edits_init(cu_state *st, cu_edits *e, size_t begin, size_t end);
-void cu_before(cu_state *st, cu_edits *e, size_t i, const char *text);
-void cu_after(cu_state *st, cu_edits *e, size_t i, const char *text);
-void cu_replace(cu_edits *e, size_t i, const char *text);
-void cu_drop(cu_edits *e, size_t begin, size_t end);
-void cu_write_position(cu_state *st, cu_writer *w, const clc_token *t);
-void cu_write_text(cu_writer *w, const char *text);
-void cu_write_range(cu_state *st, cu_writer *w, const cu_edits *e, size_t begin,
-                    size_t end, int position);
-const char *cu_render(cu_state *st, const cu_edits *e, size_t begin,
+/* clc_render over the pass's tokens. */
+const char *cu_render(cu_state *st, const clc_edits *e, size_t begin,
                       size_t end);
 void cu_check_identifier(cu_state *st, size_t i);
 void cu_check_tokens(cu_state *st, size_t begin, size_t end);
-void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end);
+void cu_generic(cu_state *st, clc_edits *e, size_t begin, size_t end);
 size_t cu_expression_end(const cu_state *st, size_t i, size_t end);
 int cu_declaration(cu_state *st, size_t i, size_t end, cu_decl *d);
 size_t cu_hidden_add(cu_state *st, cu_hidden h);
@@ -268,7 +246,7 @@ const char *cu_hidden_dims(cu_state *st, size_t h, int skip_first);
 const char *cu_hidden_param(cu_state *st, size_t h, size_t fn);
 int cu_param_takes_offset(cu_state *st, const cu_param *p);
 void cu_instance_build(cu_state *st, size_t index);
-void cu_write_item(cu_state *st, cu_writer *w, const cu_item *item);
+void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item);
 void cu_write_variable_kernels(cu_state *st, clc_buffer *out);
 char *cu_filter_includes(cu_state *st, const char *source, size_t length,
                          unsigned *refused_line, const char **refused);

@@ -1,9 +1,8 @@
 /*
- * CUDA C -> OpenCL C, the rewriting every part of the pass shares: edits
- * to a range of tokens (text before, after or instead of each), the writer
- * that spells a range out with #line markers, the refusals of what OpenCL
- * C cannot express, and the rewrites that do not depend on where a token
- * stands (CUDA's C++ spellings, printf formats, 3-component vectors).
+ * CUDA C -> OpenCL C, the rewriting every part of the pass shares (on
+ * rewrite.h's edits and writer): the refusals of what OpenCL C cannot
+ * express, and the rewrites that do not depend on where a token stands
+ * (CUDA's C++ spellings, printf formats, 3-component vectors).
  */
 #include "cuda_to_opencl_pass.h"
 
@@ -11,150 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- edits --------------------------------------------------------------------------- */
+/* ---- output ------------------------------------------------------------ */
 
-void cu_edits_init(cu_state *st, cu_edits *e, size_t begin, size_t end)
-{
-    e->begin = begin;
-    e->end = end;
-    size_t n = end - begin + 1;
-    e->before = clc_arena_alloc(st->arena, n * sizeof *e->before);
-    e->replace = clc_arena_alloc(st->arena, n * sizeof *e->replace);
-    e->after = clc_arena_alloc(st->arena, n * sizeof *e->after);
-}
-
-static const char *cu_concat(cu_state *st, const char *a, const char *b)
-{
-    return a == NULL ? b : cu_printf(st, "%s%s", a, b);
-}
-
-void cu_before(cu_state *st, cu_edits *e, size_t i, const char *text)
-{
-    if (i >= e->begin && i <= e->end)
-        e->before[i - e->begin] = cu_concat(st, e->before[i - e->begin], text);
-}
-
-void cu_after(cu_state *st, cu_edits *e, size_t i, const char *text)
-{
-    if (i >= e->begin && i <= e->end)
-        e->after[i - e->begin] = cu_concat(st, e->after[i - e->begin], text);
-}
-
-void cu_replace(cu_edits *e, size_t i, const char *text)
-{
-    if (i >= e->begin && i <= e->end)
-        e->replace[i - e->begin] = text;
-}
-
-void cu_drop(cu_edits *e, size_t begin, size_t end)
-{
-    for (size_t i = begin; i < end; ++i)
-        cu_replace(e, i, "");
-}
-
-/* ---- output ---------------------------------------------------------------------------- */
-
-static int cu_word_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_' || c == '.';
-}
-
-static void cu_write(cu_writer *w, const char *text, size_t length, int space)
-{
-    if (length == 0)
-        return;
-    if (space || (cu_word_char(w->last) && cu_word_char(text[0])) ||
-        (w->last == text[0] && strchr("+-&|<>=", text[0]) != NULL) ||
-        (w->last == '/' && (text[0] == '/' || text[0] == '*')))
-        if (w->last != '\n' && w->last != ' ' && w->last != '\0')
-            clc_buffer_append(w->out, " ", 1);
-    clc_buffer_append(w->out, text, length);
-    w->last = text[length - 1];
-}
-
-/* Moves the output to the token's line: newlines when close, else #line. */
-void cu_write_position(cu_state *st, cu_writer *w, const clc_token *t)
-{
-    if (w->file == (int)t->file && t->line >= w->line &&
-        t->line - w->line <= 8) {
-        while (w->line < t->line) {
-            clc_buffer_append(w->out, "\n", 1);
-            w->last = '\n';
-            w->line++;
-        }
-        return;
-    }
-    if (w->last != '\n' && w->last != '\0')
-        clc_buffer_append(w->out, "\n", 1);
-    clc_buffer_puts(w->out, cu_printf(st, "#line %u \"", t->line));
-    for (const char *p = st->file_names[t->file]; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            clc_buffer_append(w->out, "\\", 1);
-        clc_buffer_append(w->out, p, 1);
-    }
-    clc_buffer_puts(w->out, "\"\n");
-    w->last = '\n';
-    w->file = t->file;
-    w->line = t->line;
-}
-
-void cu_write_text(cu_writer *w, const char *text)
-{
-    if (text != NULL && text[0] != '\0')
-        cu_write(w, text, strlen(text), 0);
-}
-
-static void cu_write_token(cu_state *st, cu_writer *w, size_t i, int position)
-{
-    const clc_token *t = &st->tokens[i];
-    if (t->kind == CLC_TOK_PRAGMA) {
-        cu_write_position(st, w, t);
-        if (w->last != '\n')
-            clc_buffer_append(w->out, "\n", 1);
-        clc_buffer_puts(w->out, "#pragma ");
-        clc_buffer_append(w->out, t->text, t->length);
-        clc_buffer_append(w->out, "\n", 1);
-        w->last = '\n';
-        w->line++;
-        return;
-    }
-    if (position)
-        cu_write_position(st, w, t);
-    cu_write(w, t->text, t->length, (t->flags & CLC_TF_SPACE) != 0);
-}
-
-/* Writes tokens [begin, end) with their edits. */
-void cu_write_range(cu_state *st, cu_writer *w, const cu_edits *e,
-                    size_t begin, size_t end, int position)
-{
-    for (size_t i = begin; i < end; ++i) {
-        const char *before = NULL, *replace = NULL, *after = NULL;
-        if (e != NULL && i >= e->begin && i <= e->end) {
-            before = e->before[i - e->begin];
-            replace = e->replace[i - e->begin];
-            after = e->after[i - e->begin];
-        }
-        if (position && (before || replace))
-            cu_write_position(st, w, &st->tokens[i]);
-        cu_write_text(w, before);
-        if (replace != NULL)
-            cu_write_text(w, replace);
-        else
-            cu_write_token(st, w, i, position);
-        cu_write_text(w, after);
-    }
-}
-
-/* Tokens [begin, end) with their edits as one line of text. */
-const char *cu_render(cu_state *st, const cu_edits *e, size_t begin,
+const char *cu_render(cu_state *st, const clc_edits *e, size_t begin,
                       size_t end)
 {
-    clc_buffer text;
-    clc_buffer_init(&text, st->arena);
-    cu_writer w = {&text, -1, 0, '\0'};
-    cu_write_range(st, &w, e, begin, end, 0);
-    return clc_buffer_text(&text);
+    return clc_render(st->arena, st->tokens, st->file_names, st->file_count,
+                      e, begin, end);
 }
 
 /* ---- refusals ------------------------------------------------------------------------------ */
@@ -318,7 +180,7 @@ static const char *cu_printf_format(cu_state *st, size_t i)
 /* Rewrites that do not depend on where the tokens are: CUDA's C++
  * spellings and names OpenCL C spells otherwise. */
 /* 1ULL, 2ll: OpenCL C has no long long; long is 64 bits. */
-static void cu_generic_number(cu_state *st, cu_edits *e, size_t i)
+static void cu_generic_number(cu_state *st, clc_edits *e, size_t i)
 {
     const clc_token *t = &st->tokens[i];
     size_t n = t->length;
@@ -332,7 +194,7 @@ static void cu_generic_number(cu_state *st, cu_edits *e, size_t i)
             ll = text + k;
     if (ll != NULL && strpbrk(text, ".") == NULL) {
         memmove(ll, ll + 1, strlen(ll + 1) + 1);
-        cu_replace(e, i, text);
+        clc_edit_replace(e, i, text);
     }
 }
 
@@ -351,7 +213,7 @@ static int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
 }
 
 /* X_cast<T>(e) -> ((T)(e)); address spaces come with casts. */
-static void cu_generic_cast(cu_state *st, cu_edits *e, size_t i, size_t end)
+static void cu_generic_cast(cu_state *st, clc_edits *e, size_t i, size_t end)
 {
     size_t close_angle = i + 2;
     if (!cu_punct(st, i + 1, P_LT))
@@ -363,15 +225,15 @@ static void cu_generic_cast(cu_state *st, cu_edits *e, size_t i, size_t end)
     }
     if (!cu_punct(st, close_angle + 1, P_LPAREN))
         cu_fail(st, i, "'%s<...>' without '('", cu_name(st, i)->name);
-    cu_replace(e, i, "((");
-    cu_replace(e, i + 1, "");
-    cu_replace(e, close_angle, ")");
-    cu_after(st, e, st->match[close_angle + 1], ")");
+    clc_edit_replace(e, i, "((");
+    clc_edit_replace(e, i + 1, "");
+    clc_edit_replace(e, close_angle, ")");
+    clc_edit_after(st->arena, e, st->match[close_angle + 1], ")");
 }
 
 /* threadIdx.x and its kin as OpenCL's work-item functions (a whole
  * threadIdx is the prelude's macro).  Returns the last token used. */
-static size_t cu_generic_builtin_variable(cu_state *st, cu_edits *e,
+static size_t cu_generic_builtin_variable(cu_state *st, clc_edits *e,
                                           size_t i, int32_t id)
 {
     const char *function = id == st->w_threadIdx ? "get_local_id"
@@ -383,9 +245,9 @@ static size_t cu_generic_builtin_variable(cu_state *st, cu_edits *e,
          cu_is(st, i + 2, st->w_z))) {
         int axis = cu_is(st, i + 2, st->w_x) ? 0
                    : cu_is(st, i + 2, st->w_y) ? 1 : 2;
-        cu_replace(e, i, cu_printf(st, "((uint)%s(%d))", function, axis));
-        cu_replace(e, i + 1, "");
-        cu_replace(e, i + 2, "");
+        clc_edit_replace(e, i, cu_printf(st, "((uint)%s(%d))", function, axis));
+        clc_edit_replace(e, i + 1, "");
+        clc_edit_replace(e, i + 2, "");
         return i + 2;
     }
     return i;
@@ -393,55 +255,55 @@ static size_t cu_generic_builtin_variable(cu_state *st, cu_edits *e,
 
 /* Any other name: CUDA's 3-component vectors and extra vector types,
  * constants folded in, float(x) as a cast, doubles noted. */
-static void cu_generic_name(cu_state *st, cu_edits *e, size_t i, int32_t id)
+static void cu_generic_name(cu_state *st, clc_edits *e, size_t i, int32_t id)
 {
     const char *v3 = cu_vector3_name(st, i);
     if (v3 != NULL) {
-        cu_replace(e, i, v3);
+        clc_edit_replace(e, i, v3);
         return;
     }
     const char *spelled = cu_extra_type_spelling(st, i);
     if (spelled != NULL)
-        cu_replace(e, i, spelled);
+        clc_edit_replace(e, i, spelled);
     if (st->constant_of[id] != 0)
-        cu_replace(e, i, cu_constant_text(st, (size_t)st->constant_of[id] - 1));
+        clc_edit_replace(e, i, cu_constant_text(st, (size_t)st->constant_of[id] - 1));
     /* float(x): a functional cast */
     if (cu_is_builtin_type(st, i) && cu_punct(st, i + 1, P_LPAREN) &&
         i > 0 && !cu_is_type_name(st, i - 1) && !cu_is_qualifier(st, i - 1) &&
         !cu_punct(st, i - 1, P_STAR) && !cu_ident(st, i - 1)) {
         const char *type = e->replace[i - e->begin] ? e->replace[i - e->begin]
                                                      : cu_spelling(st, i);
-        cu_replace(e, i, cu_printf(st, "((%s)", type));
-        cu_after(st, e, st->match[i + 1], ")");
+        clc_edit_replace(e, i, cu_printf(st, "((%s)", type));
+        clc_edit_after(st->arena, e, st->match[i + 1], ")");
     }
     if (id == W_double)
         st->uses_double = 1;
 }
 
 /* An identifier outside a member access.  Returns the last token used. */
-static size_t cu_generic_word(cu_state *st, cu_edits *e, size_t i,
+static size_t cu_generic_word(cu_state *st, clc_edits *e, size_t i,
                               size_t end)
 {
     int32_t id = st->tokens[i].ident;
     if (id == W___restrict__ || id == W___restrict) {
-        cu_replace(e, i, "restrict");
+        clc_edit_replace(e, i, "restrict");
     } else if (id == W_long && cu_is(st, i + 1, W_long)) {
-        cu_replace(e, i, "");
+        clc_edit_replace(e, i, "");
     } else if (id == W_register || id == st->w_launch_bounds_) {
         if (id == st->w_launch_bounds_ && cu_punct(st, i + 1, P_LPAREN))
-            cu_drop(e, i, st->match[i + 1] + 1);
+            clc_edit_drop(e, i, st->match[i + 1] + 1);
         else
-            cu_replace(e, i, "");
+            clc_edit_replace(e, i, "");
     } else if (id == st->w_align_ && cu_punct(st, i + 1, P_LPAREN)) {
-        cu_replace(e, i, "__attribute__((aligned");
-        cu_after(st, e, st->match[i + 1], ")) ");
+        clc_edit_replace(e, i, "__attribute__((aligned");
+        clc_edit_after(st->arena, e, st->match[i + 1], ")) ");
     } else if (cu_name_is(st, i, "pow") && cu_punct(st, i + 1, P_LPAREN)) {
         /* C++'s pow(float, int) and friends: OpenCL's pow is ambiguous */
-        cu_replace(e, i, "__kiln_pow");
+        clc_edit_replace(e, i, "__kiln_pow");
     } else if (id == st->w_nullptr) {
-        cu_replace(e, i, "0");
+        clc_edit_replace(e, i, "0");
     } else if (id == st->w_constexpr) {
-        cu_replace(e, i, "const");
+        clc_edit_replace(e, i, "const");
     } else if (id == st->w_static_cast || id == st->w_reinterpret_cast ||
                id == st->w_const_cast) {
         cu_generic_cast(st, e, i, end);
@@ -454,7 +316,7 @@ static size_t cu_generic_word(cu_state *st, cu_edits *e, size_t i,
     return i;
 }
 
-void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
+void cu_generic(cu_state *st, clc_edits *e, size_t begin, size_t end)
 {
     for (size_t i = begin; i < end; ++i) {
         const clc_token *t = &st->tokens[i];
@@ -465,14 +327,14 @@ void cu_generic(cu_state *st, cu_edits *e, size_t begin, size_t end)
         if (t->kind == CLC_TOK_STRING && i >= 2 && cu_punct(st, i - 1, P_LPAREN) &&
             cu_is(st, i - 2, W_printf)) {
             for (size_t k = i; k < end && st->tokens[k].kind == CLC_TOK_STRING; ++k)
-                cu_replace(e, k, cu_printf_format(st, k));
+                clc_edit_replace(e, k, cu_printf_format(st, k));
             continue;
         }
         if (t->kind != CLC_TOK_IDENT)
             continue;
         if (cu_opencl_keyword(st, i, t->ident)) {
             /* OpenCL C keywords are plain names in CUDA C */
-            cu_replace(e, i, cu_printf(st, "__kiln_id_%s", cu_name(st, i)->name));
+            clc_edit_replace(e, i, cu_printf(st, "__kiln_id_%s", cu_name(st, i)->name));
             continue;
         }
         if (cu_is_member(st, i))
@@ -490,13 +352,13 @@ static const char *cu_constant_text(cu_state *st, size_t index)
         cu_fail(st, c->init_begin, "constant '%s' is defined by itself",
                 clc_ident_get(st->interner, c->name)->name);
     c->rendering = 1;
-    cu_edits e;
-    cu_edits_init(st, &e, c->type_begin, c->init_end);
+    clc_edits e;
+    clc_edits_init(st->arena, &e, c->type_begin, c->init_end);
     cu_generic(st, &e, c->type_begin, c->type_end);
     cu_generic(st, &e, c->init_begin, c->init_end);
     for (size_t i = c->type_begin; i < c->type_end; ++i)
         if (cu_is_qualifier(st, i))
-            cu_replace(&e, i, "");
+            clc_edit_replace(&e, i, "");
     const char *type = cu_render(st, &e, c->type_begin, c->type_end);
     const char *value = cu_render(st, &e, c->init_begin, c->init_end);
     c->text = cu_printf(st, "((%s)(%s))", type, value);

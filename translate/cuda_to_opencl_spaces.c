@@ -351,14 +351,14 @@ static const char *cu_hidden_argument(cu_state *st, size_t h, size_t fn)
 const char *cu_hidden_type(cu_state *st, size_t h)
 {
     const cu_hidden *item = &st->hidden[h];
-    cu_edits e;
-    cu_edits_init(st, &e, item->type_begin, item->dims_end);
+    clc_edits e;
+    clc_edits_init(st->arena, &e, item->type_begin, item->dims_end);
     cu_generic(st, &e, item->type_begin, item->dims_end);
     for (size_t i = item->type_begin; i < item->type_end; ++i)
         if (cu_is(st, i, st->w_shared_) || cu_is(st, i, st->w_device_) ||
             cu_is(st, i, st->w_constant_) || cu_is(st, i, W_static) ||
             cu_is(st, i, W_extern) || cu_is(st, i, st->w_constexpr))
-            cu_replace(&e, i, "");
+            clc_edit_replace(&e, i, "");
     return cu_render(st, &e, item->type_begin, item->type_end);
 }
 
@@ -370,8 +370,8 @@ const char *cu_hidden_dims(cu_state *st, size_t h, int skip_first)
         begin = st->match[begin] + 1;
     if (begin >= item->dims_end)
         return "";
-    cu_edits e;
-    cu_edits_init(st, &e, begin, item->dims_end);
+    clc_edits e;
+    clc_edits_init(st->arena, &e, begin, item->dims_end);
     cu_generic(st, &e, begin, item->dims_end);
     return cu_render(st, &e, begin, item->dims_end);
 }
@@ -416,7 +416,7 @@ int cu_param_takes_offset(cu_state *st, const cu_param *p)
  * at the body's start) declares the user's name as written, pointing
  * __kiln_offset_K bytes further: the hidden parameter cu_write_header
  * adds after the user's. */
-static const char *cu_kernel_offsets(cu_state *st, cu_edits *e,
+static const char *cu_kernel_offsets(cu_state *st, clc_edits *e,
                                      const cu_function *f,
                                      const uint8_t *spaces)
 {
@@ -434,7 +434,7 @@ static const char *cu_kernel_offsets(cu_state *st, cu_edits *e,
                           " %s%s %s = (%s%s)((__global char *)__kiln_base_%zu "
                           "+ __kiln_offset_%zu);",
                           space, type, name, space, type, k, k);
-        cu_replace(e, p->name, cu_printf(st, "__kiln_base_%zu", k));
+        clc_edit_replace(e, p->name, cu_printf(st, "__kiln_base_%zu", k));
     }
     return clc_buffer_text(&text);
 }
@@ -443,7 +443,7 @@ static const char *cu_kernel_offsets(cu_state *st, cu_edits *e,
  * for; a kernel's size_t, ptrdiff_t and bool parameters in OpenCL's
  * spellings of CUDA's sizes. */
 static void cu_instance_params(cu_state *st, const cu_function *f,
-                               const uint8_t *spaces, cu_edits *e)
+                               const uint8_t *spaces, clc_edits *e)
 {
     memcpy(st->space_of, st->global_space, st->key_count);
     memcpy(st->address_of, st->global_address, st->key_count);
@@ -462,11 +462,11 @@ static void cu_instance_params(cu_state *st, const cu_function *f,
         const cu_param *p = &f->params[k];
         for (size_t i = p->begin; i < p->end; ++i) {
             if (cu_is(st, i, W_size_t) || cu_is(st, i, W_uintptr_t))
-                cu_replace(e, i, "ulong");
+                clc_edit_replace(e, i, "ulong");
             else if (cu_is(st, i, W_ptrdiff_t) || cu_is(st, i, W_intptr_t))
-                cu_replace(e, i, "long");
+                clc_edit_replace(e, i, "long");
             else if (cu_is(st, i, W_bool))
-                cu_replace(e, i, "uchar");
+                clc_edit_replace(e, i, "uchar");
         }
     }
 }
@@ -553,19 +553,19 @@ static void cu_resolve_pointers(cu_state *st, const cu_function *f,
 /* A file-scope const is hidden by a parameter or local of the same name
  * where that is in scope. */
 static void cu_hidden_constants(cu_state *st, const cu_function *f,
-                                cu_edits *e)
+                                clc_edits *e)
 {
     for (size_t i = f->open; i < f->body_close; ++i) {
         const clc_symbol *symbol = clc_symbol_at(&st->symbols, i);
         if (cu_ident(st, i) && st->constant_of[st->tokens[i].ident] &&
             symbol != NULL && symbol->depth > 0 && !cu_is_member(st, i))
-            cu_replace(e, i, NULL);
+            clc_edit_replace(e, i, NULL);
     }
 }
 
 /* Uses of hidden scalars (a __device__ variable, a helper's __shared__
  * one) go through their pointer. */
-static void cu_hidden_scalars(cu_state *st, size_t fn, cu_edits *e)
+static void cu_hidden_scalars(cu_state *st, size_t fn, clc_edits *e)
 {
     const cu_function *f = &st->functions[fn];
     for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
@@ -585,13 +585,13 @@ static void cu_hidden_scalars(cu_state *st, size_t fn, cu_edits *e)
             if (symbol != NULL && symbol->kind == CLC_SYMBOL_OBJECT &&
                 symbol->token != item->name_token && symbol->depth > 0)
                 continue; /* a parameter or local of the same name */
-            cu_replace(e, i, cu_printf(st, "(*%s)", cu_hidden_name(st, h, fn)));
+            clc_edit_replace(e, i, cu_printf(st, "(*%s)", cu_hidden_name(st, h, fn)));
         }
     }
 }
 
 /* Casts to pointers keep the space of their operand. */
-static void cu_rewrite_casts(cu_state *st, const cu_function *f, cu_edits *e)
+static void cu_rewrite_casts(cu_state *st, const cu_function *f, clc_edits *e)
 {
     for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
         int pointer = 0;
@@ -602,7 +602,7 @@ static void cu_rewrite_casts(cu_state *st, const cu_function *f, cu_edits *e)
                 continue;
             cu_space s = cu_expr_space(st, operand, operand_end);
             if (s == CU_GLOBAL || s == CU_LOCAL || s == CU_CONSTANT)
-                cu_after(st, e, i, cu_space_word[s]);
+                clc_edit_after(st->arena, e, i, cu_space_word[s]);
         }
         if ((cu_is(st, i, st->w_static_cast) || cu_is(st, i, st->w_reinterpret_cast) ||
              cu_is(st, i, st->w_const_cast)) && cu_punct(st, i + 1, P_LT)) {
@@ -615,7 +615,7 @@ static void cu_rewrite_casts(cu_state *st, const cu_function *f, cu_edits *e)
             if (stars && cu_punct(st, k + 1, P_LPAREN)) {
                 cu_space s = cu_expr_space(st, k + 2, st->match[k + 1]);
                 if (s == CU_GLOBAL || s == CU_LOCAL || s == CU_CONSTANT)
-                    cu_after(st, e, i, cu_space_word[s]);
+                    clc_edit_after(st->arena, e, i, cu_space_word[s]);
             }
         }
     }
@@ -625,12 +625,12 @@ static void cu_rewrite_casts(cu_state *st, const cu_function *f, cu_edits *e)
  * (`hoisted`), a helper's out (the kernel passes it in), an extern one
  * becomes an alias of the dynamic shared memory. */
 static void cu_move_shared(cu_state *st, const cu_function *f,
-                           const cu_decl *d, cu_edits *e, clc_buffer *hoisted)
+                           const cu_decl *d, clc_edits *e, clc_buffer *hoisted)
 {
     for (size_t i = d->begin; i < d->spec_end; ++i)
         if (cu_is(st, i, st->w_shared_) || cu_is(st, i, W_extern) ||
             cu_is(st, i, W_static))
-            cu_replace(e, i, "");
+            clc_edit_replace(e, i, "");
     const char *type = cu_render(st, e, d->begin, d->spec_end);
     if (d->is_extern) {
         clc_buffer alias;
@@ -639,21 +639,21 @@ static void cu_move_shared(cu_state *st, const cu_function *f,
             clc_buffer_printf(&alias, " __local %s *%s = (__local %s *)"
                                       "__kiln_dynamic_shared;",
                               type, cu_spelling(st, d->d[k].name), type);
-        cu_drop(e, d->begin, d->end + 1);
-        cu_replace(e, d->begin, clc_buffer_text(&alias));
+        clc_edit_drop(e, d->begin, d->end + 1);
+        clc_edit_replace(e, d->begin, clc_buffer_text(&alias));
     } else if (f->is_kernel) {
         clc_buffer_printf(hoisted, " __local %s",
                           cu_render(st, e, d->begin, d->end + 1));
-        cu_drop(e, d->begin, d->end + 1);
+        clc_edit_drop(e, d->begin, d->end + 1);
     } else {
-        cu_drop(e, d->begin, d->end + 1);
+        clc_edit_drop(e, d->begin, d->end + 1);
     }
 }
 
 /* Declarations: pointers get their space (one declaration per declarator
  * where they differ); __shared__ ones move (cu_move_shared). */
 static void cu_rewrite_declarations(cu_state *st, const cu_function *f,
-                                    cu_body_decl *decls, cu_edits *e,
+                                    cu_body_decl *decls, clc_edits *e,
                                     clc_buffer *hoisted)
 {
     for (cu_body_decl *bd = decls; bd; bd = bd->next) {
@@ -672,15 +672,15 @@ static void cu_rewrite_declarations(cu_state *st, const cu_function *f,
         if (d->in_for) {
             for (size_t k = 0; k < d->count; ++k)
                 if (d->d[k].pointer) {
-                    cu_before(st, e, d->begin, cu_space_word[d->d[k].space]);
+                    clc_edit_before(st->arena, e, d->begin, cu_space_word[d->d[k].space]);
                     break;
                 }
             continue;
         }
-        cu_before(st, e, d->begin,
+        clc_edit_before(st->arena, e, d->begin,
                   d->d[0].pointer ? cu_space_word[d->d[0].space] : "");
         for (size_t k = 1; k < d->count; ++k)
-            cu_replace(e, d->d[k].comma,
+            clc_edit_replace(e, d->d[k].comma,
                        cu_printf(st, "; %s%s",
                                  d->d[k].pointer ? cu_space_word[d->d[k].space]
                                                  : "",
@@ -690,7 +690,7 @@ static void cu_rewrite_declarations(cu_state *st, const cu_function *f,
 
 /* Calls: each to the callee's instance for the spaces of its pointer
  * arguments, with the hidden items it needs passed on. */
-static void cu_rewrite_calls(cu_state *st, size_t fn, cu_edits *e)
+static void cu_rewrite_calls(cu_state *st, size_t fn, clc_edits *e)
 {
     for (size_t c = 0; c < st->functions[fn].call_count; ++c) {
         size_t at = st->functions[fn].calls[c].token;
@@ -709,7 +709,7 @@ static void cu_rewrite_calls(cu_state *st, size_t fn, cu_edits *e)
         }
         size_t target = cu_instance_get(st, callee, callee_spaces);
         g = &st->functions[callee];
-        cu_replace(e, at, st->instances[target].name);
+        clc_edit_replace(e, at, st->instances[target].name);
         clc_buffer extra;
         clc_buffer_init(&extra, st->arena);
         for (size_t h = 0; h < st->hidden_count; ++h)
@@ -718,14 +718,14 @@ static void cu_rewrite_calls(cu_state *st, size_t fn, cu_edits *e)
                                   extra.length || close != open + 1 ? ", " : "",
                                   cu_hidden_argument(st, h, fn));
         if (extra.length)
-            cu_before(st, e, close, clc_buffer_text(&extra));
+            clc_edit_before(st->arena, e, close, clc_buffer_text(&extra));
     }
 }
 
 /* What goes at the top of the body: a kernel declares the shared memory
  * of the helpers it calls (after its own, in `hoisted`), and file-scope
  * extern __shared__ arrays become aliases of the dynamic shared memory. */
-static void cu_body_prologue(cu_state *st, size_t fn, cu_edits *e,
+static void cu_body_prologue(cu_state *st, size_t fn, clc_edits *e,
                              clc_buffer *hoisted)
 {
     const cu_function *f = &st->functions[fn];
@@ -746,8 +746,8 @@ static void cu_body_prologue(cu_state *st, size_t fn, cu_edits *e,
                                     "__kiln_dynamic_shared;",
                           type, cu_ident_text(st, st->hidden[h].name), type);
     }
-    cu_after(st, e, f->body_open, clc_buffer_text(hoisted));
-    cu_after(st, e, f->body_open, clc_buffer_text(&aliases));
+    clc_edit_after(st->arena, e, f->body_open, clc_buffer_text(hoisted));
+    clc_edit_after(st->arena, e, f->body_open, clc_buffer_text(&aliases));
 }
 
 /* Builds instance `index`: its address spaces, calls and edits. */
@@ -757,9 +757,9 @@ void cu_instance_build(cu_state *st, size_t index)
     const cu_function *f = &st->functions[fn];
     uint8_t spaces[CU_MAX_PARAMS];
     memcpy(spaces, st->instances[index].spaces, sizeof spaces);
-    cu_edits e;
+    clc_edits e;
     size_t end = f->defined ? f->body_close + 1 : f->close + 1;
-    cu_edits_init(st, &e, f->begin, end);
+    clc_edits_init(st->arena, &e, f->begin, end);
     cu_generic(st, &e, f->open + 1, f->close);
     cu_instance_params(st, f, spaces, &e);
     const char *offsets = f->is_kernel ? cu_kernel_offsets(st, &e, f, spaces)
@@ -779,6 +779,6 @@ void cu_instance_build(cu_state *st, size_t index)
     cu_rewrite_declarations(st, f, decls, &e, &hoisted);
     cu_rewrite_calls(st, fn, &e);
     cu_body_prologue(st, fn, &e, &hoisted);
-    cu_after(st, &e, f->body_open, offsets);
+    clc_edit_after(st->arena, &e, f->body_open, offsets);
     st->instances[index].edits = e;
 }

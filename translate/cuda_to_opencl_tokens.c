@@ -67,20 +67,21 @@ void *cu_grow(cu_state *st, void *items, size_t count, size_t size)
 
 /* ---- tokens ------------------------------------------------------------------- */
 
+/* The shared predicates (rewrite.h) on the pass's tokens, false past the
+ * last. */
 int cu_punct(const cu_state *st, size_t i, clc_punct punct)
 {
-    return i < st->count && st->tokens[i].kind == CLC_TOK_PUNCT &&
-           st->tokens[i].punct == punct;
+    return i < st->count && clc_token_is_punct(&st->tokens[i], punct);
 }
 
 int cu_ident(const cu_state *st, size_t i)
 {
-    return i < st->count && st->tokens[i].kind == CLC_TOK_IDENT;
+    return i < st->count && clc_token_is_ident(&st->tokens[i]);
 }
 
 int cu_is(const cu_state *st, size_t i, int32_t word)
 {
-    return cu_ident(st, i) && st->tokens[i].ident == word;
+    return i < st->count && clc_token_is_word(&st->tokens[i], word);
 }
 
 const clc_ident *cu_name(const cu_state *st, size_t i)
@@ -90,19 +91,14 @@ const clc_ident *cu_name(const cu_state *st, size_t i)
 
 int cu_name_is(const cu_state *st, size_t i, const char *name)
 {
-    if (!cu_ident(st, i))
-        return 0;
-    const clc_ident *id = cu_name(st, i);
-    return id->length == strlen(name) && memcmp(id->name, name, id->length) == 0;
+    return i < st->count &&
+           clc_token_name_is(st->interner, &st->tokens[i], name);
 }
 
 int cu_name_starts(const cu_state *st, size_t i, const char *prefix)
 {
-    if (!cu_ident(st, i))
-        return 0;
-    const clc_ident *id = cu_name(st, i);
-    size_t n = strlen(prefix);
-    return id->length >= n && memcmp(id->name, prefix, n) == 0;
+    return i < st->count &&
+           clc_token_name_starts(st->interner, &st->tokens[i], prefix);
 }
 
 const char *cu_spelling(cu_state *st, size_t i)
@@ -158,34 +154,29 @@ int cu_type_has_pointers(const clc_type *type, unsigned depth)
 void cu_match_brackets(cu_state *st)
 {
     st->match = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *st->match);
-    size_t *stack = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *stack);
-    size_t depth = 0;
-    for (size_t i = 0; i < st->count; ++i) {
-        st->match[i] = i;
-        if (st->tokens[i].kind != CLC_TOK_PUNCT)
-            continue;
-        clc_punct p = (clc_punct)st->tokens[i].punct;
-        if (p == P_LPAREN || p == P_LBRACKET || p == P_LBRACE) {
-            stack[depth++] = i;
-        } else if (p == P_RPAREN || p == P_RBRACKET || p == P_RBRACE) {
-            clc_punct open = p == P_RPAREN ? P_LPAREN
-                             : p == P_RBRACKET ? P_LBRACKET : P_LBRACE;
-            if (depth == 0 || !cu_punct(st, stack[depth - 1], open))
-                cu_fail(st, i, "unbalanced '%s'", clc_punct_spelling(p));
-            size_t o = stack[--depth];
-            st->match[o] = i;
-            st->match[i] = o;
-        }
+    for (size_t i = 0; i < st->count; ++i)
+        st->match[i] = i; /* not a bracket: itself */
+    size_t at = 0;
+    switch (clc_match_brackets(st->arena, st->tokens, st->count, st->match,
+                               &at)) {
+    case CLC_BRACKETS_BALANCED:
+        return;
+    case CLC_BRACKET_UNTERMINATED:
+        cu_fail(st, at, "unterminated %s",
+                st->tokens[at].text[0] == '"' ? "string literal"
+                                              : "character constant");
+    case CLC_BRACKET_UNBALANCED:
+        cu_fail(st, at, "unbalanced '%s'",
+                clc_punct_spelling((clc_punct)st->tokens[at].punct));
+    case CLC_BRACKET_UNCLOSED:
+        cu_fail(st, at, "'%s' is never closed",
+                clc_punct_spelling((clc_punct)st->tokens[at].punct));
     }
-    if (depth > 0)
-        cu_fail(st, stack[depth - 1], "'%s' is never closed",
-                clc_punct_spelling((clc_punct)st->tokens[stack[depth - 1]].punct));
 }
 
 int cu_is_open(const cu_state *st, size_t i)
 {
-    return cu_punct(st, i, P_LPAREN) || cu_punct(st, i, P_LBRACKET) ||
-           cu_punct(st, i, P_LBRACE);
+    return i < st->count && clc_token_is_open(&st->tokens[i]);
 }
 
 /* ---- types ------------------------------------------------------------------------ */

@@ -11,20 +11,20 @@
 
 /* ---- output --------------------------------------------------------------------------------------- */
 
-static void cu_write_header(cu_state *st, cu_writer *w, size_t index)
+static void cu_write_header(cu_state *st, clc_writer *w, size_t index)
 {
     cu_instance *in = &st->instances[index];
     const cu_function *f = &st->functions[in->fn];
-    cu_write_position(st, w, &st->tokens[f->name_token]);
+    clc_write_position(w, &st->tokens[f->name_token]);
     if (f->is_kernel) {
-        cu_write_text(w, "__kernel void");
+        clc_write_text(w, "__kernel void");
     } else {
         if (f->force_inline)
-            cu_write_text(w, "static inline __attribute__((always_inline))");
+            clc_write_text(w, "static inline __attribute__((always_inline))");
         else if (f->no_inline)
-            cu_write_text(w, "__attribute__((noinline))");
-        cu_edits e;
-        cu_edits_init(st, &e, f->begin, f->name_token);
+            clc_write_text(w, "__attribute__((noinline))");
+        clc_edits e;
+        clc_edits_init(st->arena, &e, f->begin, f->name_token);
         cu_generic(st, &e, f->begin, f->name_token);
         for (size_t i = f->begin; i < f->name_token; ++i)
             if (cu_is(st, i, st->w_device_) || cu_is(st, i, st->w_host_) ||
@@ -32,30 +32,30 @@ static void cu_write_header(cu_state *st, cu_writer *w, size_t index)
                 cu_is(st, i, W_static) || cu_is(st, i, W_inline) ||
                 cu_is(st, i, W___inline__) || cu_is(st, i, W___inline) ||
                 cu_is(st, i, W_extern))
-                cu_replace(&e, i, "");
+                clc_edit_replace(&e, i, "");
         int returns_pointer = 0;
         for (size_t i = f->begin; i < f->name_token; ++i)
             returns_pointer |= cu_punct(st, i, P_STAR);
         if (returns_pointer)
-            cu_write_text(w, "__global");
-        cu_write_range(st, w, &e, f->begin, f->name_token, 0);
+            clc_write_text(w, "__global");
+        clc_write_range(w, &e, f->begin, f->name_token, 0);
     }
-    cu_write_text(w, in->name);
-    cu_write_text(w, "(");
+    clc_write_text(w, in->name);
+    clc_write_text(w, "(");
     int first = 1;
     for (size_t k = 0; k < f->param_count; ++k) {
         const cu_param *p = &f->params[k];
         if (!first)
-            cu_write_text(w, ", ");
+            clc_write_text(w, ", ");
         first = 0;
         if (p->pointer)
-            cu_write_text(w, cu_space_word[in->spaces[k]]);
-        cu_write_range(st, w, &in->edits, p->begin, p->end, 0);
+            clc_write_text(w, cu_space_word[in->spaces[k]]);
+        clc_write_range(w, &in->edits, p->begin, p->end, 0);
     }
     if (f->is_kernel)
         for (size_t k = 0; k < f->param_count; ++k)
             if (cu_param_takes_offset(st, &f->params[k])) {
-                cu_write_text(w, cu_printf(st, "%sulong __kiln_offset_%zu",
+                clc_write_text(w, cu_printf(st, "%sulong __kiln_offset_%zu",
                                            first ? "" : ", ", k));
                 first = 0;
             }
@@ -65,16 +65,16 @@ static void cu_write_header(cu_state *st, cu_writer *w, size_t index)
         if (f->is_kernel && st->hidden[h].kind == CU_H_SHARED)
             continue; /* declared inside */
         if (!first)
-            cu_write_text(w, ", ");
+            clc_write_text(w, ", ");
         first = 0;
-        cu_write_text(w, cu_hidden_param(st, h, in->fn));
+        clc_write_text(w, cu_hidden_param(st, h, in->fn));
     }
     if (first)
-        cu_write_text(w, "void");
-    cu_write_text(w, ")");
+        clc_write_text(w, "void");
+    clc_write_text(w, ")");
 }
 
-void cu_write_item(cu_state *st, cu_writer *w, const cu_item *item)
+void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item)
 {
     switch (item->kind) {
     case CU_ITEM_SKIP:
@@ -82,18 +82,18 @@ void cu_write_item(cu_state *st, cu_writer *w, const cu_item *item)
     case CU_ITEM_COPY:
     case CU_ITEM_STRUCT:
     case CU_ITEM_CONSTANT: {
-        cu_edits e;
-        cu_edits_init(st, &e, item->begin, item->end);
+        clc_edits e;
+        clc_edits_init(st->arena, &e, item->begin, item->end);
         cu_generic(st, &e, item->begin, item->end);
         if (item->kind == CU_ITEM_CONSTANT) {
             for (size_t i = item->begin; i < item->end; ++i)
                 if (cu_is(st, i, W_static) || cu_is(st, i, W_extern))
-                    cu_replace(&e, i, "");
-            cu_before(st, &e, item->begin, "__constant ");
+                    clc_edit_replace(&e, i, "");
+            clc_edit_before(st->arena, &e, item->begin, "__constant ");
         }
-        cu_write_range(st, w, &e, item->begin, item->end, 1);
+        clc_write_range(w, &e, item->begin, item->end, 1);
         if (item->kind == CU_ITEM_STRUCT && item->tag >= 0)
-            cu_write_text(w, cu_printf(st, " typedef %s %s %s;",
+            clc_write_text(w, cu_printf(st, " typedef %s %s %s;",
                                        cu_spelling(st, item->begin),
                                        cu_ident_text(st, item->tag),
                                        cu_ident_text(st, item->tag)));
@@ -103,16 +103,16 @@ void cu_write_item(cu_state *st, cu_writer *w, const cu_item *item)
         const cu_hidden *h = &st->hidden[item->hidden];
         if (h->init_begin == 0)
             return;
-        cu_edits e;
-        cu_edits_init(st, &e, h->init_begin, h->init_end);
+        clc_edits e;
+        clc_edits_init(st->arena, &e, h->init_begin, h->init_end);
         cu_generic(st, &e, h->init_begin, h->init_end);
-        cu_write_position(st, w, &st->tokens[h->name_token]);
-        cu_write_text(w, cu_printf(st, "__constant %s __kiln_init_%s%s =",
+        clc_write_position(w, &st->tokens[h->name_token]);
+        clc_write_text(w, cu_printf(st, "__constant %s __kiln_init_%s%s =",
                                    cu_hidden_type(st, item->hidden),
                                    cu_ident_text(st, h->name),
                                    cu_hidden_dims(st, item->hidden, 0)));
-        cu_write_range(st, w, &e, h->init_begin, h->init_end, 1);
-        cu_write_text(w, ";");
+        clc_write_range(w, &e, h->init_begin, h->init_end, 1);
+        clc_write_text(w, ";");
         return;
     }
     case CU_ITEM_FUNCTION: {
@@ -122,11 +122,11 @@ void cu_write_item(cu_state *st, cu_writer *w, const cu_item *item)
             const cu_function *f = &st->functions[item->fn];
             if (item->prototype || !f->defined) {
                 cu_write_header(st, w, k);
-                cu_write_text(w, ";");
+                clc_write_text(w, ";");
                 continue;
             }
             cu_write_header(st, w, k);
-            cu_write_range(st, w, &st->instances[k].edits, f->body_open,
+            clc_write_range(w, &st->instances[k].edits, f->body_open,
                            f->body_close + 1, 1);
         }
         return;

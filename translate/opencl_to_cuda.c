@@ -45,7 +45,7 @@ static size_t tr_walk_punct(tr_state *st, tr_walk_state *w, size_t i)
         if (w->depth == 0)
             w->function_body =
                 i > 0 && (tr_is_punct(st, i - 1, P_RPAREN) ||
-                          st->replace[i - 1] != NULL);
+                          st->edits.replace[i - 1] != NULL);
         ++w->depth;
         break;
     case P_RBRACE:
@@ -82,10 +82,10 @@ static size_t tr_walk_punct(tr_state *st, tr_walk_state *w, size_t i)
         if (tr_is_vector_type(st, i + 1) &&
             tr_is_punct(st, i + 2, P_RPAREN) &&
             tr_is_punct(st, i + 3, P_LPAREN)) {
-            st->replace[i] = "";
-            st->replace[i + 1] = "";
-            st->replace[i + 2] = "";
-            st->replace[i + 3] = tr_make_call(st, i + 1);
+            st->edits.replace[i] = "";
+            st->edits.replace[i + 1] = "";
+            st->edits.replace[i + 2] = "";
+            st->edits.replace[i + 3] = tr_make_call(st, i + 1);
             i += 3;
         }
         break;
@@ -104,35 +104,35 @@ static int tr_walk_keyword(tr_state *st, size_t depth, size_t *at)
     const clc_token *t = &st->tokens[i];
     switch (t->ident) {
     case W_half:
-        st->replace[i] = "kl_half";
+        st->edits.replace[i] = "kl_half";
         return 1;
     case W_event_t:
-        st->replace[i] = "kl_event_t";
+        st->edits.replace[i] = "kl_event_t";
         return 1;
     case W_restrict: case W___restrict:
-        st->replace[i] = "__restrict__";
+        st->edits.replace[i] = "__restrict__";
         return 1;
     /* GNU spellings clang accepts in OpenCL C (OpenCV writes __const) */
     case W___const:
-        st->replace[i] = "const";
+        st->edits.replace[i] = "const";
         return 1;
     case W___volatile: case W___volatile__:
-        st->replace[i] = "volatile";
+        st->edits.replace[i] = "volatile";
         return 1;
     case W___signed: case W___signed__:
-        st->replace[i] = "signed";
+        st->edits.replace[i] = "signed";
         return 1;
     case W___inline: case W___inline__:
-        st->replace[i] = "inline";
+        st->edits.replace[i] = "inline";
         return 1;
     case W__Bool:
-        st->replace[i] = "bool";
+        st->edits.replace[i] = "bool";
         return 1;
     case W___alignof: case W___alignof__: case W__Alignof:
-        st->replace[i] = "alignof";
+        st->edits.replace[i] = "alignof";
         return 1;
     case W__Static_assert:
-        st->replace[i] = "static_assert";
+        st->edits.replace[i] = "static_assert";
         return 1;
     case W_enum:
         tr_enum(st, i);
@@ -161,13 +161,13 @@ static int tr_walk_keyword(tr_state *st, size_t depth, size_t *at)
             (tr_ident(st, i + 2)->info.width != 0 ||
              tr_scalar_size(st, i + 2) != 0)) {
             unsigned width = tr_ident(st, i + 2)->info.width;
-            st->replace[i] = tr_printf(st, "%u", width == 3 ? 4u
+            st->edits.replace[i] = tr_printf(st, "%u", width == 3 ? 4u
                                                : width ? width : 1u);
-            st->replace[i + 1] = st->replace[i + 2] = st->replace[i + 3] =
+            st->edits.replace[i + 1] = st->edits.replace[i + 2] = st->edits.replace[i + 3] =
                 "";
             i += 3;
         } else {
-            st->replace[i] = "kl_vec_step";
+            st->edits.replace[i] = "kl_vec_step";
         }
         return 1;
     default:
@@ -189,17 +189,17 @@ static size_t tr_walk_ident(tr_state *st, size_t depth, size_t i)
                   t->text, tr_unsupported_why(st, i));
     if (tr_is_address_space(st, i, &space)) {
         if (space == CLC_PARAM_LOCAL && !tr_qualifies_pointer(st, i))
-            st->replace[i] = "__shared__";
+            st->edits.replace[i] = "__shared__";
         else if (space == CLC_PARAM_CONSTANT && depth == 0 &&
                  !tr_qualifies_pointer(st, i))
-            st->replace[i] = "__constant__";
+            st->edits.replace[i] = "__constant__";
         else
-            st->replace[i] = "";
+            st->edits.replace[i] = "";
         return i;
     }
     if (tr_is_access_qualifier(st, i) || tr_is_kernel_word(st, i)) {
         if (tr_is_access_qualifier(st, i))
-            st->replace[i] = "";
+            st->edits.replace[i] = "";
         return i;
     }
     if (ident->info.width != 0) {
@@ -208,23 +208,23 @@ static size_t tr_walk_ident(tr_state *st, size_t depth, size_t i)
                            "cl_khr_fp16, which the CUDA backend does not "
                            "offer; use vload_half/vstore_half",
                     (int)t->length, t->text);
-        st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
+        st->edits.replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
         return i;
     }
     if (tr_walk_keyword(st, depth, &i))
         return i;
     const char *gnu = tr_gnu_builtin(st, t);
     if (gnu != NULL) {
-        st->replace[i] = gnu;
+        st->edits.replace[i] = gnu;
         return i;
     }
     if (ident->info.cxx_keyword || (flags & TR_IDENT_CUDA_RESERVED)) {
-        st->replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
+        st->edits.replace[i] = tr_printf(st, "kl_kw_%.*s", (int)t->length,
                                    t->text);
         return i;
     }
     if (flags & TR_IDENT_ADDRESS_CAST) {
-        st->replace[i] = "";
+        st->edits.replace[i] = "";
         return i;
     }
     /* A member or a kernel name keeps its spelling. */
@@ -234,13 +234,13 @@ static size_t tr_walk_ident(tr_state *st, size_t depth, size_t i)
     if (flags & TR_IDENT_KERNEL)
         return i;
     if (flags & TR_IDENT_BUILTIN) {
-        st->replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
+        st->edits.replace[i] = tr_printf(st, "kl_%.*s", (int)t->length, t->text);
         return i;
     }
     if (tr_is_punct(st, i + 1, P_LPAREN)) {
         const char *named = tr_named_builtin(st, i);
         if (named != NULL)
-            st->replace[i] = named;
+            st->edits.replace[i] = named;
     }
     return i;
 }
@@ -262,7 +262,7 @@ static void tr_walk(tr_state *st)
         }
         if (t->kind == CLC_TOK_PUNCT)
             i = tr_walk_punct(st, &w, i);
-        else if (t->kind == CLC_TOK_IDENT && st->replace[i] == NULL)
+        else if (t->kind == CLC_TOK_IDENT && st->edits.replace[i] == NULL)
             i = tr_walk_ident(st, w.depth, i);
     }
 }
@@ -316,8 +316,7 @@ void opencl_to_cuda_run(clc_run *run, const clc_pp_output *pp,
     st->count = pp->count ? pp->count - 1 : 0; /* without EOF */
     st->file_names = pp->file_names;
     st->file_count = pp->file_count;
-    st->replace = clc_arena_alloc(&run->arena,
-                                  (st->count + 1) * sizeof *st->replace);
+    clc_edits_init(&run->arena, &st->edits, 0, st->count);
     /* get_work_dim() anywhere: every kernel takes the launch's dimensions
      * as a hidden parameter (none can be told from the grid alone). */
     int32_t work_dim = clc_intern(st->interner, "get_work_dim", 12);

@@ -87,9 +87,9 @@ void tr_builtin_astype(tr_state *st, size_t at)
     }
     if (comma == SIZE_MAX || comma + 1 == close)
         tr_fail(st, at, "__builtin_astype needs (expression, type)");
-    st->replace[at] = tr_printf(st, "kl_as<%s>", tr_type_text(st, comma + 1, close));
+    st->edits.replace[at] = tr_printf(st, "kl_as<%s>", tr_type_text(st, comma + 1, close));
     for (size_t j = comma; j < close; ++j)
-        st->replace[j] = "";
+        st->edits.replace[j] = "";
 }
 
 /* GCC built-ins that clang's OpenCL headers expand to (INFINITY is
@@ -128,8 +128,8 @@ void tr_enum(tr_state *st, size_t at)
 {
     size_t next = at + 1;
     if (tr_is_ident(st, next) && !tr_is_punct(st, next + 1, P_LBRACE)) {
-        st->replace[at] = "";
-        st->replace[next] = "int";
+        st->edits.replace[at] = "";
+        st->edits.replace[next] = "int";
         return;
     }
     if (tr_is_ident(st, next))
@@ -137,7 +137,7 @@ void tr_enum(tr_state *st, size_t at)
     if (!tr_is_punct(st, next, P_LBRACE) || st->match[next] == SIZE_MAX)
         return;
     if (at > 0 && tr_is_word(st, at - 1, W_typedef)) {
-        st->replace[at - 1] = "";
+        st->edits.replace[at - 1] = "";
         tr_insert_add(st, st->match[next], 1, at - 1, st->match[next],
                       "; typedef int");
     }
@@ -188,7 +188,7 @@ static void tr_param_array(tr_state *st, tr_param_shape *shape)
         tr_is_ident(st, st->match[end - 1] - 1)) {
         shape->array_open = st->match[end - 1];
         for (size_t i = shape->array_open; i < end; ++i)
-            st->replace[i] = "";
+            st->edits.replace[i] = "";
         shape->end = shape->array_open;
         ++shape->stars;
     }
@@ -295,8 +295,8 @@ static void tr_param_local(tr_state *st, const tr_param_shape *shape,
         ++star;
     const char *element = tr_type_text(st, begin, star);
     for (size_t i = begin; i < shape->end; ++i)
-        st->replace[i] = "";
-    st->replace[name_at] =
+        st->edits.replace[i] = "";
+    st->edits.replace[name_at] =
         tr_printf(st, "unsigned int kl_local_offset_%s", param->name);
     if (body_open != SIZE_MAX)
         tr_insert_add(st, body_open, 1, body_open, body_open,
@@ -409,7 +409,7 @@ size_t tr_attribute(tr_state *st, size_t at, unsigned *reqd)
     }
     if (opencl_only)
         for (size_t i = at; i <= close; ++i)
-            st->replace[i] = "";
+            st->edits.replace[i] = "";
     return close;
 }
 
@@ -453,10 +453,10 @@ static void tr_kernel_header(tr_state *st, size_t begin, size_t kernel_word,
 {
     size_t name_at = open - 1, close = st->match[open];
     if (begin < kernel_word) {
-        st->replace[kernel_word] = "";
+        st->edits.replace[kernel_word] = "";
         tr_insert_add(st, begin, 0, begin, begin, "extern \"C\" __global__");
     } else {
-        st->replace[kernel_word] = "extern \"C\" __global__";
+        st->edits.replace[kernel_word] = "extern \"C\" __global__";
     }
     if (reqd[0] != 0) {
         unsigned long long threads = (unsigned long long)reqd[0] * reqd[1] *
@@ -472,7 +472,7 @@ static void tr_kernel_header(tr_state *st, size_t begin, size_t kernel_word,
     if (!st->uses_work_dim)
         return;
     if (open + 2 == close && tr_is_word(st, open + 1, W_void))
-        st->replace[open + 1] = "";
+        st->edits.replace[open + 1] = "";
     tr_insert_add(st, close, 0, close, close,
                   empty ? "unsigned int kl_work_dim"
                         : ", unsigned int kl_work_dim");
@@ -671,12 +671,12 @@ int tr_compound_literal(tr_state *st, size_t open)
     if (st->match[brace] == SIZE_MAX)
         return 0;
     for (size_t k = open; k < name; ++k)
-        st->replace[k] = "";
-    st->replace[name + 1] = "";
+        st->edits.replace[k] = "";
+    st->edits.replace[name + 1] = "";
     if (tr_is_vector_type(st, name)) {
-        st->replace[name] = "";
-        st->replace[brace] = tr_make_call(st, name);
-        st->replace[st->match[brace]] = ")";
+        st->edits.replace[name] = "";
+        st->edits.replace[brace] = tr_make_call(st, name);
+        st->edits.replace[st->match[brace]] = ")";
     }
     return 1;
 }

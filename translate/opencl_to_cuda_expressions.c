@@ -229,9 +229,9 @@ size_t tr_swizzle_chain(tr_state *st, size_t dot)
         return dot;
     /* Keep the first '.', drop the rest of the chain's tokens. */
     for (size_t k = dot + 1; k <= last; ++k)
-        st->replace[k] = "";
+        st->edits.replace[k] = "";
     if (explicit_only && composed_count == 1) {
-        st->replace[dot + 1] = tr_component_members[composed[0]];
+        st->edits.replace[dot + 1] = tr_component_members[composed[0]];
         return last;
     }
     clc_buffer text;
@@ -240,7 +240,7 @@ size_t tr_swizzle_chain(tr_state *st, size_t dot)
     for (size_t k = 0; k < code_count; ++k)
         clc_buffer_printf(&text, k ? ",%d" : "%d", codes[k]);
     clc_buffer_puts(&text, ">()");
-    st->replace[dot + 1] = clc_buffer_text(&text);
+    st->edits.replace[dot + 1] = clc_buffer_text(&text);
     return last;
 }
 
@@ -512,7 +512,7 @@ void tr_conditional(tr_state *st, size_t question)
     if (end <= colon)
         return;
     tr_insert_add(st, begin, 0, begin, end, "kl_tern(");
-    st->replace[question] = ", [&]() { return (";
-    st->replace[colon] = "); }, [&]() { return (";
+    st->edits.replace[question] = ", [&]() { return (";
+    st->edits.replace[colon] = "); }, [&]() { return (";
     tr_insert_add(st, end, 1, begin, end, "); })");
 }

@@ -205,7 +205,7 @@ void tr_drop_unused_samplers(tr_state *st)
                    st->tokens[j].ident == name;
         if (!used)
             for (size_t j = begin; j <= end; ++j)
-                st->replace[j] = "";
+                st->edits.replace[j] = "";
         begin = end + 1;
         i = end;
     }

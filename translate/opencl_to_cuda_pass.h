@@ -6,8 +6,9 @@
  * declare.c (kernels and address spaces), opencl_to_cuda_names.c (built-in
  * and reserved names), opencl_to_cuda_expressions.c (pointer conversions,
  * swizzles, operand extents, shifts and ?:), opencl_to_cuda_rewrite.c (the
- * edits every phase records and the writer that applies them once).
- * opencl_to_cuda.h is the pass's interface to the rest of translate/.
+ * inserts every phase records, in nesting order, onto rewrite.h's edit
+ * list, which rewrite.h's writer applies once).  opencl_to_cuda.h is the
+ * pass's interface to the rest of translate/.
  */
 #ifndef KILN_OPENCL_TO_CUDA_PASS_H
 #define KILN_OPENCL_TO_CUDA_PASS_H
@@ -17,6 +18,7 @@
 #include "expr_type.h"
 #include "lexer.h"
 #include "preprocess.h"
+#include "rewrite.h"
 #include "symbols.h"
 
 #include <stdarg.h>
@@ -48,7 +50,9 @@ typedef struct tr_state {
     const char **file_names;
     size_t file_count;
 
-    const char **replace; /* per token: NULL keeps it, "" deletes it */
+    /* What replaces each token (NULL keeps it, "" deletes it), and, once
+     * the walk is done, the inserts below in their order (rewrite.h). */
+    clc_edits edits;
     size_t *match;        /* per bracket token: its partner, else SIZE_MAX */
     /* Per '?': its ':' (else SIZE_MAX); per such ':': the last token of the
      * third operand.  Found for all ?: in one pass (tr_conditionals_find),

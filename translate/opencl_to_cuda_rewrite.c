@@ -1,8 +1,11 @@
 /*
  * OpenCL C -> CUDA C++, the rewriting every part of the pass shares:
- * failing with the construct and the line, the edits (a token replaced,
- * text inserted before or after one, a range wrapped), and the writer that
- * spells the program out once, edits applied, with #line markers.
+ * failing with the construct and the line, and the edits.  A token is
+ * replaced in the shared edit list (rewrite.h) at once; text inserted
+ * before or after a token is recorded with the construct it belongs to,
+ * because the walk wraps an inner construct before the outer one that
+ * holds it, and applied to the edit list in nesting order when the
+ * program is written, once, by the shared writer.
  */
 #include "opencl_to_cuda_pass.h"
 
@@ -119,72 +122,15 @@ static int tr_insert_order(const void *a, const void *b)
     return x->sequence < y->sequence ? -1 : 1;
 }
 
-typedef struct tr_writer {
-    clc_buffer *out;
-    int line_file;        /* file of the current output line, -1 at start */
-    unsigned line;        /* user line the current output line belongs to */
-    char last;            /* last character written                       */
-} tr_writer;
-
-static int tr_word_char(char c)
+/* The inserts on one side of one token, in order, as one text (a space
+ * between two: each was written apart before). */
+static void tr_insert_apply(tr_state *st, const tr_insert *insert)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
-}
-
-static void tr_write_text(tr_writer *w, const char *text, int space_before)
-{
-    if (text[0] == '\0')
-        return;
-    char first = text[0];
-    if (w->last != '\n' && w->last != '\0' &&
-        (space_before || (tr_word_char(w->last) && tr_word_char(first)) ||
-         (!tr_word_char(w->last) && !tr_word_char(first) && w->last != ' ' &&
-          first != ' ' && !strchr(")]}", w->last) &&
-          !strchr("([{)]};,.", first))))
-        clc_buffer_puts(w->out, " ");
-    clc_buffer_puts(w->out, text);
-    w->last = w->out->data[w->out->length - 1];
-}
-
-static void tr_write_file_name(clc_buffer *out, const char *name)
-{
-    clc_buffer_puts(out, "\"");
-    for (const char *p = name; *p; ++p) {
-        if (*p == '"' || *p == '\\')
-            clc_buffer_puts(out, "\\");
-        if ((unsigned char)*p < 0x20)
-            clc_buffer_printf(out, "\\%03o", (unsigned char)*p);
-        else
-            clc_buffer_append(out, p, 1);
-    }
-    clc_buffer_puts(out, "\"");
-}
-
-/* Moves the output to the user's (file, line) of the next token. */
-static void tr_write_position(tr_state *st, tr_writer *w, const clc_token *t)
-{
-    if (w->line_file == (int)t->file && t->line == w->line)
-        return;
-    if (w->line_file == (int)t->file && t->line > w->line &&
-        t->line - w->line <= 8) {
-        while (w->line < t->line) {
-            clc_buffer_puts(w->out, "\n");
-            ++w->line;
-        }
-        w->last = '\n';
-        return;
-    }
-    if (w->last != '\n')
-        clc_buffer_puts(w->out, "\n");
-    clc_buffer_printf(w->out, "#line %u ", t->line ? t->line : 1);
-    const char *name = t->file < st->file_count ? st->file_names[t->file]
-                                                : "<kiln program>";
-    tr_write_file_name(w->out, name);
-    clc_buffer_puts(w->out, "\n");
-    w->line_file = t->file;
-    w->line = t->line ? t->line : 1;
-    w->last = '\n';
+    clc_edits *e = &st->edits;
+    const char **side = insert->after ? e->after : e->before;
+    const char *had = side[insert->token - e->begin];
+    side[insert->token - e->begin] =
+        had == NULL ? insert->text : tr_printf(st, "%s %s", had, insert->text);
 }
 
 const char *tr_emit(tr_state *st, size_t *length)
@@ -192,48 +138,16 @@ const char *tr_emit(tr_state *st, size_t *length)
     if (st->insert_count > 1)
         qsort(st->inserts, st->insert_count, sizeof *st->inserts,
               tr_insert_order);
+    for (size_t k = 0; k < st->insert_count; ++k)
+        if (st->inserts[k].token <= st->edits.end)
+            tr_insert_apply(st, &st->inserts[k]);
     clc_buffer out;
     clc_buffer_init(&out, st->arena);
     clc_buffer_puts(&out, "#include \"" TRANSLATE_PRELUDE_CUDA_HEADER "\"\n");
-    tr_writer w = {&out, -1, 0, '\n'};
-    size_t next_insert = 0;
-    int pending_space = 0;
-    for (size_t i = 0; i < st->count; ++i) {
-        const clc_token *t = &st->tokens[i];
-        if (t->kind == CLC_TOK_PRAGMA) {
-            if (w.last != '\n')
-                clc_buffer_puts(&out, "\n");
-            clc_buffer_puts(&out, "#pragma ");
-            clc_buffer_append(&out, t->text, t->length);
-            clc_buffer_puts(&out, "\n");
-            w.last = '\n';
-            w.line_file = -1; /* the next token re-synchronises with #line */
-            continue;
-        }
-        tr_write_position(st, &w, t);
-        while (next_insert < st->insert_count &&
-               st->inserts[next_insert].token == i &&
-               !st->inserts[next_insert].after) {
-            tr_write_text(&w, st->inserts[next_insert].text, 1);
-            ++next_insert;
-        }
-        int space = pending_space || (t->flags & CLC_TF_SPACE) != 0;
-        if (st->replace[i] != NULL && st->replace[i][0] == '\0') {
-            pending_space = space; /* a deleted token keeps its spacing */
-        } else if (st->replace[i] != NULL) {
-            tr_write_text(&w, st->replace[i], space);
-            pending_space = 0;
-        } else {
-            char *text = clc_arena_strndup(st->arena, t->text, t->length);
-            tr_write_text(&w, text, space);
-            pending_space = 0;
-        }
-        while (next_insert < st->insert_count &&
-               st->inserts[next_insert].token == i) {
-            tr_write_text(&w, st->inserts[next_insert].text, 1);
-            ++next_insert;
-        }
-    }
+    clc_writer w;
+    clc_writer_init(&w, &out, st->tokens, st->file_names, st->file_count,
+                    '\n');
+    clc_write_range(&w, &st->edits, 0, st->count, 1);
     clc_buffer_puts(&out, "\n");
     *length = out.length;
     return clc_buffer_text(&out);

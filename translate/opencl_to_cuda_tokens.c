@@ -9,21 +9,21 @@
 
 /* ---- token helpers -------------------------------------------------------- */
 
+/* The shared predicates (rewrite.h) on the pass's tokens, false past the
+ * last. */
 int tr_is_punct(const tr_state *st, size_t i, clc_punct punct)
 {
-    return i < st->count && st->tokens[i].kind == CLC_TOK_PUNCT &&
-           st->tokens[i].punct == punct;
+    return i < st->count && clc_token_is_punct(&st->tokens[i], punct);
 }
 
 int tr_is_word(const tr_state *st, size_t i, clc_word word)
 {
-    return i < st->count && st->tokens[i].kind == CLC_TOK_IDENT &&
-           st->tokens[i].ident == (int32_t)word;
+    return i < st->count && clc_token_is_word(&st->tokens[i], (int32_t)word);
 }
 
 int tr_is_ident(const tr_state *st, size_t i)
 {
-    return i < st->count && st->tokens[i].kind == CLC_TOK_IDENT;
+    return i < st->count && clc_token_is_ident(&st->tokens[i]);
 }
 
 const clc_ident *tr_ident(const tr_state *st, size_t i)
@@ -33,11 +33,8 @@ const clc_ident *tr_ident(const tr_state *st, size_t i)
 
 int tr_ident_is(const tr_state *st, size_t i, const char *name)
 {
-    if (!tr_is_ident(st, i))
-        return 0;
-    const clc_ident *ident = tr_ident(st, i);
-    size_t n = strlen(name);
-    return ident->length == n && memcmp(ident->name, name, n) == 0;
+    return i < st->count &&
+           clc_token_name_is(st->interner, &st->tokens[i], name);
 }
 
 int tr_flags(const tr_state *st, size_t i)
@@ -162,49 +159,30 @@ int tr_is_qualifier(const tr_state *st, size_t i)
 void tr_match_brackets(tr_state *st)
 {
     st->match = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *st->match);
-    size_t *stack = clc_arena_alloc(st->arena, (st->count + 1) * sizeof *stack);
-    size_t depth = 0;
-    for (size_t i = 0; i < st->count; ++i) {
-        st->match[i] = SIZE_MAX;
-        const clc_token *t = &st->tokens[i];
-        /* The lexer makes an unterminated literal one stray token to the
-         * end of its line; named here, before a bracket it swallowed is. */
-        if (t->kind == CLC_TOK_OTHER && t->length > 0 &&
-            (t->text[0] == '"' || t->text[0] == '\''))
-            tr_fail(st, i, "unterminated %s",
-                    t->text[0] == '"' ? "string literal"
-                                      : "character constant");
-        if (t->kind != CLC_TOK_PUNCT)
-            continue;
-        clc_punct open = P_NONE;
-        switch (t->punct) {
-        case P_LPAREN: case P_LBRACKET: case P_LBRACE:
-            stack[depth++] = i;
-            continue;
-        case P_RPAREN: open = P_LPAREN; break;
-        case P_RBRACKET: open = P_LBRACKET; break;
-        case P_RBRACE: open = P_LBRACE; break;
-        default: continue;
-        }
-        if (depth == 0 || st->tokens[stack[depth - 1]].punct != (uint8_t)open)
-            tr_fail(st, i, "unbalanced '%s'", clc_punct_spelling(t->punct));
-        size_t partner = stack[--depth];
-        st->match[i] = partner;
-        st->match[partner] = i;
+    for (size_t i = 0; i < st->count; ++i)
+        st->match[i] = SIZE_MAX; /* not a bracket */
+    size_t at = 0;
+    switch (clc_match_brackets(st->arena, st->tokens, st->count, st->match,
+                               &at)) {
+    case CLC_BRACKETS_BALANCED:
+        return;
+    case CLC_BRACKET_UNTERMINATED:
+        tr_fail(st, at, "unterminated %s",
+                st->tokens[at].text[0] == '"' ? "string literal"
+                                              : "character constant");
+    case CLC_BRACKET_UNBALANCED:
+    case CLC_BRACKET_UNCLOSED:
+        tr_fail(st, at, "unbalanced '%s'",
+                clc_punct_spelling((clc_punct)st->tokens[at].punct));
     }
-    if (depth != 0)
-        tr_fail(st, stack[depth - 1], "unbalanced '%s'",
-                clc_punct_spelling(st->tokens[stack[depth - 1]].punct));
 }
 
 int tr_is_open(const tr_state *st, size_t i)
 {
-    return tr_is_punct(st, i, P_LPAREN) || tr_is_punct(st, i, P_LBRACKET) ||
-           tr_is_punct(st, i, P_LBRACE);
+    return i < st->count && clc_token_is_open(&st->tokens[i]);
 }
 
 int tr_is_close(const tr_state *st, size_t i)
 {
-    return tr_is_punct(st, i, P_RPAREN) || tr_is_punct(st, i, P_RBRACKET) ||
-           tr_is_punct(st, i, P_RBRACE);
+    return i < st->count && clc_token_is_close(&st->tokens[i]);
 }
