@@ -95,7 +95,7 @@ static int cu_export(cu_state *st, cuda_to_opencl_result *out)
 {
     size_t kernels = 0;
     for (size_t k = 0; k < st->instance_count; ++k)
-        kernels += st->functions[st->instances[k].fn].is_kernel;
+        kernels += st->functions[st->instances[k].key.fn].is_kernel;
     out->kernels = calloc(kernels ? kernels : 1, sizeof *out->kernels);
     out->variables = calloc(st->variable_count ? st->variable_count : 1,
                             sizeof *out->variables);
@@ -112,7 +112,7 @@ static int cu_export(cu_state *st, cuda_to_opencl_result *out)
     }
     out->variable_count = st->variable_count;
     for (size_t k = 0; k < st->instance_count; ++k) {
-        const cu_function *f = &st->functions[st->instances[k].fn];
+        const cu_function *f = &st->functions[st->instances[k].key.fn];
         if (!f->is_kernel)
             continue;
         cuda_kernel *kernel = &out->kernels[out->kernel_count++];
@@ -306,8 +306,6 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
             out->fast_math = 1;
     cu_state *st = cu_begin(run, pp, target);
     cu_scan_functions(st);
-    uint8_t global_spaces[CU_MAX_PARAMS];
-    memset(global_spaces, CU_GLOBAL, sizeof global_spaces);
     for (size_t k = 0; k < st->function_count; ++k) {
         const cu_function *f = &st->functions[k];
         if (!f->is_kernel || !f->defined)
@@ -317,7 +315,10 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
                 !cu_is(st, i, st->w_global_) && cu_skip_attribute(st, i) == i &&
                 !cu_is(st, i - 1, st->w_launch_bounds_))
                 cu_fail(st, i, "a __global__ function must return void");
-        cu_instance_get(st, k, global_spaces);
+        /* A kernel's pointers are __global (its __shared__ ones aside). */
+        cu_instance_key key = {.fn = k};
+        memset(key.spaces, CU_GLOBAL, sizeof key.spaces);
+        cu_instance_get(st, &key);
     }
     for (size_t k = 0; k < st->instance_count; ++k)
         cu_instance_build(st, k);

@@ -118,9 +118,19 @@ typedef struct cu_item {
     int prototype;
 } cu_item;
 
-typedef struct cu_instance {
+/* What one instance of a function is made for: the function, and the
+ * address space of each of its pointer parameters (OpenCL C 1.2 has no
+ * generic pointers: a helper called with a __global and a __local pointer
+ * is two functions).  An instance is found by its whole key
+ * (cu_instance_get), so whatever else makes two instances of one
+ * function differ (a function template's arguments) belongs here. */
+typedef struct cu_instance_key {
     size_t fn;
-    uint8_t spaces[CU_MAX_PARAMS];
+    uint8_t spaces[CU_MAX_PARAMS]; /* per parameter; 0 for non-pointers */
+} cu_instance_key;
+
+typedef struct cu_instance {
+    cu_instance_key key;
     const char *name;
     clc_edits edits;
     const char *hoisted; /* __local declarations at the kernel's top  */
@@ -239,7 +249,9 @@ size_t cu_hidden_add(cu_state *st, cu_hidden h);
 long cu_function_find(cu_state *st, int32_t name);
 void cu_top_level(cu_state *st);
 void cu_scan_functions(cu_state *st);
-size_t cu_instance_get(cu_state *st, size_t fn, const uint8_t *spaces);
+/* The instance of `key`, made (and named) the first time it is asked
+ * for. */
+size_t cu_instance_get(cu_state *st, const cu_instance_key *key);
 const char *cu_ident_text(const cu_state *st, int32_t id);
 const char *cu_hidden_type(cu_state *st, size_t h);
 const char *cu_hidden_dims(cu_state *st, size_t h, int skip_first);

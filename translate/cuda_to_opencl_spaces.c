@@ -276,44 +276,58 @@ static int cu_reserved_name(const char *name)
     return 0;
 }
 
-size_t cu_instance_get(cu_state *st, size_t fn, const uint8_t *spaces)
+/* Whether two keys of one function's instances are the same. */
+static int cu_instance_key_equal(const cu_state *st, const cu_instance_key *a,
+                                 const cu_instance_key *b)
 {
-    const cu_function *f = &st->functions[fn];
-    size_t first = (size_t)-1;
+    return a->fn == b->fn &&
+           memcmp(a->spaces, b->spaces, st->functions[a->fn].param_count) == 0;
+}
+
+/* An instance's name: a kernel's own (or CUDA_KERNEL_RENAMED_PREFIX's,
+ * where OpenCL C reserves it); a helper's first instance __kiln_fn_NAME,
+ * the others __kiln_fn_NAME_ and a letter per pointer's space. */
+static const char *cu_instance_name(cu_state *st, const cu_instance_key *key,
+                                    int first)
+{
+    const cu_function *f = &st->functions[key->fn];
+    const char *name = clc_ident_get(st->interner, f->name)->name;
+    if (f->is_kernel)
+        return cu_reserved_name(name)
+                   ? cu_printf(st, CUDA_KERNEL_RENAMED_PREFIX "%s", name)
+                   : name;
+    /* Helpers get names of their own: CUDA C lets a program define dot,
+     * clamp, length, rsqrtf..., which OpenCL C has as built-ins or the
+     * prelude as macros. */
+    if (first)
+        return cu_printf(st, "__kiln_fn_%s", name);
+    char letters[CU_MAX_PARAMS + 1];
+    size_t n = 0;
+    for (size_t k = 0; k < f->param_count; ++k)
+        if (f->params[k].pointer)
+            letters[n++] = cu_space_letter[key->spaces[k]];
+    letters[n] = '\0';
+    return cu_printf(st, "__kiln_fn_%s_%s", name, letters);
+}
+
+size_t cu_instance_get(cu_state *st, const cu_instance_key *key)
+{
+    int first = 1;
     for (size_t k = 0; k < st->instance_count; ++k) {
         const cu_instance *in = &st->instances[k];
-        if (in->fn != fn)
+        if (in->key.fn != key->fn)
             continue;
-        if (first == (size_t)-1)
-            first = k;
-        if (memcmp(in->spaces, spaces, f->param_count) == 0)
+        if (cu_instance_key_equal(st, &in->key, key))
             return k;
+        first = 0;
     }
     st->instances = cu_grow(st, st->instances, st->instance_count,
                             sizeof *st->instances);
     cu_instance *in = &st->instances[st->instance_count];
     memset(in, 0, sizeof *in);
-    in->fn = fn;
-    memcpy(in->spaces, spaces, f->param_count);
-    const char *name = clc_ident_get(st->interner, f->name)->name;
-    if (f->is_kernel) {
-        in->name = cu_reserved_name(name)
-                       ? cu_printf(st, CUDA_KERNEL_RENAMED_PREFIX "%s", name)
-                       : name;
-    } else if (first == (size_t)-1) {
-        /* Helpers get names of their own: CUDA C lets a program define
-         * dot, clamp, length, rsqrtf..., which OpenCL C has as built-ins
-         * or the prelude as macros. */
-        in->name = cu_printf(st, "__kiln_fn_%s", name);
-    } else {
-        char letters[CU_MAX_PARAMS + 1];
-        size_t n = 0;
-        for (size_t k = 0; k < f->param_count; ++k)
-            if (f->params[k].pointer)
-                letters[n++] = cu_space_letter[spaces[k]];
-        letters[n] = '\0';
-        in->name = cu_printf(st, "__kiln_fn_%s_%s", name, letters);
-    }
+    in->key.fn = key->fn;
+    memcpy(in->key.spaces, key->spaces, st->functions[key->fn].param_count);
+    in->name = cu_instance_name(st, &in->key, first);
     return st->instance_count++;
 }
 
@@ -696,18 +710,18 @@ static void cu_rewrite_calls(cu_state *st, size_t fn, clc_edits *e)
         size_t at = st->functions[fn].calls[c].token;
         size_t callee = st->functions[fn].calls[c].callee;
         const cu_function *g = &st->functions[callee];
-        uint8_t callee_spaces[CU_MAX_PARAMS] = {0};
+        cu_instance_key key = {.fn = callee};
         size_t open = at + 1, close = st->match[open];
         size_t arg = open + 1;
         for (size_t k = 0; k < g->param_count && arg < close; ++k) {
             size_t arg_end = cu_expression_end(st, arg, close);
             if (g->params[k].pointer) {
                 cu_space s = cu_expr_space(st, arg, arg_end);
-                callee_spaces[k] = (uint8_t)(s == CU_UNKNOWN ? CU_GLOBAL : s);
+                key.spaces[k] = (uint8_t)(s == CU_UNKNOWN ? CU_GLOBAL : s);
             }
             arg = arg_end + 1;
         }
-        size_t target = cu_instance_get(st, callee, callee_spaces);
+        size_t target = cu_instance_get(st, &key);
         g = &st->functions[callee];
         clc_edit_replace(e, at, st->instances[target].name);
         clc_buffer extra;
@@ -753,10 +767,10 @@ static void cu_body_prologue(cu_state *st, size_t fn, clc_edits *e,
 /* Builds instance `index`: its address spaces, calls and edits. */
 void cu_instance_build(cu_state *st, size_t index)
 {
-    size_t fn = st->instances[index].fn;
+    size_t fn = st->instances[index].key.fn;
     const cu_function *f = &st->functions[fn];
     uint8_t spaces[CU_MAX_PARAMS];
-    memcpy(spaces, st->instances[index].spaces, sizeof spaces);
+    memcpy(spaces, st->instances[index].key.spaces, sizeof spaces);
     clc_edits e;
     size_t end = f->defined ? f->body_close + 1 : f->close + 1;
     clc_edits_init(st->arena, &e, f->begin, end);

@@ -14,7 +14,7 @@
 static void cu_write_header(cu_state *st, clc_writer *w, size_t index)
 {
     cu_instance *in = &st->instances[index];
-    const cu_function *f = &st->functions[in->fn];
+    const cu_function *f = &st->functions[in->key.fn];
     clc_write_position(w, &st->tokens[f->name_token]);
     if (f->is_kernel) {
         clc_write_text(w, "__kernel void");
@@ -49,7 +49,7 @@ static void cu_write_header(cu_state *st, clc_writer *w, size_t index)
             clc_write_text(w, ", ");
         first = 0;
         if (p->pointer)
-            clc_write_text(w, cu_space_word[in->spaces[k]]);
+            clc_write_text(w, cu_space_word[in->key.spaces[k]]);
         clc_write_range(w, &in->edits, p->begin, p->end, 0);
     }
     if (f->is_kernel)
@@ -67,7 +67,7 @@ static void cu_write_header(cu_state *st, clc_writer *w, size_t index)
         if (!first)
             clc_write_text(w, ", ");
         first = 0;
-        clc_write_text(w, cu_hidden_param(st, h, in->fn));
+        clc_write_text(w, cu_hidden_param(st, h, in->key.fn));
     }
     if (first)
         clc_write_text(w, "void");
@@ -117,7 +117,7 @@ void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item)
     }
     case CU_ITEM_FUNCTION: {
         for (size_t k = 0; k < st->instance_count; ++k) {
-            if (st->instances[k].fn != item->fn)
+            if (st->instances[k].key.fn != item->fn)
                 continue;
             const cu_function *f = &st->functions[item->fn];
             if (item->prototype || !f->defined) {
