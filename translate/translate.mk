@@ -35,7 +35,7 @@ translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \
 BUILT_SOURCES += translate/prelude_cuda.c translate/prelude_opencl.c
 CLEANFILES += translate/prelude_cuda.c translate/prelude_opencl.c
 EXTRA_DIST += translate/prelude_cuda.cuh translate/prelude_opencl.cl \
-	translate/translate.mk
+	translate/translate.mk translate/README
 
 # Each line of the header becomes one C string literal line.
 translate/prelude_cuda.c: $(top_srcdir)/translate/prelude_cuda.cuh
