@@ -274,15 +274,16 @@ static void cuda_kernel_named_like_a_keyword(void **state)
     static const char source[] =
         "__global__ void kernel(int *d_data)\n"
         "{ d_data[threadIdx.x] = threadIdx.x; }\n";
-    cuda_translation out;
-    if (cuda_translate(source, strlen(source), "kernel.cu", NULL, &out) != 0)
+    cuda_to_opencl_result out;
+    if (cuda_to_opencl_translate(source, strlen(source), "kernel.cu", NULL,
+                                 &out) != 0)
         fail_msg("refused: %s", out.error ? out.error : "out of memory");
-    const char *s = out.source + strlen(cuda_prelude_source());
+    const char *s = out.source + strlen(translate_prelude_opencl());
     assert_true(contains(s, "__kernel void " CUDA_KERNEL_RENAMED_PREFIX
                             "kernel("));
     assert_int_equal(out.kernel_count, 1);
     assert_string_equal(out.kernels[0].signature.name, "kernel");
-    cuda_translation_free(&out);
+    cuda_to_opencl_result_free(&out);
 }
 
 /* CUDA C -> OpenCL C asks the symbol table what a name is where it stands:
