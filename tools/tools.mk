@@ -21,4 +21,5 @@ tools_kiln_compare_LDADD = libkiln.la -lm
 noinst_PROGRAMS += tools/cuda-survey-build
 tools_cuda_survey_build_SOURCES = tools/cuda-survey-build.c
 tools_cuda_survey_build_LDADD = libkiln.la
-EXTRA_DIST += tools/cuda-survey bench/survey/repos.txt
+EXTRA_DIST += tools/cuda-survey bench/survey/repos.txt \
+	bench/survey/runtime_shim.hpp
