@@ -14,3 +14,12 @@ tools_kiln_info_LDADD = libkiln.la
 bin_PROGRAMS += tools/kiln-compare
 tools_kiln_compare_SOURCES = tools/kiln-compare.c
 tools_kiln_compare_LDADD = libkiln.la -lm
+
+# The survey of public CUDA C (docs/SURVEY.md): tools/cuda-survey extracts
+# kernels from fetched repositories, checks them with NVRTC and builds them
+# through cuda-survey-build, which uses only kiln.h.
+noinst_PROGRAMS += tools/cuda-survey-build
+tools_cuda_survey_build_SOURCES = tools/cuda-survey-build.c
+tools_cuda_survey_build_LDADD = libkiln.la
+EXTRA_DIST += tools/cuda-survey bench/survey/repos.txt \
+	bench/survey/runtime_shim.hpp
