@@ -160,6 +160,22 @@ def read_list(name):
                 if line.strip() and not line.startswith("#")]
 
 
+# PyCUDA's 2^32-element tests ask mem_get_info for 4.5 GB of device memory,
+# then build their NumPy references on the host (about 26 GB at the peak).
+# On a CPU device both come out of the same RAM: below this much the kernel's
+# OOM killer ends the whole pytest run, so they are deselected and skipped.
+BIG_ARRAY_TESTS = tuple(f"test_gpuarray.py::TestGPUArray::test_big_array_{kind}"
+                        for kind in ("elementwise", "reduction", "scan"))
+BIG_ARRAY_HOST_BYTES = 40 << 30
+
+
+def host_memory_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return 0
+
+
 def pycuda_tests(args, lib, tap):
     directory = fetch_pycuda(args, tap)
     if directory is None:
@@ -170,18 +186,28 @@ def pycuda_tests(args, lib, tap):
         test_id, outcome, reason = (line.split(None, 2) + ["", ""])[:3]
         expected[test_id] = (outcome, reason)
     xml = os.path.join(args.builddir, "python", "pycuda-tests.xml")
-    done = pytest(args, lib, directory, list(PYCUDA_TESTS), xml,
-                  ["-p", "kiln.pycuda.alias"])
+    extra = ["-p", "kiln.pycuda.alias"]
+    too_big = ()
+    if host_memory_bytes() < BIG_ARRAY_HOST_BYTES:
+        too_big = BIG_ARRAY_TESTS
+        for test_id in too_big:
+            extra += ["--deselect", test_id]
+    done = pytest(args, lib, directory, list(PYCUDA_TESTS), xml, extra)
     if not os.path.exists(xml):
         tap.result(False, "python: PyCUDA's tests ran",
                    diagnostics=done.stdout + done.stderr)
         return
     outcomes = junit_outcomes(xml)
     counts = {}
-    for test_id in sorted(set(outcomes) | required):
+    for test_id in sorted(set(outcomes) | required | set(too_big)):
         outcome, message = outcomes.get(test_id, ("missing", "not collected"))
         counts[outcome] = counts.get(outcome, 0) + 1
         name = f"pycuda: {test_id}"
+        if test_id in too_big:
+            tap.result(True, name, "SKIP its host-side reference needs "
+                       f"about 26 GB; this host has {host_memory_bytes() >> 30}"
+                       " GiB in all")
+            continue
         if test_id in required:
             tap.result(outcome == "passed", name,
                        diagnostics="" if outcome == "passed" else
