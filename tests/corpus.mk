@@ -77,3 +77,12 @@ EXTRA_DIST += \
 	tests/kernels/cuda/shared.cu \
 	tests/kernels/cuda/tutorial.cu \
 	tests/kernels/cuda/types.cu
+
+# The C++ of CUDA code (tests/kernels/cuda/cxx_*.cu): natively on CUDA,
+# lowered by translate/cxx_*.c and translated on OpenCL.
+KILN_TESTS += tests/test_cuda_cxx
+tests_test_cuda_cxx_SOURCES = tests/test_cuda_cxx.c
+EXTRA_DIST += \
+	tests/kernels/cuda/cxx_templates.cu \
+	tests/kernels/cuda/cxx_classes.cu \
+	tests/kernels/cuda/cxx_patterns.cu

@@ -18,6 +18,7 @@
  * macro cannot: declarations, address spaces, CUDA's C++ spellings.
  */
 #include "cuda_to_opencl_pass.h"
+#include "cxx.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -239,10 +240,49 @@ translate_options cuda_to_opencl_defines(clc_run *run,
     return all;
 }
 
-/* The pass's state over a preprocessed program, its top level read. */
-static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
-                          const translate_target *target)
+/* The C++ phase's names for the caller (malloc'ed). */
+static int cu_export_names(const cxx_lowering *lowering,
+                           cuda_to_opencl_result *out)
 {
+    out->lowered_cxx = lowering->lowered;
+    if (lowering->kernel_count == 0)
+        return 0;
+    out->kernel_names = calloc(lowering->kernel_count,
+                               sizeof *out->kernel_names);
+    if (out->kernel_names == NULL)
+        return -1;
+    for (size_t k = 0; k < lowering->kernel_count; ++k) {
+        out->kernel_names[k].expression =
+            cu_strdup(lowering->kernels[k].expression);
+        out->kernel_names[k].function = cu_strdup(lowering->kernels[k].function);
+        out->kernel_name_count = k + 1;
+        if (out->kernel_names[k].expression == NULL ||
+            out->kernel_names[k].function == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* The pass's state over a preprocessed program, its C++ lowered to
+ * C-like CUDA first (templates instantiated, classes, overloads and
+ * references written as C: cxx.h), its top level read. */
+static cu_state *cu_begin(clc_run *run, const clc_pp_output *preprocessed,
+                          const translate_target *target,
+                          const cuda_kernel_request *request,
+                          cuda_to_opencl_result *out)
+{
+    cxx_lowering lowering;
+    cxx_lower(&run->arena, &run->interner, &run->unsupported,
+              preprocessed->tokens, preprocessed->count,
+              request ? request->names : NULL, request ? request->count : 0,
+              0, &lowering);
+    if (cu_export_names(&lowering, out) != 0)
+        clc_fail_memory(&run->failure);
+    clc_pp_output lowered = *preprocessed;
+    lowered.tokens = lowering.tokens;
+    lowered.count = lowering.count;
+    const clc_pp_output *pp = &lowered;
+
     cu_state *st = clc_arena_alloc(&run->arena, sizeof *st);
     st->target = target;
     st->arena = &run->arena;
@@ -275,9 +315,10 @@ static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
 }
 
 void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
+                         const cuda_kernel_request *request,
                          cuda_to_opencl_result *out)
 {
-    cu_state *st = cu_begin(run, pp, NULL);
+    cu_state *st = cu_begin(run, pp, NULL, request, out);
     size_t kernels = 0;
     for (size_t k = 0; k < st->function_count; ++k)
         kernels += st->functions[k].is_kernel && st->functions[k].defined;
@@ -296,15 +337,38 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
     }
 }
 
+/* Builds every instance.  One that used the result of a call whose
+ * instance was not built yet (its pointer's space unknown) is built again
+ * once it is. */
+static void cu_build_instances(cu_state *st)
+{
+    for (int round = 0; round < 8; ++round) {
+        int again = 0;
+        for (size_t k = 0; k < st->instance_count; ++k) {
+            if (round > 0 && !st->instances[k].pending)
+                continue;
+            uint8_t before = st->instances[k].return_space;
+            st->return_pending = 0;
+            cu_instance_build(st, k);
+            st->instances[k].pending = st->return_pending;
+            again |= st->return_pending ||
+                     (round > 0 && st->instances[k].return_space != before);
+        }
+        if (!again)
+            break;
+    }
+}
+
 void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
                         const translate_options *options,
                         const translate_target *target,
+                        const cuda_kernel_request *request,
                         cuda_to_opencl_result *out)
 {
     for (size_t i = 0; options != NULL && i < options->flag_count; ++i)
         if (strstr(options->flags[i], "use_fast_math") != NULL)
             out->fast_math = 1;
-    cu_state *st = cu_begin(run, pp, target);
+    cu_state *st = cu_begin(run, pp, target, request, out);
     cu_scan_functions(st);
     for (size_t k = 0; k < st->function_count; ++k) {
         const cu_function *f = &st->functions[k];
@@ -320,8 +384,7 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
         memset(key.spaces, CU_GLOBAL, sizeof key.spaces);
         cu_instance_get(st, &key);
     }
-    for (size_t k = 0; k < st->instance_count; ++k)
-        cu_instance_build(st, k);
+    cu_build_instances(st);
 
     clc_buffer output;
     clc_buffer_init(&output, &run->arena);
@@ -345,6 +408,16 @@ int cuda_to_opencl_translate(const char *source, size_t length,
                              const translate_options *options,
                              cuda_to_opencl_result *out)
 {
+    return cuda_to_opencl_translate_names(source, length, source_name,
+                                          options, NULL, out);
+}
+
+int cuda_to_opencl_translate_names(const char *source, size_t length,
+                                   const char *source_name,
+                                   const translate_options *options,
+                                   const cuda_kernel_request *request,
+                                   cuda_to_opencl_result *out)
+{
     memset(out, 0, sizeof *out);
     clc_run run;
     clc_run_begin(&run);
@@ -361,7 +434,7 @@ int cuda_to_opencl_translate(const char *source, size_t length,
     translate_options all = cuda_to_opencl_defines(&run, options);
     clc_pp_output pp;
     clc_preprocess(text, length, name, &all, &run.arena, &run.interner, &pp);
-    cuda_to_opencl_run(&run, &pp, options, NULL, out);
+    cuda_to_opencl_run(&run, &pp, options, NULL, request, out);
     clc_run_end(&run);
     return 0;
 }
@@ -377,6 +450,11 @@ void cuda_to_opencl_result_free(cuda_to_opencl_result *translation)
     }
     free(translation->kernels);
     free(translation->variables);
+    for (size_t k = 0; k < translation->kernel_name_count; ++k) {
+        free(translation->kernel_names[k].expression);
+        free(translation->kernel_names[k].function);
+    }
+    free(translation->kernel_names);
     free(translation->error);
     memset(translation, 0, sizeof *translation);
 }

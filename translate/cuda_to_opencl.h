@@ -79,6 +79,22 @@ typedef struct cuda_variable {
     int has_initializer;
 } cuda_variable;
 
+/* A kernel the host names otherwise than by its function's name in the
+ * OpenCL C: an instance of a kernel template ("sgemm<64, 8>"), or a kernel
+ * in a namespace ("ns::k").  Both spellings the host may use are listed:
+ * the one it asked for and C++'s canonical one. */
+typedef struct cuda_kernel_name {
+    char *expression;     /* "sgemm<64, 8>"                              */
+    char *function;       /* the kernel's function name in the output    */
+} cuda_kernel_name;
+
+/* What a translation is asked for beyond the source: kernel template
+ * instances by name, as NVRTC's name expressions ("sgemm<64, 8>"). */
+typedef struct cuda_kernel_request {
+    const char *const *names;
+    size_t count;
+} cuda_kernel_request;
+
 typedef struct cuda_to_opencl_result {
     char *source;         /* OpenCL C, the prelude included             */
     size_t kernel_count;
@@ -87,6 +103,9 @@ typedef struct cuda_to_opencl_result {
     cuda_variable *variables;
     int uses_double;
     int fast_math;        /* --use_fast_math among the options          */
+    cuda_kernel_name *kernel_names;
+    size_t kernel_name_count;
+    int lowered_cxx;      /* the program's C++ was lowered (cxx.h)      */
     /* On failure: "file:line: cannot translate '...': why", the line, and
      * whether the source is valid CUDA C that the pass cannot translate
      * (KILN_ERR_TRANSLATION) rather than a wrong source (KILN_ERR_BUILD). */
@@ -106,15 +125,19 @@ const char *cuda_to_opencl_filter(clc_run *run, const char *source,
 translate_options cuda_to_opencl_defines(clc_run *run,
                                          const translate_options *user);
 /* Translates the preprocessed program `pp` for `target` (NULL: any
- * OpenCL 1.2 device).  Failures unwind to the caller's setjmp on `run`;
- * what `out` holds is then the caller's to free. */
+ * OpenCL 1.2 device), its C++ lowered first (cxx.h) with the kernel
+ * template instances `request` names (NULL: none).  Failures unwind to
+ * the caller's setjmp on `run`; what `out` holds is then the caller's to
+ * free. */
 void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
                         const translate_options *options,
                         const translate_target *target,
+                        const cuda_kernel_request *request,
                         cuda_to_opencl_result *out);
 /* Reads the kernels' signatures of `pp` only (no variables, no hidden
- * parameters, no text). */
+ * parameters, no text), its C++ lowered as for cuda_to_opencl_run. */
 void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
+                         const cuda_kernel_request *request,
                          cuda_to_opencl_result *out);
 
 /* Preprocesses and translates `length` bytes of CUDA C in one call (the
@@ -126,6 +149,12 @@ int cuda_to_opencl_translate(const char *source, size_t length,
                              const char *source_name,
                              const translate_options *options,
                              cuda_to_opencl_result *out);
+/* The same with kernel template instances asked for by name. */
+int cuda_to_opencl_translate_names(const char *source, size_t length,
+                                   const char *source_name,
+                                   const translate_options *options,
+                                   const cuda_kernel_request *request,
+                                   cuda_to_opencl_result *out);
 
 void cuda_to_opencl_result_free(cuda_to_opencl_result *translation);
 

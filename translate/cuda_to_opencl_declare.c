@@ -247,6 +247,9 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
     if (body || !f->defined) {
         f->name_token = name;
         f->begin = begin;
+        f->returns_pointer = 0;
+        for (size_t i = begin; i < name; ++i)
+            f->returns_pointer |= cu_punct(st, i, P_STAR);
         f->open = name + 1;
         f->close = st->match[name + 1];
         cu_function_params(st, f);

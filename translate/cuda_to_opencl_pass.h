@@ -63,6 +63,7 @@ typedef struct cu_function {
     size_t body_open, body_close;
     int defined;
     int is_kernel, force_inline, no_inline;
+    int returns_pointer;
     cu_param *params;
     size_t param_count;
     cu_call *calls;
@@ -135,6 +136,9 @@ typedef struct cu_instance {
     clc_edits edits;
     const char *hoisted; /* __local declarations at the kernel's top  */
     const char *aliases; /* file-scope extern __shared__ aliases      */
+    uint8_t return_space; /* a returned pointer's space + 1; 0 unknown */
+    int pending;          /* its analysis met a call whose result's
+                             space was not known yet: built again      */
 } cu_instance;
 
 typedef struct cu_state {
@@ -175,6 +179,7 @@ typedef struct cu_state {
     size_t instance_count;
     size_t variable_count;
     int uses_double;
+    int return_pending; /* cu_expr_space met a callee not built yet   */
 
     /* identifiers the pass looks for */
     int32_t w_global_, w_device_, w_host_, w_shared_, w_constant_,

@@ -106,6 +106,9 @@ void cu_check_identifier(cu_state *st, size_t i)
         cu_refuse(st, i, "cannot translate '__managed__': managed memory is "
                          "not supported by OpenCL");
     for (size_t k = 0; k < sizeof cu_refused / sizeof cu_refused[0]; ++k) {
+        if (cu_refused[k].prefix[0] != name[0] ||
+            cu_refused[k].prefix[1] != name[1])
+            continue; /* most identifiers, cheaply */
         int hit = cu_refused[k].exact ? cu_name_is(st, i, cu_refused[k].prefix)
                                       : cu_name_starts(st, i, cu_refused[k].prefix);
         if (hit)

@@ -220,10 +220,44 @@ static size_t cu_operand_end(const cu_state *st, size_t i, size_t end)
     return i < end ? i : end;
 }
 
+static cu_space cu_expr_space(cu_state *st, size_t begin, size_t end);
+
+/* The instance key of a call at `at` (the callee's name): the spaces of
+ * the pointers it passes. */
+static cu_instance_key cu_call_key(cu_state *st, size_t at, size_t callee)
+{
+    cu_instance_key key = {.fn = callee};
+    size_t open = at + 1, close = st->match[open];
+    size_t arg = open + 1;
+    for (size_t k = 0; k < st->functions[callee].param_count && arg < close;
+         ++k) {
+        size_t arg_end = cu_expression_end(st, arg, close);
+        if (st->functions[callee].params[k].pointer) {
+            cu_space s = cu_expr_space(st, arg, arg_end);
+            key.spaces[k] = (uint8_t)(s == CU_UNKNOWN ? CU_GLOBAL : s);
+        }
+        arg = arg_end + 1;
+    }
+    return key;
+}
+
+/* The space of the pointer a call at `at` returns; CU_UNKNOWN (and the
+ * caller built again later) while the callee's instance is not built. */
+static cu_space cu_call_space(cu_state *st, size_t at, size_t callee)
+{
+    cu_instance_key key = cu_call_key(st, at, callee);
+    size_t target = cu_instance_get(st, &key);
+    if (st->instances[target].return_space != 0)
+        return (cu_space)(st->instances[target].return_space - 1);
+    st->return_pending = 1;
+    return CU_UNKNOWN;
+}
+
 /* The address space an expression's pointer value points into: that of
- * the first pointer or array it names; else of the variable whose address
- * it takes; CU_UNKNOWN when it names none. */
-static cu_space cu_expr_space(const cu_state *st, size_t begin, size_t end)
+ * the first pointer or array it names, or of the pointer a function it
+ * calls returns; else of the variable whose address it takes; CU_UNKNOWN
+ * when it names none. */
+static cu_space cu_expr_space(cu_state *st, size_t begin, size_t end)
 {
     cu_space fallback = CU_UNKNOWN;
     for (size_t i = begin; i < end; ++i) {
@@ -234,6 +268,11 @@ static cu_space cu_expr_space(const cu_state *st, size_t begin, size_t end)
         }
         if (!cu_ident(st, i) || cu_is_member(st, i))
             continue;
+        if (cu_punct(st, i + 1, P_LPAREN)) {
+            long fn = st->function_of[st->tokens[i].ident] - 1;
+            if (fn >= 0 && st->functions[fn].returns_pointer)
+                return cu_call_space(st, i, (size_t)fn);
+        }
         size_t id = cu_variable_key(st, i);
         if (st->space_of[id] == 0)
             continue;
@@ -709,20 +748,10 @@ static void cu_rewrite_calls(cu_state *st, size_t fn, clc_edits *e)
     for (size_t c = 0; c < st->functions[fn].call_count; ++c) {
         size_t at = st->functions[fn].calls[c].token;
         size_t callee = st->functions[fn].calls[c].callee;
-        const cu_function *g = &st->functions[callee];
-        cu_instance_key key = {.fn = callee};
         size_t open = at + 1, close = st->match[open];
-        size_t arg = open + 1;
-        for (size_t k = 0; k < g->param_count && arg < close; ++k) {
-            size_t arg_end = cu_expression_end(st, arg, close);
-            if (g->params[k].pointer) {
-                cu_space s = cu_expr_space(st, arg, arg_end);
-                key.spaces[k] = (uint8_t)(s == CU_UNKNOWN ? CU_GLOBAL : s);
-            }
-            arg = arg_end + 1;
-        }
+        cu_instance_key key = cu_call_key(st, at, callee);
         size_t target = cu_instance_get(st, &key);
-        g = &st->functions[callee];
+        const cu_function *g = &st->functions[callee];
         clc_edit_replace(e, at, st->instances[target].name);
         clc_buffer extra;
         clc_buffer_init(&extra, st->arena);
@@ -795,4 +824,15 @@ void cu_instance_build(cu_state *st, size_t index)
     cu_body_prologue(st, fn, &e, &hoisted);
     clc_edit_after(st->arena, &e, f->body_open, offsets);
     st->instances[index].edits = e;
+    /* a returned pointer: the space its return statements point into */
+    if (f->returns_pointer) {
+        cu_space returned = CU_UNKNOWN;
+        for (size_t i = f->body_open + 1;
+             i < f->body_close && returned == CU_UNKNOWN; ++i)
+            if (cu_is(st, i, W_return) && !cu_punct(st, i + 1, P_SEMI))
+                returned = cu_expr_space(
+                    st, i + 1, cu_expression_end(st, i + 1, f->body_close));
+        st->instances[index].return_space =
+            (uint8_t)(returned == CU_UNKNOWN ? 0 : returned + 1);
+    }
 }

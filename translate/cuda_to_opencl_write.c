@@ -33,11 +33,10 @@ static void cu_write_header(cu_state *st, clc_writer *w, size_t index)
                 cu_is(st, i, W___inline__) || cu_is(st, i, W___inline) ||
                 cu_is(st, i, W_extern))
                 clc_edit_replace(&e, i, "");
-        int returns_pointer = 0;
-        for (size_t i = f->begin; i < f->name_token; ++i)
-            returns_pointer |= cu_punct(st, i, P_STAR);
-        if (returns_pointer)
-            clc_write_text(w, "__global");
+        if (f->returns_pointer)
+            clc_write_text(w, cu_space_word[in->return_space
+                                                ? in->return_space - 1
+                                                : CU_GLOBAL]);
         clc_write_range(w, &e, f->begin, f->name_token, 0);
     }
     clc_write_text(w, in->name);

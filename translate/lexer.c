@@ -519,6 +519,8 @@ static size_t clc_scan_punct(const char *text, size_t available,
                              clc_punct *punct)
 {
     for (size_t i = 0; i < sizeof clc_puncts / sizeof clc_puncts[0]; ++i) {
+        if (clc_puncts[i].spelling[0] != text[0])
+            continue; /* most of them, cheaply */
         size_t n = strlen(clc_puncts[i].spelling);
         if (n <= available && memcmp(text, clc_puncts[i].spelling, n) == 0) {
             *punct = clc_puncts[i].punct;

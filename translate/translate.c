@@ -11,6 +11,7 @@
 #include "opencl_to_cuda.h"
 #include "preprocess.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -453,40 +454,72 @@ static int from_opencl(translate_unit *unit, opencl_to_cuda_result *result,
     return 0;
 }
 
+/* The names a translated kernel is listed under: its function's, or the
+ * host's names of it (a kernel template's instance, a kernel in a
+ * namespace: cuda_kernel_name). */
+static size_t kernel_aliases(const cuda_to_opencl_result *result,
+                             const cuda_kernel *kernel, const char **names,
+                             size_t room)
+{
+    size_t count = 0;
+    for (size_t a = 0; a < result->kernel_name_count && count < room; ++a)
+        if (strcmp(result->kernel_names[a].function,
+                   kernel->signature.name) == 0)
+            names[count++] = result->kernel_names[a].expression;
+    if (count == 0)
+        names[count++] = kernel->signature.name;
+    return count;
+}
+
+static int hidden_convert(const cuda_kernel *kernel, translate_kernel *to)
+{
+    to->hidden = calloc(kernel->hidden_count ? kernel->hidden_count : 1,
+                        sizeof *to->hidden);
+    if (to->hidden == NULL)
+        return -2;
+    for (size_t h = 0; h < kernel->hidden_count; ++h) {
+        to->hidden[h].kind =
+            kernel->hidden[h].kind == CUDA_HIDDEN_DYNAMIC_SHARED
+                ? TRANSLATE_HIDDEN_DYNAMIC_LOCAL
+            : kernel->hidden[h].kind == CUDA_HIDDEN_POINTER_OFFSET
+                ? TRANSLATE_HIDDEN_POINTER_OFFSET
+                : TRANSLATE_HIDDEN_VARIABLE;
+        to->hidden[h].variable = kernel->hidden[h].variable;
+    }
+    to->hidden_count = kernel->hidden_count;
+    return 0;
+}
+
 static int from_cuda(const cuda_to_opencl_result *result, int translated,
                      translate_program *out)
 {
-    out->kernels = calloc(result->kernel_count ? result->kernel_count : 1,
-                          sizeof *out->kernels);
+    size_t listed = result->kernel_count + result->kernel_name_count;
+    out->kernels = calloc(listed ? listed : 1, sizeof *out->kernels);
     out->variables = calloc(result->variable_count ? result->variable_count
                                                    : 1,
                             sizeof *out->variables);
-    if (out->kernels == NULL || out->variables == NULL)
-        return -2;
-    for (size_t k = 0; k < result->kernel_count; ++k) {
+    const char **names = calloc(listed + 1, sizeof *names);
+    int status = out->kernels == NULL || out->variables == NULL ||
+                         names == NULL ? -2 : 0;
+    for (size_t k = 0; status == 0 && k < result->kernel_count; ++k) {
         const cuda_kernel *kernel = &result->kernels[k];
-        translate_kernel *to = &out->kernels[k];
-        out->kernel_count = k + 1;
-        if (kernel_convert(&kernel->signature,
-                           translated ? kernel->native_name
-                                      : kernel->signature.name,
-                           to) != 0)
-            return -2;
-        to->hidden = calloc(kernel->hidden_count ? kernel->hidden_count : 1,
-                            sizeof *to->hidden);
-        if (to->hidden == NULL)
-            return -2;
-        for (size_t h = 0; h < kernel->hidden_count; ++h) {
-            to->hidden[h].kind =
-                kernel->hidden[h].kind == CUDA_HIDDEN_DYNAMIC_SHARED
-                    ? TRANSLATE_HIDDEN_DYNAMIC_LOCAL
-                : kernel->hidden[h].kind == CUDA_HIDDEN_POINTER_OFFSET
-                    ? TRANSLATE_HIDDEN_POINTER_OFFSET
-                    : TRANSLATE_HIDDEN_VARIABLE;
-            to->hidden[h].variable = kernel->hidden[h].variable;
+        size_t count = kernel_aliases(result, kernel, names, listed + 1);
+        for (size_t a = 0; status == 0 && a < count; ++a) {
+            translate_kernel *to = &out->kernels[out->kernel_count++];
+            cuda_kernel renamed = *kernel;
+            snprintf(renamed.signature.name, sizeof renamed.signature.name,
+                     "%s", names[a]);
+            status = kernel_convert(&renamed.signature,
+                                    translated ? kernel->native_name
+                                               : kernel->signature.name,
+                                    to);
+            if (status == 0)
+                status = hidden_convert(kernel, to);
         }
-        to->hidden_count = kernel->hidden_count;
     }
+    free(names);
+    if (status != 0)
+        return status;
     for (size_t v = 0; v < result->variable_count; ++v) {
         translate_variable *to = &out->variables[v];
         memcpy(to->name, result->variables[v].name, sizeof to->name);
@@ -517,6 +550,8 @@ int translate_to_target(translate_unit *unit, translate_program *out,
         return -1;
     opencl_to_cuda_result *from_cl = &unit->from_opencl;
     cuda_to_opencl_result *from_cu = &unit->from_cuda;
+    cuda_kernel_request request = {unit->input->kernel_names,
+                                   unit->input->kernel_name_count};
     if (!unit->run_started) {
         clc_run_begin(&unit->run);
         unit->run_started = 1;
@@ -533,7 +568,7 @@ int translate_to_target(translate_unit *unit, translate_program *out,
             result = from_opencl(unit, from_cl, out);
         } else {
             cuda_to_opencl_run(&unit->run, &unit->pp, unit->input->options,
-                               unit->input->target, from_cu);
+                               unit->input->target, &request, from_cu);
             out->language = TRANSLATE_OPENCL_C;
             out->text = from_cu->source;
             out->length = strlen(from_cu->source);
@@ -568,6 +603,8 @@ int translate_read(translate_unit *unit, translate_program *out,
     if (unit->input->language != TRANSLATE_CUDA_C || unit->translating)
         return -1;
     cuda_to_opencl_result *from_cu = &unit->from_cuda;
+    cuda_kernel_request request = {unit->input->kernel_names,
+                                   unit->input->kernel_name_count};
     if (!unit->run_started) {
         clc_run_begin(&unit->run);
         unit->run_started = 1;
@@ -579,7 +616,7 @@ int translate_read(translate_unit *unit, translate_program *out,
     } else {
         if (!unit->preprocessed)
             unit_preprocess(unit);
-        cuda_to_opencl_read(&unit->run, &unit->pp, from_cu);
+        cuda_to_opencl_read(&unit->run, &unit->pp, &request, from_cu);
         out->language = TRANSLATE_CUDA_C;
         result = from_cuda(from_cu, 0, out);
     }

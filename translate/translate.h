@@ -131,6 +131,11 @@ typedef struct translate_input {
     /* NULL: #include directives are left for the compiler. */
     const translate_include_reader *reader;
     const translate_target *target;
+    /* CUDA C: kernel template instances the host names, as NVRTC's name
+     * expressions ("sgemm<64, 8>"): each is instantiated and listed among
+     * the kernels under that name.  NULL with 0: none. */
+    const char *const *kernel_names;
+    size_t kernel_name_count;
 } translate_input;
 
 /* ---- 1. preprocessing, once --------------------------------------------- */
@@ -233,7 +238,10 @@ typedef struct translate_hidden {
 } translate_hidden;
 
 typedef struct translate_kernel {
-    char name[128];            /* as the program names it                  */
+    /* As the program names it; a kernel template's instance or a kernel
+     * in a namespace as the host names it ("sgemm<64, 8>", "ns::k"),
+     * listed once for each spelling the host may use. */
+    char name[128];
     /* As the translated program names it: the same, or a name OpenCL C
      * does not reserve (a CUDA kernel named dot). */
     char native_name[160];

@@ -27,7 +27,15 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cuda_to_opencl.c translate/cuda_to_opencl.h \
 	translate/cuda_to_opencl_pass.h translate/cuda_to_opencl_tokens.c \
 	translate/cuda_to_opencl_declare.c translate/cuda_to_opencl_spaces.c \
-	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c
+	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c \
+	translate/cxx.h translate/cxx_internal.h translate/cxx_lower.c \
+	translate/cxx_types.c translate/cxx_scope.c translate/cxx_decl.c \
+	translate/cxx_declarator.c translate/cxx_read.c \
+	translate/cxx_read_template.c translate/cxx_template.c \
+	translate/cxx_const.c translate/cxx_expr.c translate/cxx_expr_operators.c \
+	translate/cxx_overload.c translate/cxx_body.c \
+	translate/cxx_body_statements.c translate/cxx_emit.c \
+	translate/cxx_builtins.c
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
 	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \

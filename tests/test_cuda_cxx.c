@@ -1,0 +1,273 @@
+/*
+ * The C++ that CUDA code is written in (tests/kernels/cuda/cxx_*.cu):
+ * templates, kernel templates named by the host, class templates and
+ * traits, constexpr, static_assert, if constexpr; namespaces, overloads,
+ * references, structs with constructors, members and operators, default
+ * arguments, auto, enum class, function objects, range-for.  Each kernel
+ * runs on every backend against a CPU reference on random inputs:
+ * natively on CUDA, lowered to C and translated to OpenCL C on OpenCL.
+ * Also: what the translation still refuses, with the construct and the
+ * line.
+ */
+#include "harness.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kiln_program *cxx_program(kiln_context *context, const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "tests/kernels/cuda/%s.cu", name);
+    return test_temp_program_file(context, path, KILN_LANGUAGE_CUDA_C);
+}
+
+#define ARRAY(type, count) \
+    ((type *)test_temp_alloc((size_t)(count) * sizeof(type)))
+
+static void expect_floats(const char *what, const float *actual,
+                          const float *expected, size_t count, double relative)
+{
+    for (size_t i = 0; i < count; ++i) {
+        double bound = 1e-6 + relative * fabs((double)expected[i]);
+        if (!(fabs((double)actual[i] - expected[i]) <= bound))
+            fail_msg("%s[%zu] = %.9g, expected %.9g", what, i,
+                     (double)actual[i], (double)expected[i]);
+    }
+}
+
+static void expect_ints(const char *what, const int *actual, const int *expected,
+                        size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (actual[i] != expected[i])
+            fail_msg("%s[%zu] = %d, expected %d", what, i, actual[i], expected[i]);
+}
+
+/* ---- templates ---------------------------------------------------------------- */
+
+static float clampf_(float x, float lo, float hi)
+{
+    return fminf(fmaxf(x, lo), hi);
+}
+
+static void test_templates(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cxx_program(context, "cxx_templates");
+    kiln_kernel *kernel = test_temp_kernel(program, "templates_basic");
+    enum { N = 333 };
+    float *in = ARRAY(float, N), *out = ARRAY(float, 4 * N),
+          *expected = ARRAY(float, 4 * N);
+    int *ints = ARRAY(int, N), *iout = ARRAY(int, 4 * N),
+        *iexpected = ARRAY(int, 4 * N);
+    test_random_floats(in, N, -2.0f, 2.0f);
+    test_random_ints(ints, N, -300, 300);
+    for (int i = 0; i < N; ++i) {
+        float x = in[i];
+        expected[4 * i + 0] = x * x + 4.0f;
+        int m = N - 3 > 0 ? N - 3 : 1;
+        int o = (i / 4) * 4 % m, s = 0;
+        for (int k = 0; k < 4; ++k)
+            s += ints[o + k];
+        iexpected[4 * i + 0] = ints[i] * ints[i] + s;
+        float sum = 0.0f;
+        for (int k = 0; k < 4; ++k)
+            sum += x * (float)(k + 1);
+        expected[4 * i + 1] = sum;
+        iexpected[4 * i + 1] = 2 * ints[i] + 2 * ints[i];
+        expected[4 * i + 2] = x + (x > 1.0f ? x : 1.0f);
+        iexpected[4 * i + 2] = ints[i];
+        expected[4 * i + 3] = clampf_(x, -0.5f, 0.5f);
+        int c = ints[i] < -100 ? -100 : ints[i] > 100 ? 100 : ints[i];
+        /* sizeof(Pair<int>) + sizeof(Pair<int *>): 8 + 16 */
+        iexpected[4 * i + 3] = c + 24;
+    }
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *ints_b = test_temp_buffer_from(context, ints, N * sizeof *ints);
+    kiln_buffer *out_b = test_temp_buffer(context, 4 * N * sizeof *out);
+    kiln_buffer *iout_b = test_temp_buffer(context, 4 * N * sizeof *iout);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(in_b), KILN_ARG_BUFFER(ints_b),
+                KILN_ARG_BUFFER(out_b), KILN_ARG_BUFFER(iout_b), KILN_ARG_INT(N));
+    test_read(out_b, out, 4 * N * sizeof *out);
+    test_read(iout_b, iout, 4 * N * sizeof *iout);
+    expect_floats("templates_basic", out, expected, 4 * N, 1e-6);
+    expect_ints("templates_basic (ints)", iout, iexpected, 4 * N);
+}
+
+/* ---- classes, operators, references ---------------------------------------------- */
+
+static void test_classes(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cxx_program(context, "cxx_classes");
+    kiln_kernel *kernel = test_temp_kernel(program, "classes");
+    enum { N = 257 };
+    float *in = ARRAY(float, 3 * N), *out = ARRAY(float, 8 * N),
+          *expected = ARRAY(float, 8 * N);
+    test_random_floats(in, 3 * N, -2.0f, 2.0f);
+    for (int i = 0; i < N; ++i) {
+        const float *p = in + 3 * i;
+        float cx = p[0] + 1.0f + 0.5f, cy = p[1] + 2.0f + 0.5f,
+              cz = p[2] + 3.0f + 0.5f;
+        float dx = 2.0f * -cx, dy = 2.0f * -cy, dz = 2.0f * -cz;
+        float *e = expected + 8 * i;
+        e[0] = cx + cy + cz;
+        e[1] = dx * dx + dy * dy + dz * dz;
+        e[2] = (p[0] == 1.0f && p[1] == 2.0f && p[2] == 3.0f) ? 0.0f : 1.0f;
+        e[3] = (p[0] + 0.25f * (p[1] - p[0])) + (p[2] * 2.0f + 0.5f) +
+               (p[2] * 3.0f + 0.5f);
+        e[4] = (p[1] + 1.0f) - p[0];
+        float ux = p[0] + 1.0f * 0.5f, uy = p[1] + 1.0f * 0.5f;
+        float vx = fminf(clampf_(ux + ux, -1.0f, 1.0f), 0.25f);
+        float vy = fminf(clampf_(uy + uy, -1.0f, 1.0f), 0.75f);
+        e[5] = vx + vy + 5.0f + clampf_(p[2], 0.0f, 0.5f);
+        float wx = p[0] - 1.0f, wy = p[1] - 1.0f, wz = p[2] - 1.0f;
+        float add = 0.0f, mul = 1.0f, mx = -1e30f;
+        for (int k = 0; k < 3; ++k) {
+            add = add + p[k];
+            mul = mul * p[k];
+            mx = fmaxf(mx, p[k]);
+        }
+        e[6] = (wx * wx + wy * wy + wz * wz) + add + mul + mx;
+        int hits = 0, misses = 10;
+        for (int k = 0; k < 3; ++k)
+            p[k] > 0.0f ? ++hits : ++misses;
+        e[7] = (float)(hits * 100 + misses) + 2.0f * p[0] + 2.0f * p[1] +
+               2.0f * p[2];
+    }
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, 3 * N * sizeof *in);
+    kiln_buffer *out_b = test_temp_buffer(context, 8 * N * sizeof *out);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(in_b), KILN_ARG_BUFFER(out_b), KILN_ARG_INT(N));
+    test_read(out_b, out, 8 * N * sizeof *out);
+    expect_floats("classes", out, expected, 8 * N, 2e-6);
+}
+
+/* ---- patterns of public code --------------------------------------------------------- */
+
+static void test_packed(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cxx_program(context, "cxx_patterns");
+    kiln_kernel *kernel = test_temp_kernel(program, "packed");
+    enum { N = 300 };
+    float *in = ARRAY(float, 4 * N), *out = ARRAY(float, 5 * N),
+          *expected = ARRAY(float, 5 * N);
+    int *ints = ARRAY(int, 4 * N), *iout = ARRAY(int, 4 * N),
+        *iexpected = ARRAY(int, 4 * N);
+    test_random_floats(in, 4 * N, -3.0f, 3.0f);
+    test_random_ints(ints, 4 * N, -1000, 1000);
+    for (int i = 0; i < N; ++i) {
+        const float *x = in + 4 * i;
+        for (int k = 0; k < 4; ++k) {
+            expected[4 * i + k] = 2.0f * x[k] + (float)k;
+            iexpected[4 * i + k] = ints[4 * i + k] * 32 + 1;
+        }
+        expected[4 * N + i] = (x[0] + x[1] + x[2]) + ((x[0] - 1.0f) + (x[3] - 1.0f));
+    }
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, 4 * N * sizeof *in);
+    kiln_buffer *ints_b = test_temp_buffer_from(context, ints, 4 * N * sizeof *ints);
+    kiln_buffer *out_b = test_temp_buffer(context, 5 * N * sizeof *out);
+    kiln_buffer *iout_b = test_temp_buffer(context, 4 * N * sizeof *iout);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 32)), KILN_DIM1(32), 0,
+                KILN_ARG_BUFFER(in_b), KILN_ARG_BUFFER(ints_b),
+                KILN_ARG_BUFFER(out_b), KILN_ARG_BUFFER(iout_b), KILN_ARG_INT(N));
+    test_read(out_b, out, 5 * N * sizeof *out);
+    test_read(iout_b, iout, 4 * N * sizeof *iout);
+    expect_floats("packed", out, expected, 5 * N, 2e-6);
+    expect_ints("packed (ints)", iout, iexpected, 4 * N);
+}
+
+/* ---- what stays refused ------------------------------------------------------------ */
+
+static void test_refusals(void **state)
+{
+    kiln_context *context = test_context(state);
+    if (strcmp(test_backend(state), "opencl") != 0) {
+        printf("# the CUDA backend compiles these natively\n");
+        skip();
+    }
+    static const struct {
+        const char *source;
+        const char *mentions;
+        const char *line;
+    } cases[] = {
+        {"struct Shape { __device__ virtual float area() const { return 0; } };\n"
+         "__global__ void k(Shape *s, float *a) { a[0] = s->area(); }\n",
+         "virtual", "refused.cu:1:"},
+        {"__global__ void k(float *a) {\n  float *p = new float[4];\n"
+         "  a[0] = p[0];\n}\n",
+         "dynamic memory", "refused.cu:2:"},
+        {"__global__ void k(float *a) {\n  if (a[0] < 0) throw 1;\n}\n",
+         "exceptions", "refused.cu:2:"},
+        {"template <typename... T> __device__ int count(T... t) "
+         "{ return sizeof...(T); }\n"
+         "__global__ void k(int *a) {\n  a[0] = count(1, 2.0f, 3u);\n}\n",
+         "variadic templates", "refused.cu:3:"},
+        {"__device__ float twice(float x) { return 2 * x; }\n"
+         "__global__ void k(float *a) {\n  auto f = twice;\n"
+         "  a[0] = f(a[1]);\n}\n",
+         "function pointers", "refused.cu:3:"},
+        {"__device__ float twice(float x) { return 2 * x; }\n"
+         "__global__ void k(float *a) {\n  using real = float;\n"
+         "  real (*f)(real) = twice;\n  a[0] = f(a[1]);\n}\n",
+         "function pointers", "refused.cu:4:"},
+        {"struct Box {\n  float v;\n"
+         "  __device__ Box(const Box &o) : v(o.v + 1) {}\n"
+         "  __device__ Box(float x) : v(x) {}\n};\n"
+         "__global__ void k(float *a) { Box b(a[0]); Box c = b; a[0] = c.v; }\n",
+         "copy constructor", "refused.cu:3:"},
+        {"struct Base { float x; };\nstruct Derived : Base { float y; };\n"
+         "__global__ void k(Derived *d, float *a) { a[0] = d->y; }\n",
+         "base class", "refused.cu:2:"},
+        {"__global__ void k(float *a) {\n  float b = 1;\n"
+         "  auto f = [&](float x) { return x * b; };\n  a[0] = f(a[1]);\n}\n",
+         "lambda", "refused.cu:3:"},
+        {"struct Node { int v; };\n__global__ void k(int *a) {\n"
+         "  Node *n = dynamic_cast<Node *>((Node *)a);\n  a[0] = n->v;\n}\n",
+         "dynamic_cast", "refused.cu:3:"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                      .source_name = "refused.cu"};
+        kiln_program *program = NULL;
+        kiln_status status = kiln_program_build_with(context, cases[c].source, 0,
+                                                     &options, &program);
+        if (status != KILN_ERR_TRANSLATION)
+            fail_msg("case %zu: %s, expected KILN_ERR_TRANSLATION (%s)", c,
+                     kiln_status_name(status), kiln_last_error());
+        if (strstr(kiln_last_error(), cases[c].mentions) == NULL ||
+            strstr(kiln_last_error(), cases[c].line) == NULL)
+            fail_msg("case %zu: the error does not name '%s' at '%s': %s", c,
+                     cases[c].mentions, cases[c].line, kiln_last_error());
+    }
+    /* a static_assert that fails is the program's error, as nvcc says */
+    static const char asserted[] =
+        "template <typename T> __device__ T one()\n"
+        "{\n  static_assert(sizeof(T) == 4, \"four bytes only\");\n"
+        "  return T(1);\n}\n"
+        "__global__ void k(double *a) { a[0] = one<double>(); }\n";
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                  .source_name = "asserted.cu"};
+    kiln_program *program = NULL;
+    TEST_FAILS(KILN_ERR_BUILD, kiln_program_build_with(context, asserted, 0,
+                                                       &options, &program));
+    TEST_ERROR_MENTIONS("static assertion failed");
+    TEST_ERROR_MENTIONS("four bytes only");
+    TEST_ERROR_MENTIONS("asserted.cu:3:");
+}
+
+int main(void)
+{
+    static const kiln_test tests[] = {
+        KILN_TEST(test_templates),
+        KILN_TEST(test_classes),
+        KILN_TEST(test_packed),
+        KILN_TEST(test_refusals),
+    };
+    return kiln_test_main("cuda_cxx", tests, sizeof tests / sizeof tests[0]);
+}

@@ -1,0 +1,263 @@
+/*
+ * What the C++ phase knows of CUDA's device library: declarations (no
+ * bodies) read before the program, so that calls of CUDA's functions are
+ * typed and resolved among their overloads as NVRTC would, and the
+ * program may overload them (helper_math.h's fminf(float2, float2)).
+ * Calls that resolve here keep their names: the OpenCL C prelude
+ * (prelude_opencl.cl) implements them.  A name missing here is not an
+ * error: its calls stay as written, with a type this phase does not know.
+ */
+#include "cxx_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Math functions of one float argument: f and double forms, and C++'s
+ * float overload of the double name. */
+#define CX_UNARY(n)                                                          \
+    "float " #n "f(float);double " #n "(double);float " #n "(float);"
+#define CX_BINARY(n)                                                         \
+    "float " #n "f(float,float);double " #n "(double,double);"                \
+    "float " #n "(float,float);"
+
+static const char cx_builtin_text[] =
+    "typedef unsigned long size_t; typedef long ptrdiff_t;"
+    "typedef signed char int8_t; typedef unsigned char uint8_t;"
+    "typedef short int16_t; typedef unsigned short uint16_t;"
+    "typedef int int32_t; typedef unsigned int uint32_t;"
+    "typedef long long int64_t; typedef unsigned long long uint64_t;"
+    "typedef long intptr_t; typedef unsigned long uintptr_t;"
+    "typedef unsigned int uint; typedef unsigned short ushort;"
+    "typedef unsigned char uchar; typedef unsigned long ulong;"
+    "typedef long long clock_t;"
+    "extern __device__ const uint3 threadIdx; extern __device__ const uint3 blockIdx;"
+    "extern __device__ const dim3 blockDim; extern __device__ const dim3 gridDim;"
+    "extern __device__ const int warpSize;"
+    "extern const float FLT_MAX, FLT_MIN, FLT_EPSILON, INFINITY, NAN, HUGE_VALF,"
+    "  CUDART_INF_F, CUDART_NAN_F, MAXFLOAT;"
+    "extern const double DBL_MAX, DBL_MIN, DBL_EPSILON, HUGE_VAL, M_PI, M_E,"
+    "  M_SQRT2, M_LN2, M_LOG2E, M_PI_2, M_PI_4, M_1_PI, M_2_PI, CUDART_INF,"
+    "  CUDART_NAN, CUDART_PI;"
+    "extern const float CUDART_PI_F, M_PI_F, M_E_F;"
+    "extern const int INT_MAX, INT_MIN, SHRT_MAX, SHRT_MIN, CHAR_BIT;"
+    "extern const unsigned int UINT_MAX; extern const long LONG_MAX, LONG_MIN;"
+    "extern const unsigned long ULONG_MAX;"
+    "extern const long long LLONG_MAX, LLONG_MIN; extern const unsigned long long ULLONG_MAX;"
+    "void __syncthreads(void); void __threadfence(void); void __threadfence_block(void);"
+    "void __threadfence_system(void);"
+    "int printf(const char *, ...);"
+    CX_UNARY(sqrt) CX_UNARY(rsqrt) CX_UNARY(cbrt) CX_UNARY(rcbrt) CX_UNARY(exp)
+    CX_UNARY(exp2) CX_UNARY(exp10) CX_UNARY(expm1) CX_UNARY(log) CX_UNARY(log2)
+    CX_UNARY(log10) CX_UNARY(log1p) CX_UNARY(logb) CX_UNARY(sin) CX_UNARY(cos)
+    CX_UNARY(tan) CX_UNARY(asin) CX_UNARY(acos) CX_UNARY(atan) CX_UNARY(sinh)
+    CX_UNARY(cosh) CX_UNARY(tanh) CX_UNARY(asinh) CX_UNARY(acosh) CX_UNARY(atanh)
+    CX_UNARY(sinpi) CX_UNARY(cospi) CX_UNARY(erf) CX_UNARY(erfc) CX_UNARY(erfinv)
+    CX_UNARY(erfcinv) CX_UNARY(erfcx) CX_UNARY(lgamma) CX_UNARY(tgamma)
+    CX_UNARY(floor) CX_UNARY(ceil) CX_UNARY(round) CX_UNARY(rint) CX_UNARY(trunc)
+    CX_UNARY(nearbyint) CX_UNARY(fabs) CX_UNARY(normcdf) CX_UNARY(normcdfinv)
+    CX_UNARY(j0) CX_UNARY(j1) CX_UNARY(y0) CX_UNARY(y1)
+    CX_BINARY(fmod) CX_BINARY(remainder) CX_BINARY(pow) CX_BINARY(atan2)
+    CX_BINARY(hypot) CX_BINARY(rhypot) CX_BINARY(fmin) CX_BINARY(fmax)
+    CX_BINARY(fdim) CX_BINARY(copysign) CX_BINARY(nextafter)
+    "float powf(float,int); double pow(double,int); float pow(float,int);"
+    "float fmaf(float,float,float); double fma(double,double,double);"
+    "float fma(float,float,float);"
+    "float norm3df(float,float,float); double norm3d(double,double,double);"
+    "float rnorm3df(float,float,float); double rnorm3d(double,double,double);"
+    "float norm4df(float,float,float,float);"
+    "float ldexpf(float,int); double ldexp(double,int); float ldexp(float,int);"
+    "float scalbnf(float,int); double scalbn(double,int);"
+    "float frexpf(float,int*); double frexp(double,int*);"
+    "float modff(float,float*); double modf(double,double*);"
+    "int ilogbf(float); int ilogb(double);"
+    "void sincosf(float,float*,float*); void sincos(double,double*,double*);"
+    "void sincospif(float,float*,float*); void sincospi(double,double*,double*);"
+    "void __sincosf(float,float*,float*);"
+    "bool isnan(float); bool isnan(double); bool isinf(float); bool isinf(double);"
+    "bool isfinite(float); bool isfinite(double); bool signbit(float);"
+    "bool signbit(double); int __isnanf(float); int __isinff(float);"
+    "int __finitef(float); int __signbitf(float);"
+    "long lroundf(float); long lround(double); long long llroundf(float);"
+    "long long llround(double); long lrintf(float); long long llrintf(float);"
+    "int abs(int); long labs(long); long long llabs(long long); long long abs(long long);"
+    "long abs(long); float abs(float); double abs(double);"
+    "int min(int,int); unsigned int min(unsigned int,unsigned int);"
+    "unsigned int min(int,unsigned int); unsigned int min(unsigned int,int);"
+    "long long min(long long,long long);"
+    "unsigned long long min(unsigned long long,unsigned long long);"
+    "unsigned long long min(long long,unsigned long long);"
+    "unsigned long long min(unsigned long long,long long);"
+    "long min(long,long); unsigned long min(unsigned long,unsigned long);"
+    "float min(float,float); double min(double,double);"
+    "double min(float,double); double min(double,float);"
+    "int max(int,int); unsigned int max(unsigned int,unsigned int);"
+    "unsigned int max(int,unsigned int); unsigned int max(unsigned int,int);"
+    "long long max(long long,long long);"
+    "unsigned long long max(unsigned long long,unsigned long long);"
+    "unsigned long long max(long long,unsigned long long);"
+    "unsigned long long max(unsigned long long,long long);"
+    "long max(long,long); unsigned long max(unsigned long,unsigned long);"
+    "float max(float,float); double max(double,double);"
+    "double max(float,double); double max(double,float);"
+    "int umin(unsigned int,unsigned int); int umax(unsigned int,unsigned int);"
+    "long long llmin(long long,long long); long long llmax(long long,long long);"
+    "unsigned long long ullmin(unsigned long long,unsigned long long);"
+    "unsigned long long ullmax(unsigned long long,unsigned long long);"
+    "float __fdividef(float,float); float fdividef(float,float);"
+    "float __expf(float); float __exp10f(float); float __logf(float);"
+    "float __log2f(float); float __log10f(float); float __sinf(float);"
+    "float __cosf(float); float __tanf(float); float __powf(float,float);"
+    "float __saturatef(float); float __frcp_rn(float); float __fsqrt_rn(float);"
+    "float __frsqrt_rn(float);"
+    "float __fadd_rn(float,float); float __fadd_rz(float,float);"
+    "float __fadd_ru(float,float); float __fadd_rd(float,float);"
+    "float __fsub_rn(float,float); float __fsub_rz(float,float);"
+    "float __fmul_rn(float,float); float __fmul_rz(float,float);"
+    "float __fmul_ru(float,float); float __fmul_rd(float,float);"
+    "float __fdiv_rn(float,float); float __fdiv_rz(float,float);"
+    "float __fmaf_rn(float,float,float); float __fmaf_rz(float,float,float);"
+    "float __fmaf_ru(float,float,float); float __fmaf_rd(float,float,float);"
+    "double __dadd_rn(double,double); double __dmul_rn(double,double);"
+    "double __dsub_rn(double,double); double __ddiv_rn(double,double);"
+    "double __fma_rn(double,double,double); double __drcp_rn(double);"
+    "double __dsqrt_rn(double);"
+    "int __float2int_rn(float); int __float2int_rz(float); int __float2int_ru(float);"
+    "int __float2int_rd(float); unsigned int __float2uint_rn(float);"
+    "unsigned int __float2uint_rz(float); unsigned int __float2uint_ru(float);"
+    "unsigned int __float2uint_rd(float); long long __float2ll_rn(float);"
+    "long long __float2ll_rz(float); long long __float2ll_ru(float);"
+    "long long __float2ll_rd(float); unsigned long long __float2ull_rn(float);"
+    "unsigned long long __float2ull_rz(float);"
+    "int __double2int_rn(double); int __double2int_rz(double);"
+    "unsigned int __double2uint_rn(double); unsigned int __double2uint_rz(double);"
+    "long long __double2ll_rn(double); long long __double2ll_rz(double);"
+    "float __double2float_rn(double); float __double2float_rz(double);"
+    "float __int2float_rn(int); float __int2float_rz(int);"
+    "float __uint2float_rn(unsigned int); float __uint2float_rz(unsigned int);"
+    "float __ll2float_rn(long long); double __int2double_rn(int);"
+    "double __uint2double_rn(unsigned int); double __ll2double_rn(long long);"
+    "int __float_as_int(float); float __int_as_float(int);"
+    "unsigned int __float_as_uint(float); float __uint_as_float(unsigned int);"
+    "long long __double_as_longlong(double); double __longlong_as_double(long long);"
+    "int __double2hiint(double); int __double2loint(double);"
+    "double __hiloint2double(int,int);"
+    "int __popc(unsigned int); int __popcll(unsigned long long);"
+    "int __clz(int); int __clzll(long long); int __ffs(int); int __ffsll(long long);"
+    "unsigned int __brev(unsigned int); unsigned long long __brevll(unsigned long long);"
+    "int __mul24(int,int); unsigned int __umul24(unsigned int,unsigned int);"
+    "int __mulhi(int,int); unsigned int __umulhi(unsigned int,unsigned int);"
+    "long long __mul64hi(long long,long long);"
+    "unsigned long long __umul64hi(unsigned long long,unsigned long long);"
+    "unsigned int __sad(int,int,unsigned int);"
+    "unsigned int __usad(unsigned int,unsigned int,unsigned int);"
+    "unsigned int __byte_perm(unsigned int,unsigned int,unsigned int);"
+    "unsigned int __funnelshift_l(unsigned int,unsigned int,unsigned int);"
+    "unsigned int __funnelshift_r(unsigned int,unsigned int,unsigned int);"
+    "unsigned int __funnelshift_lc(unsigned int,unsigned int,unsigned int);"
+    "unsigned int __funnelshift_rc(unsigned int,unsigned int,unsigned int);"
+    "int __hadd(int,int); int __rhadd(int,int); unsigned int __uhadd(unsigned int,unsigned int);"
+    "unsigned int __urhadd(unsigned int,unsigned int);"
+    "int atomicAdd(int*,int); unsigned int atomicAdd(unsigned int*,unsigned int);"
+    "unsigned long long atomicAdd(unsigned long long*,unsigned long long);"
+    "float atomicAdd(float*,float); double atomicAdd(double*,double);"
+    "int atomicSub(int*,int); unsigned int atomicSub(unsigned int*,unsigned int);"
+    "int atomicExch(int*,int); unsigned int atomicExch(unsigned int*,unsigned int);"
+    "unsigned long long atomicExch(unsigned long long*,unsigned long long);"
+    "float atomicExch(float*,float);"
+    "int atomicMin(int*,int); unsigned int atomicMin(unsigned int*,unsigned int);"
+    "long long atomicMin(long long*,long long);"
+    "unsigned long long atomicMin(unsigned long long*,unsigned long long);"
+    "int atomicMax(int*,int); unsigned int atomicMax(unsigned int*,unsigned int);"
+    "long long atomicMax(long long*,long long);"
+    "unsigned long long atomicMax(unsigned long long*,unsigned long long);"
+    "unsigned int atomicInc(unsigned int*,unsigned int);"
+    "unsigned int atomicDec(unsigned int*,unsigned int);"
+    "int atomicCAS(int*,int,int); unsigned int atomicCAS(unsigned int*,unsigned int,unsigned int);"
+    "unsigned long long atomicCAS(unsigned long long*,unsigned long long,unsigned long long);"
+    "unsigned short atomicCAS(unsigned short*,unsigned short,unsigned short);"
+    "int atomicAnd(int*,int); unsigned int atomicAnd(unsigned int*,unsigned int);"
+    "unsigned long long atomicAnd(unsigned long long*,unsigned long long);"
+    "int atomicOr(int*,int); unsigned int atomicOr(unsigned int*,unsigned int);"
+    "unsigned long long atomicOr(unsigned long long*,unsigned long long);"
+    "int atomicXor(int*,int); unsigned int atomicXor(unsigned int*,unsigned int);"
+    "unsigned long long atomicXor(unsigned long long*,unsigned long long);"
+    "template<typename T> T __ldg(const T*); template<typename T> T __ldcg(const T*);"
+    "template<typename T> T __ldca(const T*); template<typename T> T __ldcs(const T*);"
+    "template<typename T> T __ldlu(const T*); template<typename T> T __ldcv(const T*);"
+    "template<typename T> void __stwb(T*,T); template<typename T> void __stcg(T*,T);"
+    "template<typename T> void __stcs(T*,T); template<typename T> void __stwt(T*,T);"
+    "long long clock64(void); clock_t clock(void);"
+    "namespace std { using ::sqrt; using ::rsqrt; using ::cbrt; using ::exp;"
+    " using ::exp2; using ::expm1; using ::log; using ::log2; using ::log10;"
+    " using ::log1p; using ::sin; using ::cos; using ::tan; using ::asin;"
+    " using ::acos; using ::atan; using ::sinh; using ::cosh; using ::tanh;"
+    " using ::erf; using ::erfc; using ::lgamma; using ::tgamma; using ::floor;"
+    " using ::ceil; using ::round; using ::rint; using ::trunc; using ::fabs;"
+    " using ::abs; using ::fmod; using ::pow; using ::atan2; using ::hypot;"
+    " using ::fmin; using ::fmax; using ::fma; using ::copysign; using ::ldexp;"
+    " using ::isnan; using ::isinf; using ::isfinite; using ::signbit;"
+    " using ::min; using ::max; using ::size_t; using ::ptrdiff_t;"
+    " using ::int8_t; using ::uint8_t; using ::int16_t; using ::uint16_t;"
+    " using ::int32_t; using ::uint32_t; using ::int64_t; using ::uint64_t; }";
+
+/* The vector types and their make_ functions, for every element. */
+static void cx_vector_text(clc_buffer *b)
+{
+    static const struct {
+        const char *prefix, *element;
+    } elements[] = {
+        {"char", "signed char"}, {"uchar", "unsigned char"},
+        {"short", "short"}, {"ushort", "unsigned short"}, {"int", "int"},
+        {"uint", "unsigned int"}, {"long", "long"}, {"ulong", "unsigned long"},
+        {"longlong", "long long"}, {"ulonglong", "unsigned long long"},
+        {"float", "float"}, {"double", "double"},
+    };
+    static const char *const names = "xyzw";
+    for (size_t e = 0; e < sizeof elements / sizeof elements[0]; ++e)
+        for (int w = 1; w <= 4; ++w) {
+            clc_buffer_printf(b, "%s%d make_%s%d(", elements[e].prefix, w,
+                              elements[e].prefix, w);
+            for (int k = 0; k < w; ++k)
+                clc_buffer_printf(b, "%s%s %c", k ? "," : "", elements[e].element,
+                                  names[k]);
+            clc_buffer_puts(b, ");");
+        }
+}
+
+const char *cx_builtins_source(cx_state *st)
+{
+    clc_buffer b;
+    clc_buffer_init(&b, st->arena);
+    clc_buffer_puts(&b, cx_builtin_text);
+    cx_vector_text(&b);
+    return clc_buffer_text(&b);
+}
+
+/* The vector types, as typedefs of the global namespace. */
+void cx_declare_vectors(cx_state *st)
+{
+    static const struct {
+        const char *prefix;
+        cx_type_kind elem;
+    } elements[] = {
+        {"char", CXT_SCHAR}, {"uchar", CXT_UCHAR}, {"short", CXT_SHORT},
+        {"ushort", CXT_USHORT}, {"int", CXT_INT}, {"uint", CXT_UINT},
+        {"long", CXT_LONG}, {"ulong", CXT_ULONG}, {"longlong", CXT_LLONG},
+        {"ulonglong", CXT_ULLONG}, {"float", CXT_FLOAT}, {"double", CXT_DOUBLE},
+    };
+    for (size_t e = 0; e < sizeof elements / sizeof elements[0]; ++e)
+        for (unsigned w = 1; w <= 4; ++w) {
+            char name[32];
+            int n = snprintf(name, sizeof name, "%s%u", elements[e].prefix, w);
+            cx_decl *d = cx_decl_new(st, CXD_TYPEDEF,
+                                     clc_intern(st->interner, name, (size_t)n), 0);
+            d->type = cx_vector(st, elements[e].elem, w);
+            d->flags = CXF_BUILTIN;
+            cx_declare(st, st->global, d);
+        }
+    cx_decl *dim3 = cx_decl_new(st, CXD_TYPEDEF,
+                                clc_intern(st->interner, "dim3", 4), 0);
+    dim3->type = cx_vector(st, CXT_UINT, 3);
+    dim3->flags = CXF_BUILTIN;
+    cx_declare(st, st->global, dim3);
+}
