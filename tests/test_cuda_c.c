@@ -1059,16 +1059,9 @@ static void test_refusals(void **state)
         const char *source;
         const char *mentions;
     } cases[] = {
-        {"template <typename T>\n__global__ void k(T *a) { a[0] = 1; }\n",
-         "templates"},
-        {"class Box { public: float v; };\n__global__ void k(float *a) {}\n",
-         "classes"},
-        {"__device__ void set(float &r) { r = 1; }\n"
-         "__global__ void k(float *a) { set(a[0]); }\n",
-         "references"},
         {"__global__ void k(float *a) {\n"
          "  auto f = [=](float x) { return x; };\n  a[0] = f(1);\n}\n",
-         "type deduction"},
+         "lambda"},
         {"__global__ void k(float *a) {\n"
          "  float v = a[threadIdx.x];\n"
          "  v += __shfl_down_sync(0xffffffff, v, 1);\n  a[0] = v;\n}\n",
@@ -1087,9 +1080,6 @@ static void test_refusals(void **state)
          "  unsigned lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
          "  a[0] = lane;\n}\n",
          "inline PTX"},
-        {"namespace kiln { __device__ int one() { return 1; } }\n"
-         "__global__ void k(int *a) { a[0] = kiln::one(); }\n",
-         "namespaces"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
