@@ -75,49 +75,55 @@ cx_decl *cx_default_ctor(cx_state *st, const cx_type *t, size_t at)
     return fn;
 }
 
-static size_t cx_local_declaration(cx_state *st, cx_body *b, size_t i,
-                                   size_t end, int in_for)
-{
-    cx_body quiet = *b;
-    quiet.edits = NULL;
+/* A local declaration as it is read: its specifiers, and the declarator
+ * at hand with its initializer. */
+typedef struct cx_local {
     cx_specs specs;
-    size_t after = cx_parse_specs(st, &quiet, i, end, &specs);
-    if (specs.type == NULL)
-        cx_fail(st, i, "a type was expected");
-    if (specs.defined_record && specs.record != NULL &&
-        specs.record->kind == CXD_RECORD) {
-        cx_decl *r = specs.record;
-        for (cx_decl *m = r->scope->first; m != NULL; m = m->next)
-            if (m->kind == CXD_FUNCTION)
-                cx_refuse(st, i, "cannot translate a class with member "
-                                 "functions defined inside a function");
-    }
-    if (specs.is_typedef) {
-        /* a local typedef: its uses are spelled out */
-        size_t k = after;
-        for (;;) {
-            cx_declarator d;
-            k = cx_parse_declarator(st, &quiet, k, end, specs.type, &d);
-            cx_decl *t = cx_decl_new(st, CXD_TYPEDEF, st->tokens[d.name].ident,
-                                     d.name);
-            t->type = d.type;
-            cx_declare(st, b->scope, t);
-            if (cx_punct(st, k, P_COMMA)) {
-                ++k;
-                continue;
-            }
+    const char *storage;
+    int in_for;
+    int respell;                  /* every declarator written with its type */
+    cx_declarator d;
+    size_t decl_begin;
+    const cx_type *type;
+    int ref;
+    int init_kind;                /* 0 none, 1 '=', 2 '(', 3 '{'          */
+    size_t init, init_end;
+    cx_expr *x;                   /* '=': the initializer                  */
+    cx_expr **args;               /* '(' and '{': the arguments            */
+    size_t argc;
+    const char *spelled;          /* the declaration as C writes it        */
+} cx_local;
+
+/* typedef in a body: its uses are spelled out, the declaration goes. */
+static size_t cx_local_typedef(cx_state *st, cx_body *b, cx_body *quiet,
+                               const cx_specs *specs, size_t i, size_t after,
+                               size_t end)
+{
+    size_t k = after;
+    for (;;) {
+        cx_declarator d;
+        k = cx_parse_declarator(st, quiet, k, end, specs->type, &d);
+        cx_decl *t = cx_decl_new(st, CXD_TYPEDEF, st->tokens[d.name].ident,
+                                 d.name);
+        t->type = d.type;
+        cx_declare(st, b->scope, t);
+        if (!cx_punct(st, k, P_COMMA))
             break;
-        }
-        cx_clear(b, i, k + 1);
-        return k + 1;
+        ++k;
     }
-    int respell = cx_specs_need_spelling(st, b, i, after) || specs.has_auto;
-    /* a reference among the declarators: each is written with its type */
-    for (size_t k = after, start = 1; k < end && !respell; ++k) {
+    cx_clear(b, i, k + 1);
+    return k + 1;
+}
+
+/* Whether a declarator after `after` is a reference: then each is written
+ * with its type. */
+static int cx_local_has_reference(cx_state *st, size_t after, size_t end)
+{
+    for (size_t k = after, start = 1; k < end; ++k) {
         if (cx_punct(st, k, P_SEMI))
             break;
         if (start && (cx_punct(st, k, P_AMP) || cx_punct(st, k, P_ANDAND)))
-            respell = 1;
+            return 1;
         if (cx_punct(st, k, P_STAR) || cx_is(st, k, W_const) ||
             cx_is(st, k, W_volatile) || cx_is(st, k, W___restrict__))
             continue;
@@ -125,274 +131,339 @@ static size_t cx_local_declaration(cx_state *st, cx_body *b, size_t i,
         if (cx_is_open(st, k))
             k = st->match[k];
     }
-    const char *storage = cx_storage_text(specs.flags);
-    unsigned extra_quals = (specs.flags & CXF_CONSTEXPR) ? CXQ_CONST : 0;
-    size_t k = after;
-    int first = 1;
-    const cx_type *first_type = NULL;
-    if (respell)
+    return 0;
+}
+
+/* What a declarator's type refuses: a function, a pointer to one. */
+static void cx_local_check_type(cx_state *st, const cx_local *l)
+{
+    if (l->type != NULL && l->type->kind == CXT_FUNCTION)
+        cx_refuse(st, l->d.name, "cannot translate a function declared inside "
+                                 "a function");
+    const cx_type *pointee = cx_strip_ref(l->type);
+    while (pointee != NULL && (pointee->kind == CXT_POINTER ||
+                               pointee->kind == CXT_ARRAY))
+        pointee = pointee->base;
+    if (pointee != NULL && pointee->kind == CXT_FUNCTION)
+        cx_refuse(st, l->d.name, "cannot translate '%s', a pointer to a "
+                                 "function: OpenCL C has no function pointers",
+                  cx_spelling(st, l->d.name));
+}
+
+/* The initializer after the declarator (at k), read: '= x', '(args)',
+ * '{args}'. */
+static void cx_local_initializer(cx_state *st, cx_body *b, cx_local *l,
+                                 size_t k, size_t end)
+{
+    l->init_kind = cx_punct(st, k, P_ASSIGN)   ? 1
+                   : cx_punct(st, k, P_LPAREN) ? 2
+                   : cx_punct(st, k, P_LBRACE) ? 3
+                                               : 0;
+    l->init = l->init_kind == 1 ? k + 1 : k;
+    l->init_end = 0;
+    l->x = NULL;
+    l->args = NULL;
+    l->argc = 0;
+    if (l->init_kind == 1) {
+        l->x = cx_punct(st, l->init, P_LBRACE)
+                   ? cx_parse_init_list(st, b, l->init)
+                   : cx_parse_assign(st, b, l->init, end, &l->init_end);
+        l->init_end = l->x->last + 1;
+    } else if (l->init_kind == 3) {
+        cx_expr *list = cx_parse_init_list(st, b, l->init);
+        l->args = list->args;
+        l->argc = list->argc;
+        l->init_end = list->last + 1;
+    } else if (l->init_kind == 2) {
+        /* T x(args) */
+        size_t close = st->match[l->init];
+        size_t a = l->init + 1;
+        while (a < close) {
+            size_t next;
+            cx_expr *arg = cx_parse_assign(st, b, a, close, &next);
+            l->args = cx_grow(st, l->args, l->argc, sizeof *l->args);
+            l->args[l->argc++] = arg;
+            a = next;
+            if (cx_punct(st, a, P_COMMA))
+                ++a;
+            else if (a != close)
+                cx_fail(st, a, "',' or ')' was expected");
+        }
+        l->init_end = close + 1;
+    }
+}
+
+/* auto, auto *, auto &: the type its initializer gives. */
+static void cx_local_deduce(cx_state *st, cx_local *l)
+{
+    const cx_type *it = l->x != NULL ? l->x->type
+                        : l->argc == 1 ? l->args[0]->type : NULL;
+    const char *name = cx_spelling(st, l->d.name);
+    if (l->x != NULL && l->x->kind == CXE_INIT_LIST)
+        cx_refuse(st, l->d.name, "cannot translate 'auto' with a braced "
+                                 "initializer list");
+    if (l->x != NULL && l->x->kind == CXE_NAME && l->x->decl != NULL &&
+        (l->x->decl->kind == CXD_FUNCTION || l->x->decl->kind == CXD_TEMPLATE))
+        cx_refuse(st, l->d.name, "cannot translate 'auto %s' holding a "
+                                 "function: OpenCL C has no function pointers",
+                  name);
+    if (it == NULL)
+        cx_refuse(st, l->d.name, "cannot translate 'auto %s': the type of its "
+                                 "initializer is not known to the translation",
+                  name);
+    const cx_type *type = l->type;
+    const cx_type *auto_type = cx_strip_ref(type);
+    if (type->kind == CXT_POINTER) {
+        const cx_type *pt = cx_decay(st, it);
+        if (pt == NULL || pt->kind != CXT_POINTER)
+            cx_fail(st, l->d.name, "'auto *' needs a pointer");
+        l->type = cx_qualified(st, pt, type->quals);
+    } else if (l->ref) {
+        /* auto& binds to the object: its own qualifiers kept */
+        l->type = cx_reference(
+            st, cx_qualified(st, cx_strip_ref(it), auto_type->quals),
+            type->kind == CXT_RREF);
+    } else {
+        l->type = cx_qualified(st, cx_decay(st, it), auto_type->quals);
+    }
+}
+
+/* A constant's initializer, kept for constant expressions. */
+static void cx_local_constant(cx_local *l, cx_decl *var, cx_scope *scope)
+{
+    if (l->init_kind == 0 || l->type == NULL ||
+        !((l->type->quals & CXQ_CONST) || (l->specs.flags & CXF_CONSTEXPR)))
+        return;
+    var->init_begin = l->init;
+    var->init_end = l->init_end;
+    var->init_paren = (uint8_t)(l->init_kind == 2);
+    var->init_scope = scope;
+    if (l->init_kind == 1 && l->x != NULL && l->x->kind != CXE_INIT_LIST) {
+        var->init_begin = l->x->first;
+        var->init_end = l->x->last + 1;
+    }
+}
+
+/* T &r = lvalue: a pointer to it; = a temporary: a variable of the block
+ * that r points to (C++'s lifetime extension). */
+static void cx_local_reference(cx_state *st, cx_body *b, const cx_local *l)
+{
+    const char *name = cx_spelling(st, l->d.name);
+    if (l->init_kind == 0)
+        cx_fail(st, l->d.name, "the reference '%s' needs an initializer", name);
+    cx_expr *source = l->x != NULL ? l->x : (l->argc == 1 ? l->args[0] : NULL);
+    if (source == NULL)
+        cx_fail(st, l->d.name, "the reference '%s' needs one initializer", name);
+    const cx_type *base = l->type->base;
+    int direct = source->lvalue && cx_binds(st, base, cx_strip_ref(source->type));
+    if (!direct && !(base->quals & CXQ_CONST) && l->type->kind == CXT_LREF)
+        cx_fail(st, l->d.name, "a non-const reference needs an object of its "
+                               "type");
+    cx_lower_expr(st, b, source, direct ? NULL : cx_unqualified(st, base));
+    if (l->init_kind != 1) {
+        cx_set(b, l->init, "= ");
+        cx_set(b, l->init_end - 1, "");
+    }
+    if (direct) {
+        cx_take_address(st, b, source);
+        return;
+    }
+    if (l->in_for)
+        cx_refuse(st, l->d.name, "cannot translate a reference to a temporary "
+                                 "in a for statement");
+    const char *temp = cx_printf(st, "__kiln_tmp%u", st->name_count++);
+    cx_set(b, l->decl_begin,
+           cx_printf(st, "%s%s", l->storage,
+                     cx_spell(st, cx_unqualified(st, base), temp)));
+    cx_append(st, b, l->init_end - 1,
+              cx_printf(st, "; %s = &%s", l->spelled, temp));
+}
+
+/* S s(args), S s{args}: its constructor called, or an aggregate's
+ * members initialized in order. */
+static void cx_local_construct_record(cx_state *st, cx_body *b,
+                                      const cx_local *l, const cx_type *t)
+{
+    cx_decl *ctors = cx_lookup_in(st, t->decl->scope, st->ctor_name);
+    if (ctors != NULL) {
+        cx_decl *fn = cx_resolve_call(st, b, ctors, NULL, 0, 0, l->args,
+                                      l->argc, NULL, l->init, 1);
+        uint32_t mask = cx_lower_args(st, b, fn->fn, l->args, l->argc);
+        const char *defaults = cx_defaults(st, fn->fn, l->argc, l->argc > 0,
+                                           &mask);
+        cx_set(b, l->init,
+               cx_printf(st, "= %s(", cx_callee_name(st, fn, mask)));
+        cx_set(b, l->init_end - 1, cx_printf(st, "%s)", defaults));
+    } else if (l->init_kind == 3) {
+        cx_decl *m = t->decl->scope->first;
+        for (size_t q = 0; q < l->argc; ++q) {
+            while (m != NULL && m->kind != CXD_FIELD)
+                m = m->next;
+            cx_lower_expr(st, b, l->args[q], m ? m->type : NULL);
+            if (m != NULL)
+                m = m->next;
+        }
+        cx_prepend(st, b, l->init, "= ");
+        if (l->argc == 0)
+            cx_set(b, l->init, "= {0}");
+    } else if (l->argc == 1) {
+        cx_lower_expr(st, b, l->args[0], t);
+        cx_set(b, l->init, "= (");
+    } else {
+        cx_fail(st, l->init, "'%s' has no constructor", cx_describe(st, t));
+    }
+}
+
+/* T x(args), T x{args}: C's '= value'. */
+static void cx_local_construct(cx_state *st, cx_body *b, const cx_local *l)
+{
+    const cx_type *t = cx_unqualified(st, l->type);
+    if (t != NULL && t->kind == CXT_RECORD) {
+        cx_local_construct_record(st, b, l, t);
+        return;
+    }
+    if (l->argc > 1)
+        cx_fail(st, l->init, "one value was expected");
+    for (size_t q = 0; q < l->argc; ++q)
+        cx_lower_expr(st, b, l->args[q], t);
+    if (l->argc == 0) {
+        cx_clear(b, l->init, l->init_end);
+        cx_set(b, l->init, t != NULL && t->kind == CXT_ARRAY ? "= {0}" : "= 0");
+    } else {
+        cx_set(b, l->init, "= (");
+        cx_set(b, l->init_end - 1, ")");
+    }
+}
+
+/* S s; or S a[n]; without an initializer: a default constructor that runs
+ * code is called (refused for an array's elements). */
+static void cx_local_default(cx_state *st, cx_body *b, const cx_local *l,
+                             const cx_type *object)
+{
+    if (!(l->specs.flags & (CXF_SHARED | CXF_EXTERN)) &&
+        object->kind == CXT_RECORD && l->type->kind == CXT_RECORD) {
+        cx_decl *fn = cx_default_ctor(st, object, l->d.name);
+        if (fn != NULL) {
+            uint32_t mask = 0;
+            const char *defaults = cx_defaults(st, fn->fn, 0, 0, &mask);
+            cx_append(st, b, l->d.end - 1,
+                      cx_printf(st, " = %s(%s)", cx_callee_name(st, fn, mask),
+                                defaults));
+        } else if (object->decl->rec->nontrivial_default) {
+            cx_append(st, b, l->d.end - 1,
+                      cx_printf(st, " = %s()",
+                                cx_aggregate_maker(st, object->decl, 0)));
+        }
+    } else if (object->kind == CXT_ARRAY) {
+        const cx_type *el = object;
+        while (el->kind == CXT_ARRAY)
+            el = el->base;
+        if (el->kind == CXT_RECORD && el->decl->rec->nontrivial_default &&
+            !(l->specs.flags & CXF_SHARED))
+            cx_refuse(st, l->d.name, "cannot translate an array of '%s': its "
+                                     "elements need a constructor run",
+                      cx_describe(st, el));
+    }
+}
+
+/* One declarator of a local declaration, from k: declared, its type
+ * deduced, written as C.  Returns where it ends (its initializer's end). */
+static size_t cx_local_declarator(cx_state *st, cx_body *b, cx_local *l,
+                                  size_t k, size_t end, int first,
+                                  const cx_type *first_type)
+{
+    l->decl_begin = k;
+    b->objects_only = 1;
+    k = cx_parse_declarator(st, b, k, end, l->specs.type, &l->d);
+    b->objects_only = 0;
+    if (l->d.name == 0)
+        cx_fail(st, l->decl_begin, "a variable's name was expected");
+    l->type = l->d.type;
+    cx_local_check_type(st, l);
+    cx_decl *var = cx_decl_new(st, CXD_VAR, st->tokens[l->d.name].ident,
+                               l->d.name);
+    var->flags = l->specs.flags;
+    var->cname = NULL;
+    const cx_type *stripped = cx_strip_ref(l->type);
+    int is_auto = stripped != NULL &&
+                  (stripped->kind == CXT_AUTO ||
+                   (l->type->kind == CXT_POINTER && l->type->base &&
+                    l->type->base->kind == CXT_AUTO));
+    l->ref = cx_is_ref(l->type);
+    if (!is_auto)
+        cx_declare(st, b->scope, var);
+    cx_local_initializer(st, b, l, k, end);
+    if (is_auto) {
+        cx_local_deduce(st, l);
+        cx_declare(st, b->scope, var);
+    }
+    if ((l->specs.flags & CXF_CONSTEXPR) && !l->ref)
+        l->type = cx_qualified(st, l->type, CXQ_CONST);
+    var->type = l->type;
+    if (l->ref)
+        var->flags |= CXF_REFERENCE;
+    cx_local_constant(l, var, b->scope);
+    cx_use_record(st, l->type);
+    const cx_type *object = cx_strip_ref(l->type);
+    if (object != NULL && object->kind == CXT_RECORD &&
+        object->decl->rec->unreadable != NULL)
+        cx_refuse(st, l->d.name, "cannot translate '%s': %s",
+                  cx_describe(st, object), object->decl->rec->unreadable);
+    l->spelled = cx_spell(st, l->ref ? cx_pointer(st, l->type->base) : l->type,
+                          cx_spelling(st, l->d.name));
+    if (l->respell || l->ref) {
+        if (l->in_for && !first && l->type != first_type)
+            cx_refuse(st, l->d.name, "cannot translate variables of different "
+                                     "types declared in one for statement");
+        cx_clear(b, l->decl_begin, l->d.end);
+        cx_set(b, l->decl_begin,
+               first || !l->in_for
+                   ? cx_printf(st, "%s%s", l->storage, l->spelled)
+                   : cx_spelling(st, l->d.name));
+    }
+    if (l->ref)
+        cx_local_reference(st, b, l);
+    else if (l->init_kind == 1)
+        cx_lower_expr(st, b, l->x, l->type);
+    else if (l->init_kind != 0)
+        cx_local_construct(st, b, l);
+    else if (object != NULL)
+        cx_local_default(st, b, l, object);
+    return l->init_kind == 0 ? k : l->init_end;
+}
+
+static size_t cx_local_declaration(cx_state *st, cx_body *b, size_t i,
+                                   size_t end, int in_for)
+{
+    cx_body quiet = *b;
+    quiet.edits = NULL;
+    cx_local l;
+    memset(&l, 0, sizeof l);
+    l.in_for = in_for;
+    size_t after = cx_parse_specs(st, &quiet, i, end, &l.specs);
+    if (l.specs.type == NULL)
+        cx_fail(st, i, "a type was expected");
+    if (l.specs.defined_record && l.specs.record != NULL &&
+        l.specs.record->kind == CXD_RECORD) {
+        for (cx_decl *m = l.specs.record->scope->first; m != NULL; m = m->next)
+            if (m->kind == CXD_FUNCTION)
+                cx_refuse(st, i, "cannot translate a class with member "
+                                 "functions defined inside a function");
+    }
+    if (l.specs.is_typedef)
+        return cx_local_typedef(st, b, &quiet, &l.specs, i, after, end);
+    l.respell = cx_specs_need_spelling(st, b, i, after) || l.specs.has_auto ||
+                cx_local_has_reference(st, after, end);
+    l.storage = cx_storage_text(l.specs.flags);
+    if (l.respell)
         cx_clear(b, i, after);
-    for (;;) {
-        cx_declarator d;
-        size_t decl_begin = k;
-        b->objects_only = 1;
-        k = cx_parse_declarator(st, b, k, end, specs.type, &d);
-        b->objects_only = 0;
-        if (d.name == 0)
-            cx_fail(st, decl_begin, "a variable's name was expected");
-        if (d.type != NULL && d.type->kind == CXT_FUNCTION)
-            cx_refuse(st, d.name, "cannot translate a function declared inside "
-                                  "a function");
-        const cx_type *type = d.type;
-        const cx_type *pointee = cx_strip_ref(type);
-        while (pointee != NULL && (pointee->kind == CXT_POINTER ||
-                                   pointee->kind == CXT_ARRAY))
-            pointee = pointee->base;
-        if (pointee != NULL && pointee->kind == CXT_FUNCTION)
-            cx_refuse(st, d.name, "cannot translate '%s', a pointer to a "
-                                  "function: OpenCL C has no function pointers",
-                      cx_spelling(st, d.name));
-        cx_decl *var = cx_decl_new(st, CXD_VAR, st->tokens[d.name].ident, d.name);
-        var->flags = specs.flags;
-        var->cname = NULL;
-        int is_auto = type != NULL && cx_strip_ref(type) != NULL &&
-                      (cx_strip_ref(type)->kind == CXT_AUTO ||
-                       (type->kind == CXT_POINTER && type->base &&
-                        type->base->kind == CXT_AUTO));
-        int ref = cx_is_ref(type);
-        int need_respell = respell || ref;
-        /* the initializer */
-        size_t init = 0, init_end = 0;
-        int init_kind = 0; /* 1 '=', 2 '(', 3 '{' */
-        if (cx_punct(st, k, P_ASSIGN)) {
-            init_kind = 1;
-            init = k + 1;
-        } else if (cx_punct(st, k, P_LPAREN)) {
-            init_kind = 2;
-            init = k;
-        } else if (cx_punct(st, k, P_LBRACE)) {
-            init_kind = 3;
-            init = k;
-        }
-        if (!is_auto)
-            cx_declare(st, b->scope, var);
-        cx_expr *x = NULL;
-        cx_expr **args = NULL;
-        size_t argc = 0;
-        if (init_kind == 1) {
-            x = cx_punct(st, init, P_LBRACE) ? cx_parse_init_list(st, b, init)
-                                             : cx_parse_assign(st, b, init, end,
-                                                               &init_end);
-            init_end = x->last + 1;
-        } else if (init_kind == 2 || init_kind == 3) {
-            cx_expr *list = init_kind == 3 ? cx_parse_init_list(st, b, init)
-                                           : NULL;
-            if (init_kind == 2) {
-                /* T x(args) */
-                size_t close = st->match[init];
-                size_t a = init + 1;
-                while (a < close) {
-                    size_t next;
-                    cx_expr *arg = cx_parse_assign(st, b, a, close, &next);
-                    args = cx_grow(st, args, argc, sizeof *args);
-                    args[argc++] = arg;
-                    a = next;
-                    if (cx_punct(st, a, P_COMMA))
-                        ++a;
-                    else if (a != close)
-                        cx_fail(st, a, "',' or ')' was expected");
-                }
-                init_end = close + 1;
-            } else {
-                args = list->args;
-                argc = list->argc;
-                init_end = list->last + 1;
-            }
-        }
-        if (is_auto) {
-            const cx_type *it = x != NULL ? x->type
-                                : argc == 1 ? args[0]->type : NULL;
-            if (x != NULL && x->kind == CXE_INIT_LIST)
-                cx_refuse(st, d.name, "cannot translate 'auto' with a braced "
-                                      "initializer list");
-            if (x != NULL && x->kind == CXE_NAME && x->decl != NULL &&
-                (x->decl->kind == CXD_FUNCTION || x->decl->kind == CXD_TEMPLATE))
-                cx_refuse(st, d.name, "cannot translate 'auto %s' holding a "
-                                      "function: OpenCL C has no function "
-                                      "pointers",
-                          cx_spelling(st, d.name));
-            if (it == NULL)
-                cx_refuse(st, d.name, "cannot translate 'auto %s': the type of "
-                                      "its initializer is not known to the "
-                                      "translation",
-                          cx_spelling(st, d.name));
-            const cx_type *auto_type = cx_strip_ref(type);
-            if (type->kind == CXT_POINTER) {
-                const cx_type *pt = cx_decay(st, it);
-                if (pt == NULL || pt->kind != CXT_POINTER)
-                    cx_fail(st, d.name, "'auto *' needs a pointer");
-                type = cx_qualified(st, pt, type->quals);
-            } else if (ref) {
-                /* auto& binds to the object: its own qualifiers kept */
-                type = cx_reference(st,
-                                    cx_qualified(st, cx_strip_ref(it),
-                                                 auto_type->quals),
-                                    type->kind == CXT_RREF);
-            } else {
-                type = cx_qualified(st, cx_decay(st, it), auto_type->quals);
-            }
-            cx_declare(st, b->scope, var);
-        }
-        if (extra_quals && !ref)
-            type = cx_qualified(st, type, extra_quals);
-        var->type = type;
-        if (ref)
-            var->flags |= CXF_REFERENCE;
-        /* a constant's value, for constant expressions */
-        if (init_kind != 0 && (type != NULL && ((type->quals & CXQ_CONST) ||
-                                                (specs.flags & CXF_CONSTEXPR)))) {
-            var->init_begin = init;
-            var->init_end = init_end;
-            var->init_paren = (uint8_t)(init_kind == 2);
-            var->init_scope = b->scope;
-            if (init_kind == 1 && x != NULL && x->kind != CXE_INIT_LIST) {
-                var->init_begin = x->first;
-                var->init_end = x->last + 1;
-            }
-        }
-        cx_use_record(st, type);
-        const cx_type *object = cx_strip_ref(type);
-        if (object != NULL && object->kind == CXT_RECORD &&
-            object->decl->rec->unreadable != NULL)
-            cx_refuse(st, d.name, "cannot translate '%s': %s",
-                      cx_describe(st, object), object->decl->rec->unreadable);
-        /* what the declaration becomes */
-        const char *spelled = cx_spell(st, ref ? cx_pointer(st, type->base) : type,
-                                       cx_spelling(st, d.name));
-        if (need_respell) {
-            if (in_for && !first && type != first_type)
-                cx_refuse(st, d.name, "cannot translate variables of different "
-                                      "types declared in one for statement");
-            cx_clear(b, decl_begin, d.end);
-            if (first || !in_for)
-                cx_set(b, decl_begin, cx_printf(st, "%s%s", storage, spelled));
-            else
-                cx_set(b, decl_begin, cx_spelling(st, d.name));
-        }
-        if (ref) {
-            /* T &r = lvalue: a pointer to it; a temporary: a variable */
-            if (init_kind == 0)
-                cx_fail(st, d.name, "the reference '%s' needs an initializer",
-                        cx_spelling(st, d.name));
-            cx_expr *source = x != NULL ? x : (argc == 1 ? args[0] : NULL);
-            if (source == NULL)
-                cx_fail(st, d.name, "the reference '%s' needs one initializer",
-                        cx_spelling(st, d.name));
-            const cx_type *st_type = cx_strip_ref(source->type);
-            int direct = source->lvalue && cx_binds(st, type->base, st_type);
-            if (!direct && !(type->base->quals & CXQ_CONST) &&
-                type->kind == CXT_LREF)
-                cx_fail(st, d.name, "a non-const reference needs an object of "
-                                    "its type");
-            cx_lower_expr(st, b, source, direct ? NULL
-                                                : cx_unqualified(st, type->base));
-            if (init_kind != 1) {
-                cx_set(b, init, "= ");
-                cx_set(b, init_end - 1, "");
-            }
-            if (direct) {
-                cx_take_address(st, b, source);
-            } else {
-                if (in_for)
-                    cx_refuse(st, d.name, "cannot translate a reference to a "
-                                          "temporary in a for statement");
-                /* lifetime extension: a temporary of the block */
-                const char *temp = cx_printf(st, "__kiln_tmp%u", st->name_count++);
-                cx_set(b, decl_begin,
-                       cx_printf(st, "%s%s", storage,
-                                 cx_spell(st, cx_unqualified(st, type->base), temp)));
-                cx_append(st, b, init_end - 1,
-                          cx_printf(st, "; %s = &%s", spelled, temp));
-            }
-        } else if (init_kind == 1) {
-            cx_lower_expr(st, b, x, type);
-        } else if (init_kind == 2 || init_kind == 3) {
-            const cx_type *t = cx_unqualified(st, type);
-            if (t != NULL && t->kind == CXT_RECORD) {
-                cx_decl *ctors = cx_lookup_in(st, t->decl->scope, st->ctor_name);
-                if (ctors != NULL) {
-                    cx_decl *fn = cx_resolve_call(st, b, ctors, NULL, 0, 0, args,
-                                                  argc, NULL, init, 1);
-                    uint32_t mask = cx_lower_args(st, b, fn->fn, args, argc);
-                    const char *defaults = cx_defaults(st, fn->fn, argc, argc > 0,
-                                                       &mask);
-                    cx_set(b, init, cx_printf(st, "= %s(",
-                                              cx_callee_name(st, fn, mask)));
-                    cx_set(b, init_end - 1, cx_printf(st, "%s)", defaults));
-                } else if (init_kind == 3) {
-                    cx_decl *m = t->decl->scope->first;
-                    for (size_t q = 0; q < argc; ++q) {
-                        while (m != NULL && m->kind != CXD_FIELD)
-                            m = m->next;
-                        cx_lower_expr(st, b, args[q], m ? m->type : NULL);
-                        if (m != NULL)
-                            m = m->next;
-                    }
-                    cx_prepend(st, b, init, argc == 0 ? "= " : "= ");
-                    if (argc == 0)
-                        cx_set(b, init, "= {0}");
-                } else if (argc == 1) {
-                    cx_lower_expr(st, b, args[0], t);
-                    cx_set(b, init, "= (");
-                } else {
-                    cx_fail(st, init, "'%s' has no constructor",
-                            cx_describe(st, t));
-                }
-            } else {
-                if (argc > 1)
-                    cx_fail(st, init, "one value was expected");
-                for (size_t q = 0; q < argc; ++q)
-                    cx_lower_expr(st, b, args[q], t);
-                if (argc == 0) {
-                    cx_clear(b, init, init_end);
-                    cx_set(b, init, t != NULL && t->kind == CXT_ARRAY ? "= {0}"
-                                                                      : "= 0");
-                } else {
-                    cx_set(b, init, "= (");
-                    cx_set(b, init_end - 1, ")");
-                }
-            }
-        } else if (!(specs.flags & (CXF_SHARED | CXF_EXTERN)) && object != NULL &&
-                   object->kind == CXT_RECORD && type->kind == CXT_RECORD) {
-            /* S s; default construction that runs code */
-            cx_decl *fn = cx_default_ctor(st, object, d.name);
-            if (fn != NULL) {
-                uint32_t mask = 0;
-                const char *defaults = cx_defaults(st, fn->fn, 0, 0, &mask);
-                cx_append(st, b, d.end - 1,
-                          cx_printf(st, " = %s(%s)", cx_callee_name(st, fn, mask),
-                                    defaults));
-            } else if (object->decl->rec->nontrivial_default) {
-                cx_append(st, b, d.end - 1,
-                          cx_printf(st, " = %s()",
-                                    cx_aggregate_maker(st, object->decl, 0)));
-            }
-        } else if (object != NULL && object->kind == CXT_ARRAY) {
-            const cx_type *el = object;
-            while (el->kind == CXT_ARRAY)
-                el = el->base;
-            if (el->kind == CXT_RECORD && el->decl->rec->nontrivial_default &&
-                !(specs.flags & CXF_SHARED))
-                cx_refuse(st, d.name, "cannot translate an array of '%s': its "
-                                      "elements need a constructor run",
-                          cx_describe(st, el));
-        }
+    const cx_type *first_type = NULL;
+    for (size_t k = after, first = 1;; first = 0) {
+        k = cx_local_declarator(st, b, &l, k, end, (int)first, first_type);
         if (first)
-            first_type = type;
-        first = 0;
-        k = init_kind == 0 ? k : init_end;
+            first_type = l.type;
         if (cx_punct(st, k, P_COMMA)) {
-            if (need_respell && !in_for)
+            if ((l.respell || l.ref) && !in_for)
                 cx_set(b, k, ";");
             ++k;
             continue;

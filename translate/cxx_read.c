@@ -527,94 +527,105 @@ static int cx_same_params(const cx_function *a, const cx_type *type)
     return type != NULL;
 }
 
-cx_decl *cx_read_function(cx_state *st, cx_body *ctx, size_t begin,
-                          size_t end, uint32_t extra_flags, cx_template *from,
-                          const cx_type *const *args, int declare)
-{
-    /* a member's class: through the scopes of template parameters */
-    cx_scope *around = ctx->scope;
-    while (around != NULL && around->kind == CXS_TEMPLATE)
-        around = around->parent;
-    cx_decl *record = around != NULL && around->kind == CXS_RECORD
-                          ? around->owner
-                          : NULL;
-    /* the specifiers before a constructor's name, or the whole thing */
-    size_t k = begin;
-    uint32_t flags = extra_flags;
-    cx_specs specs;
-    memset(&specs, 0, sizeof specs);
-    for (;;) {
-        int32_t id = cx_ident(st, k) ? st->tokens[k].ident : -1;
-        if (id == st->w.explicit_) { flags |= CXF_EXPLICIT; ++k; continue; }
-        if (id == st->w.device_) { flags |= CXF_DEVICE; ++k; continue; }
-        if (id == st->w.host_) { flags |= CXF_HOST; ++k; continue; }
-        if (id == W_inline || id == W___inline__) { flags |= CXF_INLINE; ++k; continue; }
-        if (id == st->w.constexpr_) { flags |= CXF_CONSTEXPR; ++k; continue; }
-        if (id == st->w.forceinline_) { flags |= CXF_FORCEINLINE; ++k; continue; }
-        if (id == st->w.noinline_) { flags |= CXF_NOINLINE; ++k; continue; }
-        if (id == st->w.friend_) { flags |= CXF_FRIEND; ++k; continue; }
-        if (id == st->w.virtual_) { flags |= CXF_VIRTUAL; ++k; continue; }
-        break;
-    }
+/* A function's declaration as it is read. */
+typedef struct cx_fn_head {
+    cx_decl *record;              /* the class it is a member of          */
+    cx_decl *out_of_line_record;  /* S::S(...) and S::~S() outside S      */
+    uint32_t flags;
     cx_declarator d;
-    int is_ctor = 0, is_dtor = 0;
-    /* S::S(...) and S::~S() outside the class */
-    cx_decl *out_of_line_record = NULL;
+    int is_ctor, is_dtor;
+    size_t inits_begin, inits_end; /* a constructor's member initializers */
+    size_t body_open, body_close;  /* 0 0 when it has no body             */
+} cx_fn_head;
+
+/* The function specifiers from *k on, as flags; *k: after them. */
+static uint32_t cx_function_specifiers(cx_state *st, size_t *k)
+{
+    uint32_t flags = 0;
+    for (;; ++*k) {
+        int32_t id = cx_ident(st, *k) ? st->tokens[*k].ident : -1;
+        if (id == st->w.explicit_) flags |= CXF_EXPLICIT;
+        else if (id == st->w.device_) flags |= CXF_DEVICE;
+        else if (id == st->w.host_) flags |= CXF_HOST;
+        else if (id == W_inline || id == W___inline__) flags |= CXF_INLINE;
+        else if (id == st->w.constexpr_) flags |= CXF_CONSTEXPR;
+        else if (id == st->w.forceinline_) flags |= CXF_FORCEINLINE;
+        else if (id == st->w.noinline_) flags |= CXF_NOINLINE;
+        else if (id == st->w.friend_) flags |= CXF_FRIEND;
+        else if (id == st->w.virtual_) flags |= CXF_VIRTUAL;
+        else return flags;
+    }
+}
+
+/* A constructor's or destructor's declarator, from k (its name). */
+static void cx_read_ctor_declarator(cx_state *st, cx_body *ctx, size_t k,
+                                    size_t end, cx_fn_head *h)
+{
+    h->is_dtor = cx_punct(st, k, P_TILDE);
+    h->is_ctor = !h->is_dtor;
+    size_t name = h->is_dtor ? k + 1 : k;
+    size_t open = name + 1;
+    if (cx_punct(st, open, P_LT))
+        open = cx_parse_template_args(st, ctx, open, end,
+                                      &(const cx_type **){NULL}, &(size_t){0});
+    cx_body inner = *ctx;
+    if (h->out_of_line_record != NULL)
+        inner.scope = h->out_of_line_record->scope;
+    cx_parse_declarator(st, &inner, open, end, cx_scalar(st, CXT_VOID), &h->d);
+    h->d.name = name;
+    if (h->d.type == NULL || h->d.type->kind != CXT_FUNCTION)
+        cx_fail(st, name, "a constructor's parameters were expected");
+}
+
+/* The specifiers and declarator of a function declaration; 0 when
+ * [begin, end) declares no function. */
+static int cx_read_function_head(cx_state *st, cx_body *ctx, size_t begin,
+                                 size_t end, cx_fn_head *h)
+{
+    size_t k = begin;
+    uint32_t flags = h->flags | cx_function_specifiers(st, &k);
     if (cx_ident(st, k) && cx_scope_op(st, k + 1) &&
         (cx_is(st, k + 3, st->tokens[k].ident) ||
          (cx_punct(st, k + 3, P_TILDE) && cx_is(st, k + 4, st->tokens[k].ident)))) {
         cx_decl *r = cx_resolve(cx_lookup(st, ctx->scope, st->tokens[k].ident));
         if (r != NULL && r->kind == CXD_RECORD) {
-            out_of_line_record = r;
-            record = r;
+            h->out_of_line_record = r;
+            h->record = r;
             k += 3;
         }
     }
-    if (cx_is_ctor_at(st, record, k)) {
-        is_dtor = cx_punct(st, k, P_TILDE);
-        is_ctor = !is_dtor;
-        size_t name = is_dtor ? k + 1 : k;
-        size_t open = name + 1;
-        if (cx_punct(st, open, P_LT))
-            open = cx_parse_template_args(st, ctx, open, end,
-                                          &(const cx_type **){NULL},
-                                          &(size_t){0});
-        cx_body inner = *ctx;
-        if (out_of_line_record != NULL)
-            inner.scope = out_of_line_record->scope;
-        cx_parse_declarator(st, &inner, open, end, cx_scalar(st, CXT_VOID), &d);
-        d.name = name;
-        if (d.type == NULL || d.type->kind != CXT_FUNCTION)
-            cx_fail(st, name, "a constructor's parameters were expected");
-        specs.flags = flags;
-    } else {
-        size_t after = cx_parse_specs(st, ctx, begin, end, &specs);
-        specs.flags |= flags;
-        const cx_type *base = specs.type;
-        if (base == NULL) {
-            if (!cx_is(st, after, st->w.operator_) &&
-                !(cx_ident(st, after) && cx_scope_op(st, after + 1)))
-                return NULL;
-            base = cx_scalar(st, CXT_VOID);
-        }
-        cx_parse_declarator(st, ctx, after, end, base, &d);
-        if (d.type == NULL || d.type->kind != CXT_FUNCTION || d.params_open == 0)
-            return NULL;
-        if (d.qualifier != NULL && d.qualifier->kind == CXS_RECORD)
-            record = d.qualifier->owner;
-        else if (d.qualifier != NULL)
-            record = NULL;
+    if (cx_is_ctor_at(st, h->record, k)) {
+        cx_read_ctor_declarator(st, ctx, k, end, h);
+        h->flags = flags;
+        return 1;
     }
-    flags = specs.flags;
-    if (flags & CXF_VIRTUAL)
-        cx_refuse(st, d.name ? d.name : begin,
-                  "cannot translate a virtual function: virtual calls are "
-                  "not supported in device code");
-    /* what follows the declarator: a body, member initializers, = default */
-    size_t i = d.end;
-    size_t inits_begin = 0, inits_end = 0, body_open = 0, body_close = 0;
+    cx_specs specs;
+    size_t after = cx_parse_specs(st, ctx, begin, end, &specs);
+    h->flags = specs.flags | flags;
+    const cx_type *base = specs.type;
+    if (base == NULL) {
+        if (!cx_is(st, after, st->w.operator_) &&
+            !(cx_ident(st, after) && cx_scope_op(st, after + 1)))
+            return 0;
+        base = cx_scalar(st, CXT_VOID);
+    }
+    cx_parse_declarator(st, ctx, after, end, base, &h->d);
+    if (h->d.type == NULL || h->d.type->kind != CXT_FUNCTION ||
+        h->d.params_open == 0)
+        return 0;
+    if (h->d.qualifier != NULL)
+        h->record = h->d.qualifier->kind == CXS_RECORD ? h->d.qualifier->owner
+                                                       : NULL;
+    return 1;
+}
+
+/* What follows the declarator: member initializers, a body, = default,
+ * = delete. */
+static void cx_read_function_tail(cx_state *st, size_t end, cx_fn_head *h)
+{
+    size_t i = h->d.end;
     if (cx_punct(st, i, P_COLON) && !cx_scope_op(st, i)) {
-        inits_begin = i + 1;
+        h->inits_begin = i + 1;
         size_t j = i + 1;
         while (j < end) {
             if (cx_punct(st, j, P_LBRACE) &&
@@ -624,170 +635,116 @@ cx_decl *cx_read_function(cx_state *st, cx_body *ctx, size_t begin,
                 j = st->match[j];
             ++j;
         }
-        inits_end = j;
+        h->inits_end = j;
         i = j;
     }
     if (cx_is(st, i, st->w.try_))
         cx_refuse(st, i, "cannot translate a function-try-block: exceptions "
                          "are not supported in device code");
     if (cx_punct(st, i, P_LBRACE)) {
-        body_open = i;
-        body_close = st->match[i];
+        h->body_open = i;
+        h->body_close = st->match[i];
     } else if (cx_punct(st, i, P_ASSIGN)) {
         if (cx_is(st, i + 1, W_default))
-            flags |= CXF_DEFAULTED;
+            h->flags |= CXF_DEFAULTED;
         else if (cx_is(st, i + 1, st->w.delete_))
-            flags |= CXF_DELETED;
+            h->flags |= CXF_DELETED;
         else
             cx_refuse(st, i, "cannot translate a pure virtual function");
     }
-    /* host code is not written: a function neither __device__,
-     * __global__ nor constexpr (a defaulted member is both) */
-    int device = (flags & (CXF_DEVICE | CXF_KERNEL | CXF_CONSTEXPR |
-                           CXF_DEFAULTED | CXF_BUILTIN)) != 0 ||
-                 st->reading_builtins;
-    if (!device)
-        return NULL;
-    if (flags & CXF_KERNEL) {
-        if (record != NULL && !(flags & CXF_FRIEND))
-            cx_refuse(st, d.name, "cannot translate a __global__ member "
-                                  "function");
-        const cx_type *result = d.type->base;
-        if (result == NULL || result->kind != CXT_VOID)
-            cx_fail(st, d.name, "a __global__ function must return void");
+}
+
+/* The name a function is declared by: its own, or the one its kind of
+ * special member is looked up by ("operator+", the constructors'). */
+static int32_t cx_function_decl_name(cx_state *st, const cx_fn_head *h)
+{
+    const cx_declarator *d = &h->d;
+    if (h->is_ctor)
+        return st->ctor_name;
+    if (h->is_dtor) {
+        const char *n = cx_printf(st, "~%s", cx_spelling(st, d->name));
+        return clc_intern(st->interner, n, strlen(n));
     }
-    /* the name it is declared by */
-    int32_t name;
-    if (is_ctor)
-        name = st->ctor_name;
-    else if (is_dtor) {
-        const char *n = cx_printf(st, "~%s", cx_spelling(st, d.name));
-        name = clc_intern(st->interner, n, strlen(n));
-    } else if (d.op == CXO_CONVERSION)
-        name = st->conversion_name;
-    else if (d.op != CXO_NONE) {
-        size_t after;
-        cx_op op;
-        name = 0;
-        (void)after;
-        (void)op;
-        const char *text = NULL;
-        for (size_t q = d.name + 1; q < d.end; ++q) {
-            if (cx_punct(st, q, P_LPAREN) && cx_punct(st, q + 1, P_RPAREN)) {
-                text = "operator()";
-                break;
-            }
-            if (cx_punct(st, q, P_LBRACKET)) {
-                text = "operator[]";
-                break;
-            }
-            if (st->tokens[q].kind == CLC_TOK_PUNCT) {
-                text = cx_printf(st, "operator%s", st->tokens[q].text);
-                break;
-            }
+    if (d->op == CXO_CONVERSION)
+        return st->conversion_name;
+    if (d->op == CXO_NONE)
+        return st->tokens[d->name].ident;
+    const char *text = "operator";
+    for (size_t q = d->name + 1; q < d->end; ++q) {
+        if (cx_punct(st, q, P_LPAREN) && cx_punct(st, q + 1, P_RPAREN)) {
+            text = "operator()";
+            break;
         }
-        name = clc_intern(st->interner, text, strlen(text));
-    } else
-        name = st->tokens[d.name].ident;
-    cx_scope *target = ctx->scope;
-    if (d.qualifier != NULL)
-        target = d.qualifier;
-    else if (out_of_line_record != NULL)
-        target = out_of_line_record->scope;
-    if (flags & CXF_FRIEND) {
-        target = cx_namespace_of(ctx->scope);
-        record = NULL;
-    }
-    int is_static_member = record != NULL && (flags & CXF_STATIC) && !is_ctor;
-    int is_method = record != NULL && !is_static_member && !is_ctor &&
-                    !(flags & CXF_FRIEND);
-    /* a declaration seen before: the same name, parameters and constness */
-    cx_decl *decl = NULL;
-    if (from == NULL)
-        for (cx_decl *e = cx_lookup_in(st, target, name); e != NULL; e = e->same) {
-            if (e->kind != CXD_FUNCTION || e->fn->from != NULL)
-                continue;
-            const cx_type *et = e->type, *nt = d.type;
-            int same = et->param_count == nt->param_count &&
-                       e->fn->is_const_method == d.is_const_method &&
-                       cx_same_params(e->fn, et);
-            for (uint32_t p = 0; same && p < et->param_count; ++p)
-                same = cx_unqualified(st, et->params[p]) ==
-                       cx_unqualified(st, nt->params[p]);
-            if (same) {
-                decl = e;
-                break;
-            }
+        if (cx_punct(st, q, P_LBRACKET)) {
+            text = "operator[]";
+            break;
         }
-    if (decl != NULL && body_open != 0 && decl->fn->body_open != 0 &&
-        !(decl->flags & CXF_BUILTIN))
-        cx_fail(st, d.name, "'%s' is defined twice", cx_spelling(st, d.name));
-    cx_function *fn;
-    if (decl == NULL) {
-        decl = cx_decl_new(st, CXD_FUNCTION, name, d.name);
-        fn = clc_arena_alloc(st->arena, sizeof *fn);
-        decl->fn = fn;
-        fn->decl = decl;
-        fn->from = from;
-        fn->args = args;
-        if (declare)
-            cx_declare(st, target, decl);
-        else
-            decl->parent = target;
-    } else {
-        fn = decl->fn;
-        if (decl->flags & CXF_BUILTIN)
-            decl->flags &= ~(uint32_t)CXF_BUILTIN; /* the user defines it */
+        if (st->tokens[q].kind == CLC_TOK_PUNCT) {
+            text = cx_printf(st, "operator%s", st->tokens[q].text);
+            break;
+        }
     }
-    decl->flags |= flags & ~(uint32_t)CXF_FRIEND;
-    if (st->reading_builtins)
-        decl->flags |= CXF_BUILTIN;
-    decl->type = d.type;
-    fn->is_ctor = is_ctor;
-    fn->is_dtor = is_dtor;
-    fn->op = d.op;
-    fn->is_method = is_method;
-    fn->is_const_method = d.is_const_method;
-    fn->record = record;
-    fn->result = is_ctor ? cx_record_type(st, record) : d.type->base;
-    fn->variadic = d.variadic;
-    if (fn->variadic && !(decl->flags & CXF_BUILTIN))
-        cx_refuse(st, d.name, "cannot translate '...': variadic functions are "
-                              "not supported by OpenCL C");
-    /* parameters: the definition's names, the first declaration's defaults */
-    if (fn->params == NULL || body_open != 0 || fn->param_count != d.param_count) {
-        cx_param *old = fn->params;
-        size_t old_count = fn->param_count;
-        fn->params = d.params;
-        fn->param_count = d.param_count;
-        for (size_t p = 0; old != NULL && p < old_count && p < d.param_count; ++p)
-            if (fn->params[p].default_begin == 0 && old[p].default_begin != 0) {
-                fn->params[p].default_begin = old[p].default_begin;
-                fn->params[p].default_end = old[p].default_end;
-            }
+    return clc_intern(st->interner, text, strlen(text));
+}
+
+/* A declaration of the same function seen before in `target`: the same
+ * name, parameters and constness. */
+static cx_decl *cx_function_seen(cx_state *st, cx_scope *target, int32_t name,
+                                 const cx_declarator *d)
+{
+    for (cx_decl *e = cx_lookup_in(st, target, name); e != NULL; e = e->same) {
+        if (e->kind != CXD_FUNCTION || e->fn->from != NULL)
+            continue;
+        const cx_type *et = e->type, *nt = d->type;
+        int same = et->param_count == nt->param_count &&
+                   e->fn->is_const_method == d->is_const_method &&
+                   cx_same_params(e->fn, et);
+        for (uint32_t p = 0; same && p < et->param_count; ++p)
+            same = cx_unqualified(st, et->params[p]) ==
+                   cx_unqualified(st, nt->params[p]);
+        if (same)
+            return e;
     }
-    if (body_open != 0 || fn->name_token == 0) {
-        fn->begin = begin;
-        fn->name_token = d.name;
-        fn->params_open = d.params_open;
-        fn->params_close = st->match[d.params_open];
-        fn->scope = out_of_line_record != NULL ? out_of_line_record->scope
-                    : d.qualifier != NULL ? d.qualifier
-                                          : ctx->scope;
-        if (flags & CXF_FRIEND)
-            fn->scope = ctx->scope; /* a friend's body sees its class */
-    }
-    if (body_open != 0) {
-        fn->body_open = body_open;
-        fn->body_close = body_close;
-        fn->inits_begin = inits_begin;
-        fn->inits_end = inits_end;
-    }
-    if (is_ctor && record != NULL) {
+    return NULL;
+}
+
+/* Parameters: the definition's names, the first declaration's defaults. */
+static void cx_function_take_params(cx_function *fn, const cx_fn_head *h)
+{
+    if (fn->params != NULL && h->body_open == 0 &&
+        fn->param_count == h->d.param_count)
+        return;
+    cx_param *old = fn->params;
+    size_t old_count = fn->param_count;
+    fn->params = h->d.params;
+    fn->param_count = h->d.param_count;
+    for (size_t p = 0; old != NULL && p < old_count && p < h->d.param_count; ++p)
+        if (fn->params[p].default_begin == 0 && old[p].default_begin != 0) {
+            fn->params[p].default_begin = old[p].default_begin;
+            fn->params[p].default_end = old[p].default_end;
+        }
+}
+
+/* Whether a member's only parameter is its own class (a copy). */
+static int cx_copies_record(cx_state *st, const cx_function *fn,
+                            cx_decl *record)
+{
+    if (fn->param_count != 1)
+        return 0;
+    const cx_type *p = cx_strip_ref(fn->params[0].type);
+    return p != NULL && cx_unqualified(st, p) == cx_record_type(st, record);
+}
+
+/* What special members tell their class, and what they refuse. */
+static void cx_special_member(cx_state *st, const cx_fn_head *h,
+                              cx_decl *decl, cx_function *fn)
+{
+    cx_decl *record = h->record;
+    if (h->is_ctor && record != NULL) {
         cx_record *rec = record->rec;
-        int trivial = (flags & CXF_DEFAULTED) ||
-                      (body_open != 0 && body_close == body_open + 1 &&
-                       inits_begin == 0);
+        int trivial = (h->flags & CXF_DEFAULTED) ||
+                      (h->body_open != 0 && h->body_close == h->body_open + 1 &&
+                       h->inits_begin == 0);
         if (!(decl->flags & CXF_DELETED))
             rec->has_ctor = 1;
         if (fn->param_count == 0 || fn->params[0].default_begin != 0) {
@@ -797,33 +754,148 @@ cx_decl *cx_read_function(cx_state *st, cx_body *ctx, size_t begin,
         }
         fn->trivial = trivial;
         /* a user-written copy constructor changes what a copy does */
-        if (fn->param_count == 1 && !trivial && !(decl->flags & CXF_DELETED)) {
-            const cx_type *p = cx_strip_ref(fn->params[0].type);
-            if (p != NULL && cx_unqualified(st, p) == cx_record_type(st, record))
-                cx_refuse(st, d.name, "cannot translate a user-written copy "
-                                      "constructor of '%s'",
-                          cx_ident_name(st, record->name));
-        }
-    }
-    if (is_dtor && body_open != 0 && body_close != body_open + 1)
-        cx_refuse(st, d.name, "cannot translate a destructor that runs code "
-                              "in device code");
-    if (d.op == CXO_ASSIGN && record != NULL && fn->param_count == 1 &&
-        !(flags & (CXF_DEFAULTED | CXF_DELETED))) {
-        const cx_type *p = cx_strip_ref(fn->params[0].type);
-        if (p != NULL && cx_unqualified(st, p) == cx_record_type(st, record))
-            cx_refuse(st, d.name, "cannot translate a user-written copy "
-                                  "assignment of '%s'",
+        if (!trivial && !(decl->flags & CXF_DELETED) &&
+            cx_copies_record(st, fn, record))
+            cx_refuse(st, h->d.name, "cannot translate a user-written copy "
+                                     "constructor of '%s'",
                       cx_ident_name(st, record->name));
     }
-    if (d.op != CXO_NONE && !(decl->flags & CXF_BUILTIN))
-        st->operators_declared[d.op] = 1;
+    if (h->is_dtor && h->body_open != 0 && h->body_close != h->body_open + 1)
+        cx_refuse(st, h->d.name, "cannot translate a destructor that runs code "
+                                 "in device code");
+    if (h->d.op == CXO_ASSIGN && record != NULL &&
+        !(h->flags & (CXF_DEFAULTED | CXF_DELETED)) &&
+        cx_copies_record(st, fn, record))
+        cx_refuse(st, h->d.name, "cannot translate a user-written copy "
+                                 "assignment of '%s'",
+                  cx_ident_name(st, record->name));
+}
+
+/* Where the function is declared, and the scope its body reads in. */
+static cx_scope *cx_function_target(cx_body *ctx, cx_fn_head *h)
+{
+    if (h->flags & CXF_FRIEND) {
+        h->record = NULL;
+        return cx_namespace_of(ctx->scope);
+    }
+    if (h->d.qualifier != NULL)
+        return h->d.qualifier;
+    if (h->out_of_line_record != NULL)
+        return h->out_of_line_record->scope;
+    return ctx->scope;
+}
+
+/* The function's declaration: the one seen before, or a new one. */
+static cx_decl *cx_function_decl(cx_state *st, cx_scope *target,
+                                 const cx_fn_head *h, cx_template *from,
+                                 const cx_type *const *args, int declare)
+{
+    int32_t name = cx_function_decl_name(st, h);
+    cx_decl *decl = from == NULL ? cx_function_seen(st, target, name, &h->d)
+                                 : NULL;
+    if (decl != NULL && h->body_open != 0 && decl->fn->body_open != 0 &&
+        !(decl->flags & CXF_BUILTIN))
+        cx_fail(st, h->d.name, "'%s' is defined twice",
+                cx_spelling(st, h->d.name));
+    if (decl != NULL) {
+        if (decl->flags & CXF_BUILTIN)
+            decl->flags &= ~(uint32_t)CXF_BUILTIN; /* the user defines it */
+        return decl;
+    }
+    decl = cx_decl_new(st, CXD_FUNCTION, name, h->d.name);
+    cx_function *fn = clc_arena_alloc(st->arena, sizeof *fn);
+    decl->fn = fn;
+    fn->decl = decl;
+    fn->from = from;
+    fn->args = args;
+    if (declare)
+        cx_declare(st, target, decl);
+    else
+        decl->parent = target;
+    return decl;
+}
+
+cx_decl *cx_read_function(cx_state *st, cx_body *ctx, size_t begin,
+                          size_t end, uint32_t extra_flags, cx_template *from,
+                          const cx_type *const *args, int declare)
+{
+    cx_fn_head h;
+    memset(&h, 0, sizeof h);
+    h.flags = extra_flags;
+    /* a member's class: through the scopes of template parameters */
+    cx_scope *around = ctx->scope;
+    while (around != NULL && around->kind == CXS_TEMPLATE)
+        around = around->parent;
+    if (around != NULL && around->kind == CXS_RECORD)
+        h.record = around->owner;
+    if (!cx_read_function_head(st, ctx, begin, end, &h))
+        return NULL;
+    const cx_declarator *d = &h.d;
+    if (h.flags & CXF_VIRTUAL)
+        cx_refuse(st, d->name ? d->name : begin,
+                  "cannot translate a virtual function: virtual calls are "
+                  "not supported in device code");
+    cx_read_function_tail(st, end, &h);
+    /* host code is not written: a function neither __device__,
+     * __global__ nor constexpr (a defaulted member is both) */
+    uint32_t flags = h.flags;
+    if (!(flags & (CXF_DEVICE | CXF_KERNEL | CXF_CONSTEXPR | CXF_DEFAULTED |
+                   CXF_BUILTIN)) &&
+        !st->reading_builtins)
+        return NULL;
+    if (flags & CXF_KERNEL) {
+        if (h.record != NULL && !(flags & CXF_FRIEND))
+            cx_refuse(st, d->name, "cannot translate a __global__ member "
+                                   "function");
+        const cx_type *result = d->type->base;
+        if (result == NULL || result->kind != CXT_VOID)
+            cx_fail(st, d->name, "a __global__ function must return void");
+    }
+    cx_scope *target = cx_function_target(ctx, &h);
+    cx_decl *record = h.record;
+    int is_static_member = record != NULL && (flags & CXF_STATIC) && !h.is_ctor;
+    cx_decl *decl = cx_function_decl(st, target, &h, from, args, declare);
+    cx_function *fn = decl->fn;
+    decl->flags |= flags & ~(uint32_t)CXF_FRIEND;
+    if (st->reading_builtins)
+        decl->flags |= CXF_BUILTIN;
+    decl->type = d->type;
+    fn->is_ctor = h.is_ctor;
+    fn->is_dtor = h.is_dtor;
+    fn->op = d->op;
+    fn->is_method = record != NULL && !is_static_member && !h.is_ctor &&
+                    !(flags & CXF_FRIEND);
+    fn->is_const_method = d->is_const_method;
+    fn->record = record;
+    fn->result = h.is_ctor ? cx_record_type(st, record) : d->type->base;
+    fn->variadic = d->variadic;
+    if (fn->variadic && !(decl->flags & CXF_BUILTIN))
+        cx_refuse(st, d->name, "cannot translate '...': variadic functions are "
+                               "not supported by OpenCL C");
+    cx_function_take_params(fn, &h);
+    if (h.body_open != 0 || fn->name_token == 0) {
+        fn->begin = begin;
+        fn->name_token = d->name;
+        fn->params_open = d->params_open;
+        fn->params_close = st->match[d->params_open];
+        /* a friend's body sees its class */
+        fn->scope = (flags & CXF_FRIEND) ? ctx->scope : target;
+    }
+    if (h.body_open != 0) {
+        fn->body_open = h.body_open;
+        fn->body_close = h.body_close;
+        fn->inits_begin = h.inits_begin;
+        fn->inits_end = h.inits_end;
+    }
+    cx_special_member(st, &h, decl, fn);
+    if (d->op != CXO_NONE && !(decl->flags & CXF_BUILTIN))
+        st->operators_declared[d->op] = 1;
     /* written when the program is: not templates (on use), not members of
      * a class template's instance (on use), not builtins */
     int in_instance = record != NULL && record->rec->from != NULL;
-    if (from == NULL && !in_instance && body_open != 0 &&
+    if (from == NULL && !in_instance && h.body_open != 0 &&
         !(decl->flags & CXF_BUILTIN) && !(decl->flags & CXF_DEFAULTED) &&
-        !is_dtor)
+        !h.is_dtor)
         cx_use_function(st, decl);
     return decl;
 }
