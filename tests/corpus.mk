@@ -85,4 +85,5 @@ tests_test_cuda_cxx_SOURCES = tests/test_cuda_cxx.c
 EXTRA_DIST += \
 	tests/kernels/cuda/cxx_templates.cu \
 	tests/kernels/cuda/cxx_classes.cu \
-	tests/kernels/cuda/cxx_patterns.cu
+	tests/kernels/cuda/cxx_patterns.cu \
+	tests/kernels/cuda/public_constructs.cu

@@ -6,8 +6,9 @@
  * arguments, auto, enum class, function objects, range-for.  Each kernel
  * runs on every backend against a CPU reference on random inputs:
  * natively on CUDA, lowered to C and translated to OpenCL C on OpenCL.
- * Also: what the translation still refuses, with the construct and the
- * line.
+ * Also: constructs of public code the translation got wrong before
+ * (public_constructs.cu), and what it still refuses, with the construct
+ * and the line.
  */
 #include "harness.h"
 
@@ -182,6 +183,54 @@ static void test_packed(void **state)
     expect_ints("packed (ints)", iout, iexpected, 4 * N);
 }
 
+/* ---- constructs of public code ------------------------------------------------------ */
+
+static void test_public_constructs(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cxx_program(context, "public_constructs");
+    kiln_kernel *kernel = test_temp_kernel(program, "public_constructs");
+    enum { N = 301, OFFSET = 17 };
+    static const short weights[] = {3, -1, 4, -1, 5, -9, 2, 6};
+    static const float bias[] = {0.5f, -0.25f};
+    float *in = ARRAY(float, N), *out = ARRAY(float, 2 * N),
+          *expected = ARRAY(float, 2 * N);
+    int *ints = ARRAY(int, N), *iout = ARRAY(int, N + 5);
+    test_random_floats(in, N, -4.0f, 4.0f);
+    test_random_ints(ints, N, -1000, 1000);
+    int largest = INT_MIN;
+    for (int i = 0; i < N; ++i) {
+        expected[2 * i] = 0.5f * in[i] * 2.0f + bias[i % 2];
+        expected[2 * i + 1] = (float)weights[i % 8] * in[i];
+        largest = ints[i] > largest ? ints[i] : largest;
+    }
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *ints_b = test_temp_buffer_from(context, ints, N * sizeof *ints);
+    kiln_buffer *out_b = test_temp_buffer(context, 2 * N * sizeof *out);
+    int *start = ARRAY(int, N + 5);
+    for (int k = 0; k < N + 5; ++k)
+        start[k] = k == N + 3 ? INT_MIN : 0;
+    kiln_buffer *iout_b = test_temp_buffer_from(context, start,
+                                                (N + 5) * sizeof *start);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(in_b), KILN_ARG_BUFFER(ints_b),
+                KILN_ARG_BUFFER(out_b), KILN_ARG_BUFFER(iout_b),
+                KILN_ARG_INT(N), KILN_ARG_INT(OFFSET));
+    test_read(out_b, out, 2 * N * sizeof *out);
+    test_read(iout_b, iout, (N + 5) * sizeof *iout);
+    expect_floats("public_constructs", out, expected, 2 * N, 1e-6);
+    for (int i = 0; i < N; ++i)
+        if (iout[i] != OFFSET + ints[i])
+            fail_msg("linked[%d] = %d, expected %d", i, iout[i], OFFSET + ints[i]);
+    if (iout[N] != N || iout[N + 1] != 7 || iout[N + 2] < 0 ||
+        iout[N + 2] >= N || iout[N + 3] != largest ||
+        iout[N + 4] != 30 + OFFSET)
+        fail_msg("atomics and variables: %d %d %d %d %d, expected %d 7 [0, %d) "
+                 "%d %d",
+                 iout[N], iout[N + 1], iout[N + 2], iout[N + 3], iout[N + 4], N,
+                 N, largest, 30 + OFFSET);
+}
+
 /* ---- what stays refused ------------------------------------------------------------ */
 
 static void test_refusals(void **state)
@@ -230,6 +279,16 @@ static void test_refusals(void **state)
         {"struct Node { int v; };\n__global__ void k(int *a) {\n"
          "  Node *n = dynamic_cast<Node *>((Node *)a);\n  a[0] = n->v;\n}\n",
          "dynamic_cast", "refused.cu:3:"},
+        {"__global__ void k(long long *a) {\n  a[1] = 0;\n"
+         "  clock_t t = clock();\n  a[0] = t;\n}\n",
+         "clock", "refused.cu:3:"},
+        {"__device__ float twice(float x) { return 2 * x; }\n"
+         "typedef float (*unary)(float);\n"
+         "__global__ void k(float *a) { unary f = twice; a[0] = f(a[1]); }\n",
+         "function pointers", "refused.cu:2:"},
+        {"const float lo = 1, hi = 2;\n"
+         "__global__ void k(float *a) { a[0] = lo + hi; }\n",
+         "several const variables", "refused.cu:1:"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
@@ -267,6 +326,7 @@ int main(void)
         KILN_TEST(test_templates),
         KILN_TEST(test_classes),
         KILN_TEST(test_packed),
+        KILN_TEST(test_public_constructs),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_cxx", tests, sizeof tests / sizeof tests[0]);

@@ -40,6 +40,7 @@ static void cu_intern_names(cu_state *st)
     CU_INTERN(w_launch_bounds_, "__launch_bounds__");
     CU_INTERN(w_managed_, "__managed__");
     CU_INTERN(w_align_, "__align__");
+    CU_INTERN(w_grid_constant_, "__grid_constant__");
     CU_INTERN(w_threadIdx, "threadIdx");
     CU_INTERN(w_blockIdx, "blockIdx");
     CU_INTERN(w_blockDim, "blockDim");

@@ -379,31 +379,35 @@ static void cu_top_variable(cu_state *st, size_t begin, size_t semi)
     cu_decl d;
     if (!cu_declaration(st, begin, semi + 1, &d))
         cu_fail(st, begin, "cannot read this declaration");
-    if (d.count != 1)
-        cu_refuse(st, d.d[1].name, "cannot translate several %s variables in "
-                                   "one declaration (declare each on its own)",
-                  constant ? "__constant__" : device ? "__device__" : "__shared__");
-    const cu_declarator *dd = &d.d[0];
-    cu_hidden h = {
-        .name = st->tokens[dd->name].ident,
-        .type_begin = begin,
-        .type_end = spec_end,
-        .name_token = dd->name,
-        .dims_begin = dd->name + 1,
-        .dims_end = dd->init_begin ? dd->init_begin - 1 : semi,
-        .init_begin = dd->init_begin,
-        .init_end = dd->init_end,
-        .decl_begin = begin,
-        .decl_end = semi + 1,
-        .array = dd->array,
-        .declared_in = -1,
-    };
-    if (shared)
-        cu_top_shared(st, h, dd, is_extern);
-    else if (device || constant)
-        cu_top_device(st, h, dd, constant, is_extern);
-    else
-        cu_top_const(st, &h, dd);
+    if (d.count != 1 && !shared && !device && !constant)
+        cu_refuse(st, d.d[1].name, "cannot translate several const variables "
+                                   "in one declaration at file scope (declare "
+                                   "each on its own)");
+    /* __device__ int a, b[4] = {...}; is one variable per declarator */
+    for (size_t k = 0; k < d.count; ++k) {
+        const cu_declarator *dd = &d.d[k];
+        size_t next = k + 1 < d.count ? d.d[k + 1].comma : semi;
+        cu_hidden h = {
+            .name = st->tokens[dd->name].ident,
+            .type_begin = begin,
+            .type_end = spec_end,
+            .name_token = dd->name,
+            .dims_begin = dd->name + 1,
+            .dims_end = dd->init_begin ? dd->init_begin - 1 : next,
+            .init_begin = dd->init_begin,
+            .init_end = dd->init_end,
+            .decl_begin = begin,
+            .decl_end = semi + 1,
+            .array = dd->array,
+            .declared_in = -1,
+        };
+        if (shared)
+            cu_top_shared(st, h, dd, is_extern);
+        else if (device || constant)
+            cu_top_device(st, h, dd, constant, is_extern);
+        else
+            cu_top_const(st, &h, dd);
+    }
 }
 
 /* A typedef: copied (unless it names a type OpenCL C has already), and

@@ -183,7 +183,7 @@ typedef struct cu_state {
 
     /* identifiers the pass looks for */
     int32_t w_global_, w_device_, w_host_, w_shared_, w_constant_,
-        w_forceinline_, w_noinline_, w_launch_bounds_, w_managed_, w_align_,
+        w_forceinline_, w_noinline_, w_launch_bounds_, w_managed_, w_align_, w_grid_constant_,
         w_extern_c_block, w_threadIdx, w_blockIdx, w_blockDim, w_gridDim, w_x,
         w_y, w_z, w_nullptr, w_constexpr, w_static_cast, w_reinterpret_cast,
         w_const_cast, w_dim3, w_template, w_typename, w_class, w_namespace,

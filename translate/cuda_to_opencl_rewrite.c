@@ -69,6 +69,8 @@ static const struct {
     {"__nv_bfloat16", 0, "CUDA bfloat16 types are not supported"},
     {"wmma", 1, "tensor core operations are not supported"},
     {"clock64", 1, "clock64 is not supported by OpenCL C"},
+    {"clock", 1, "clock is not supported by OpenCL C (no cycle counter)"},
+    {"clock_t", 1, "clock is not supported by OpenCL C (no cycle counter)"},
     {"__nanosleep", 1, "__nanosleep is not supported by OpenCL C"},
     {"malloc", 1, "device-side malloc is not supported by OpenCL C"},
     {"free", 1, "device-side free is not supported by OpenCL C"},
@@ -135,6 +137,13 @@ void cu_check_tokens(cu_state *st, size_t begin, size_t end)
              (cu_punct(st, i + 1, P_RBRACKET) && cu_punct(st, i + 2, P_LPAREN))))
             cu_refuse(st, i, "cannot translate a lambda: lambdas are not "
                              "supported by OpenCL C");
+        /* (*f)(...): a pointer to a function, declared or called */
+        if (cu_punct(st, i, P_LPAREN) && cu_punct(st, i + 1, P_STAR) &&
+            cu_ident(st, i + 2) && cu_punct(st, i + 3, P_RPAREN) &&
+            cu_punct(st, i + 4, P_LPAREN))
+            cu_refuse(st, i + 2, "cannot translate '%s', a pointer to a "
+                                 "function: OpenCL C has no function pointers",
+                      cu_spelling(st, i + 2));
     }
 }
 

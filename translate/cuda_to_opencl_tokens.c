@@ -215,8 +215,8 @@ int cu_is_builtin_type(const cu_state *st, size_t i)
     case W_double: case W_void: case W_signed: case W_unsigned: case W__Bool:
     case W_bool: case W_uchar: case W_ushort: case W_uint: case W_ulong:
     case W_size_t: case W_ptrdiff_t: case W_intptr_t: case W_uintptr_t:
-    case W___signed__: case W___signed: case W_half:
-        return 1;
+    case W___signed__: case W___signed:
+        return 1; /* not half: a plain name in CUDA C (cuda_fp16.h's) */
     default:
         break;
     }
@@ -247,7 +247,8 @@ int cu_is_qualifier(const cu_state *st, size_t i)
            id == st->w_shared_ || id == st->w_device_ ||
            id == st->w_constant_ || id == st->w_host_ ||
            id == st->w_forceinline_ || id == st->w_noinline_ ||
-           id == st->w_constexpr || id == st->w_managed_;
+           id == st->w_constexpr || id == st->w_managed_ ||
+           id == st->w_grid_constant_;
 }
 
 /* A group that attaches to a declaration: __attribute__((...)),

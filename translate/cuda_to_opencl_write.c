@@ -90,12 +90,23 @@ void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item)
                     clc_edit_replace(&e, i, "");
             clc_edit_before(st->arena, &e, item->begin, "__constant ");
         }
+        /* C++ names a struct by its tag, inside its own body too (struct
+         * node { node *next; }): the typedef goes first where C allows
+         * it (a struct's or union's, not an enum's) */
+        int typedef_first = item->kind == CU_ITEM_STRUCT && item->tag >= 0 &&
+                            !cu_is(st, item->begin, W_enum);
+        const char *tag_typedef =
+            item->kind == CU_ITEM_STRUCT && item->tag >= 0
+                ? cu_printf(st, " typedef %s %s %s;",
+                            cu_spelling(st, item->begin),
+                            cu_ident_text(st, item->tag),
+                            cu_ident_text(st, item->tag))
+                : NULL;
+        if (typedef_first)
+            clc_write_text(w, tag_typedef);
         clc_write_range(w, &e, item->begin, item->end, 1);
-        if (item->kind == CU_ITEM_STRUCT && item->tag >= 0)
-            clc_write_text(w, cu_printf(st, " typedef %s %s %s;",
-                                       cu_spelling(st, item->begin),
-                                       cu_ident_text(st, item->tag),
-                                       cu_ident_text(st, item->tag)));
+        if (tag_typedef != NULL && !typedef_first)
+            clc_write_text(w, tag_typedef);
         return;
     }
     case CU_ITEM_VARIABLE: {
@@ -145,8 +156,15 @@ void cu_write_variable_kernels(cu_state *st, clc_buffer *out)
         const cu_hidden *item = &st->hidden[h];
         if (item->kind != CU_H_VARIABLE)
             continue;
-        clc_buffer_printf(out, "    sizes[%zu] = sizeof(%s%s);\n", item->variable,
-                          cu_hidden_type(st, h), cu_hidden_dims(st, h, 0));
+        /* an array sized by its initializer (short q[] = {...}): the
+         * initializer's size */
+        if (item->init_begin != 0)
+            clc_buffer_printf(out, "    sizes[%zu] = sizeof(__kiln_init_%s);\n",
+                              item->variable, cu_ident_text(st, item->name));
+        else
+            clc_buffer_printf(out, "    sizes[%zu] = sizeof(%s%s);\n",
+                              item->variable, cu_hidden_type(st, h),
+                              cu_hidden_dims(st, h, 0));
         initialised += item->init_begin != 0;
     }
     clc_buffer_puts(out, "}\n");

@@ -365,10 +365,31 @@ __KILN_ATOMIC_DOUBLE(__global)
 __KILN_ATOMIC_DOUBLE(__local)
 #endif
 
+/* A block's scope is narrower than the device's and the system's wider
+ * only toward the host and peer devices, which a kernel here does not
+ * share memory with while it runs: both are the device's atomics. */
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
 #define atomicExch_block atomicExch
-#define atomicCAS_block atomicCAS
+#define atomicExch_system atomicExch
 #define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
 #define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
+#define atomicCAS_block atomicCAS
+#define atomicCAS_system atomicCAS
+#define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
+/* A kernel's parameters are constant in OpenCL C already. */
+#define __grid_constant__
 
