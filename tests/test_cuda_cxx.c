@@ -289,6 +289,10 @@ static void test_refusals(void **state)
         {"const float lo = 1, hi = 2;\n"
          "__global__ void k(float *a) { a[0] = lo + hi; }\n",
          "several const variables", "refused.cu:1:"},
+        {"struct list { float v; list *next; };\n"
+         "__global__ void k(list *head, float *a)\n"
+         "{\n  a[0] = head->next->v;\n}\n",
+         "pointer members in device memory", "refused.cu:2:"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,

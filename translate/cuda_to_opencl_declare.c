@@ -255,16 +255,25 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
         cu_function_params(st, f);
     }
     for (size_t k = 0; kernel && k < f->param_count; ++k)
-        for (size_t i = f->params[k].begin;
-             !f->params[k].pointer && i < f->params[k].end; ++i)
-            if (cu_is_declared_type(st, i) &&
-                cu_type_has_pointers(clc_symbol_at(&st->symbols, i)->type, 0))
+        for (size_t i = f->params[k].begin; i < f->params[k].end; ++i) {
+            if (!cu_is_declared_type(st, i) ||
+                !cu_type_has_pointers(clc_symbol_at(&st->symbols, i)->type, 0))
+                continue;
+            if (!f->params[k].pointer)
                 cu_refuse(st, i, "cannot translate '%s' as a kernel parameter: "
                                  "a struct with pointer members passed by "
                                  "value (OpenCL cannot pass device addresses "
                                  "inside structs: pass the pointers as "
                                  "parameters of their own)",
                           cu_name(st, i)->name);
+            /* its pointers would be read from device memory, where OpenCL
+             * C 1.2 cannot store a __global address */
+            cu_refuse(st, i, "cannot translate '%s *' as a kernel parameter: "
+                             "a struct with pointer members in device memory "
+                             "(OpenCL C cannot store device addresses there: "
+                             "pass the pointers as parameters of their own)",
+                      cu_name(st, i)->name);
+        }
     if (body) {
         f->defined = 1;
         f->body_open = end == st->match[end] ? end : st->match[end];
