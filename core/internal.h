@@ -306,6 +306,9 @@ typedef struct kiln_hidden_arg {
 typedef struct kiln_kernel_entry {
     const char *name;              /* the user's                           */
     const char *native_name;       /* the plugin's (a translation's)       */
+    /* Why the translation refused it (construct and line), while it
+     * translated the program's other kernels; NULL for the others. */
+    const char *refusal;
     bool params_known;
     size_t param_count;
     kiln_backend_param *params;    /* the user's parameters                */

@@ -133,6 +133,11 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     if (entry == NULL &&
         description->origin == KILN_DESCRIBED_BY_TRANSLATION)
         return kernel_not_found(description, name);
+    /* refused while the program's other kernels were translated */
+    if (entry != NULL && entry->refusal != NULL)
+        return kiln_error(KILN_ERR_TRANSLATION,
+                          "kernel '%s' was not translated: %s", name,
+                          entry->refusal);
     kiln_kernel *result = calloc(1, sizeof *result);
     if (result == NULL || (result->name = kiln_strdup(name)) == NULL) {
         free(result);

@@ -53,6 +53,8 @@ kiln_status kiln_description_from_front_end(
         params += kernel->param_count;
         hidden += kernel->hidden_count;
         text += strlen(kernel->name) + strlen(kernel->native_name) + 2;
+        if (kernel->refusal != NULL)
+            text += strlen(kernel->refusal) + 1;
         for (size_t p = 0; p < kernel->param_count; ++p)
             text += strlen(kernel->params[p].name) +
                     strlen(kernel->params[p].type_name) + 2;
@@ -85,6 +87,8 @@ kiln_status kiln_description_from_front_end(
         kiln_kernel_entry *to = &description->kernels[k];
         to->name = store_text(&next, from->name);
         to->native_name = store_text(&next, from->native_name);
+        to->refusal = from->refusal != NULL ? store_text(&next, from->refusal)
+                                            : NULL;
         to->params_known = true;
         to->param_count = from->param_count;
         to->params = param;

@@ -19,13 +19,15 @@
  *                   u32   parameter count, then each parameter (param)
  *                 the description's kernels, each:
  *                   str   name, str native name (neither empty)
- *                   u32   flags, u32x3 required block, u32 parameter count
- *                         and the parameters, as above
+ *                   u32   flags (1 the parameters are known, 2 refused),
+ *                         u32x3 required block, u32 parameter count and
+ *                         the parameters, as above
  *                   u32   hidden argument count, then each:
  *                           u32 kind (kiln_hidden_kind),
  *                           u32 variable (< variable count; for a
  *                               pointer offset, < parameter count; 0 for
  *                               others)
+ *                   str   the refusal (not empty), when flags say 2
  *                 the variables, each:
  *                   str   name (not empty)
  *                   u32   flags: 1 __constant__, 2 has an initializer
@@ -51,6 +53,7 @@
 #define SAVED_MAGIC "KILNPROG"
 #define SAVED_HEADER_BYTES 40u
 #define FLAG_PARAMS_KNOWN 1u
+#define FLAG_REFUSED 2u /* a description's kernel the translation refused */
 #define ORIGIN_MASK 3u
 #define ORIGIN_LOCAL_OFFSETS 4u
 #define VARIABLE_CONSTANT 1u
@@ -139,7 +142,10 @@ static void put_program(saved_writer *writer, kiln_language language,
         const kiln_kernel_entry *kernel = &description->kernels[k];
         put_text(writer, kernel->name);
         put_text(writer, kernel->native_name);
-        put_uint(writer, kernel->params_known ? FLAG_PARAMS_KNOWN : 0u, 4);
+        put_uint(writer,
+                 (kernel->params_known ? FLAG_PARAMS_KNOWN : 0u) |
+                     (kernel->refusal != NULL ? FLAG_REFUSED : 0u),
+                 4);
         for (int i = 0; i < 3; ++i)
             put_uint(writer, kernel->required_block[i], 4);
         put_params(writer, kernel->params,
@@ -155,6 +161,8 @@ static void put_program(saved_writer *writer, kiln_language language,
                          : 0,
                      4);
         }
+        if (kernel->refusal != NULL)
+            put_text(writer, kernel->refusal);
     }
     for (size_t v = 0; v < description->variable_count; ++v) {
         const kiln_variable_entry *variable = &description->variables[v];
@@ -392,7 +400,7 @@ static void read_body(saved_reader *reader, saved_counts *counts,
         kernel.name = get_text(reader, 1, "kernel name");
         kernel.native_name = get_text(reader, 1, "kernel native name");
         uint64_t flags = get_uint(reader, 4, "kernel flags");
-        if (flags > FLAG_PARAMS_KNOWN)
+        if (flags > (FLAG_PARAMS_KNOWN | FLAG_REFUSED))
             reader->problem = "kernel flags";
         kernel.params_known = (flags & FLAG_PARAMS_KNOWN) != 0;
         get_required(reader, kernel.required_block);
@@ -422,6 +430,8 @@ static void read_body(saved_reader *reader, saved_counts *counts,
                                                      (size_t)variable};
         }
         hidden += kernel.hidden_count;
+        if (flags & FLAG_REFUSED)
+            kernel.refusal = get_text(reader, 1, "kernel refusal");
         if (description != NULL && reader->problem == NULL)
             description->kernels[k] = kernel;
     }

@@ -17,7 +17,7 @@
  * another version is a cache miss.  2: value parameters of struct types
  * carry their size (version 1 left them 0, which launches now refuse).
  * 3: the core's description of the program beside the plugin's list. */
-#define KILN_SAVED_PROGRAM_VERSION 3u
+#define KILN_SAVED_PROGRAM_VERSION 4u
 
 /* A saved program read back.  `info`, `image` and the description's
  * strings point into the bytes read and the arrays below; the description

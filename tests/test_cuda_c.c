@@ -1058,28 +1058,30 @@ static void test_refusals(void **state)
     static const struct {
         const char *source;
         const char *mentions;
+        /* a program whose other kernels build: the refused one */
+        const char *refused_kernel;
     } cases[] = {
         {"__global__ void k(float *a) {\n"
          "  auto f = [=](float x) { return x; };\n  a[0] = f(1);\n}\n",
-         "lambda"},
+         "lambda", NULL},
         {"__global__ void k(float *a) {\n"
          "  float v = a[threadIdx.x];\n"
          "  v += __shfl_down_sync(0xffffffff, v, 1);\n  a[0] = v;\n}\n",
-         "warp shuffles"},
+         "warp shuffles", NULL},
         {"__global__ void k(int *a) {\n  a[0] = __ballot_sync(~0u, a[1]);\n}\n",
-         "warp votes"},
+         "warp votes", NULL},
         {"#include <cooperative_groups.h>\n__global__ void k(int *a) {}\n",
-         "CUDA library headers"},
+         "CUDA library headers", NULL},
         {"__global__ void k(float *a, cudaTextureObject_t t) {\n"
          "  a[0] = tex1Dfetch<float>(t, 0);\n}\n",
-         "textures"},
+         "textures", NULL},
         {"__global__ void child(float *a) { a[0] = 1; }\n"
          "__global__ void parent(float *a) {\n  child<<<1, 1>>>(a);\n}\n",
-         "dynamic parallelism"},
+         "dynamic parallelism", "parent"},
         {"__global__ void k(unsigned *a) {\n"
          "  unsigned lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
          "  a[0] = lane;\n}\n",
-         "inline PTX"},
+         "inline PTX", NULL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
@@ -1087,6 +1089,9 @@ static void test_refusals(void **state)
         kiln_program *program = NULL;
         kiln_status status = kiln_program_build_with(context, cases[c].source, 0,
                                                      &options, &program);
+        kiln_kernel *kernel = NULL;
+        if (cases[c].refused_kernel != NULL && status == KILN_OK)
+            status = kiln_kernel_create(program, cases[c].refused_kernel, &kernel);
         if (status != KILN_ERR_TRANSLATION)
             fail_msg("case %zu: %s, expected KILN_ERR_TRANSLATION (%s)", c,
                      kiln_status_name(status), kiln_last_error());
@@ -1094,6 +1099,8 @@ static void test_refusals(void **state)
             strstr(kiln_last_error(), "refused.cu:") == NULL)
             fail_msg("case %zu: the error does not name '%s' and the line: %s",
                      c, cases[c].mentions, kiln_last_error());
+        if (cases[c].refused_kernel != NULL)
+            TEST_OK(kiln_program_release(program));
     }
     /* headers whose device side the translation provides are accepted */
     static const char accepted[] =

@@ -231,6 +231,59 @@ static void test_public_constructs(void **state)
                  N, largest, 30 + OFFSET);
 }
 
+/* ---- refusals per kernel ----------------------------------------------------------- */
+
+static void test_refusals_per_kernel(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cxx_program(context, "refused_neighbours");
+    enum { N = 500 };
+    float *in = ARRAY(float, N), *out = ARRAY(float, N),
+          *expected = ARRAY(float, N);
+    test_random_floats(in, N, -3.0f, 3.0f);
+    for (int i = 0; i < N; ++i)
+        expected[i] = in[i] * 1.5f + 1.0f;
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *out_b = test_temp_buffer(context, N * sizeof *out);
+    kiln_kernel *scale = test_temp_kernel(program, "scale_rows");
+    TEST_LAUNCH(scale, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(in_b), KILN_ARG_BUFFER(out_b), KILN_ARG_INT(N),
+                KILN_ARG_FLOAT(1.5f));
+    test_read(out_b, out, N * sizeof *out);
+    expect_floats("scale_rows", out, expected, N, 1e-6);
+    kiln_kernel *negate = test_temp_kernel(program, "negate");
+    TEST_LAUNCH(negate, KILN_DIM1(test_blocks(N, 64)), KILN_DIM1(64), 0,
+                KILN_ARG_BUFFER(out_b), KILN_ARG_INT(N));
+    test_read(out_b, out, N * sizeof *out);
+    for (int i = 0; i < N; ++i)
+        expected[i] = -expected[i];
+    expect_floats("negate", out, expected, N, 1e-6);
+    if (strcmp(test_backend(state), "opencl") != 0)
+        return; /* CUDA compiles the others natively */
+    /* the refused kernels: the construct and its line, whenever asked */
+    static const struct {
+        const char *kernel, *construct, *line;
+    } refused[] = {
+        {"warp_sums", "__shfl_down_sync", "refused_neighbours.cu:9:"},
+        {"count_calls", "static local variable", "refused_neighbours.cu:33:"},
+    };
+    for (int round = 0; round < 2; ++round)
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
+            kiln_kernel *kernel = NULL;
+            TEST_FAILS(KILN_ERR_TRANSLATION,
+                       kiln_kernel_create(program, refused[k].kernel, &kernel));
+            TEST_ERROR_MENTIONS(refused[k].kernel);
+            TEST_ERROR_MENTIONS(refused[k].construct);
+            TEST_ERROR_MENTIONS(refused[k].line);
+        }
+    /* the same source built again (from the cache) refuses them the same */
+    kiln_program *again = cxx_program(context, "refused_neighbours");
+    kiln_kernel *kernel = NULL;
+    TEST_FAILS(KILN_ERR_TRANSLATION,
+               kiln_kernel_create(again, "warp_sums", &kernel));
+    TEST_ERROR_MENTIONS("refused_neighbours.cu:9:");
+}
+
 /* ---- what stays refused ------------------------------------------------------------ */
 
 static void test_refusals(void **state)
@@ -331,6 +384,7 @@ int main(void)
         KILN_TEST(test_classes),
         KILN_TEST(test_packed),
         KILN_TEST(test_public_constructs),
+        KILN_TEST(test_refusals_per_kernel),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_cxx", tests, sizeof tests / sizeof tests[0]);

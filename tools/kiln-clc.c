@@ -80,6 +80,10 @@ static int cuda_file(const char *path)
 static void print_signature(const translate_program *program,
                             const translate_kernel *kernel)
 {
+    if (kernel->refusal != NULL) {
+        printf("%s: refused: %s\n", kernel->name, kernel->refusal);
+        return;
+    }
     printf("%s(", kernel->name);
     for (size_t p = 0; p < kernel->param_count; ++p)
         printf("%s%s %s %s [%zu]", p ? ", " : "", kind_name(&kernel->params[p]),

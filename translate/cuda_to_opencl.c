@@ -320,6 +320,8 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
                          cuda_to_opencl_result *out)
 {
     cu_state *st = cu_begin(run, pp, NULL, request, out);
+    /* a signature the pass could not read whole is no signature */
+    cu_refuse_any(st);
     size_t kernels = 0;
     for (size_t k = 0; k < st->function_count; ++k)
         kernels += st->functions[k].is_kernel && st->functions[k].defined;
@@ -338,10 +340,37 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
     }
 }
 
-/* Builds every instance.  One that used the result of a call whose
- * instance was not built yet (its pointer's space unknown) is built again
- * once it is. */
-static void cu_build_instances(cu_state *st)
+/* The kernels' instances, each kernel's pointers __global (its
+ * __shared__ ones aside); not the refused kernels'. */
+static void cu_seed_kernels(cu_state *st)
+{
+    st->instance_count = 0;
+    for (size_t k = 0; k < st->function_count; ++k) {
+        const cu_function *f = &st->functions[k];
+        if (!f->is_kernel || !f->defined || f->refusal != NULL)
+            continue;
+        for (size_t i = f->begin; i < f->name_token; ++i)
+            if (cu_ident(st, i) && !cu_is_qualifier(st, i) && !cu_is(st, i, W_void) &&
+                !cu_is(st, i, st->w_global_) && cu_skip_attribute(st, i) == i &&
+                !cu_is(st, i - 1, st->w_launch_bounds_))
+                cu_fail(st, i, "a __global__ function must return void");
+        cu_instance_key key = {.fn = k};
+        memset(key.spaces, CU_GLOBAL, sizeof key.spaces);
+        cu_instance_get(st, &key);
+    }
+}
+
+static void cu_build_one(cu_state *st, void *arg)
+{
+    cu_instance_build(st, *(const size_t *)arg);
+}
+
+/* Builds every instance: 1, or 0 when one was refused (its function and
+ * the kernels that reach it are then refused, and the instances made
+ * again without them).  One that used the result of a call whose instance
+ * was not built yet (its pointer's space unknown) is built again once it
+ * is. */
+static int cu_build_instances(cu_state *st)
 {
     for (int round = 0; round < 8; ++round) {
         int again = 0;
@@ -350,7 +379,8 @@ static void cu_build_instances(cu_state *st)
                 continue;
             uint8_t before = st->instances[k].return_space;
             st->return_pending = 0;
-            cu_instance_build(st, k);
+            if (!cu_try(st, cu_build_one, &k, st->instances[k].key.fn))
+                return 0;
             st->instances[k].pending = st->return_pending;
             again |= st->return_pending ||
                      (round > 0 && st->instances[k].return_space != before);
@@ -358,6 +388,7 @@ static void cu_build_instances(cu_state *st)
         if (!again)
             break;
     }
+    return 1;
 }
 
 void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
@@ -371,21 +402,15 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
             out->fast_math = 1;
     cu_state *st = cu_begin(run, pp, target, request, out);
     cu_scan_functions(st);
-    for (size_t k = 0; k < st->function_count; ++k) {
-        const cu_function *f = &st->functions[k];
-        if (!f->is_kernel || !f->defined)
-            continue;
-        for (size_t i = f->begin; i < f->name_token; ++i)
-            if (cu_ident(st, i) && !cu_is_qualifier(st, i) && !cu_is(st, i, W_void) &&
-                !cu_is(st, i, st->w_global_) && cu_skip_attribute(st, i) == i &&
-                !cu_is(st, i - 1, st->w_launch_bounds_))
-                cu_fail(st, i, "a __global__ function must return void");
-        /* A kernel's pointers are __global (its __shared__ ones aside). */
-        cu_instance_key key = {.fn = k};
-        memset(key.spaces, CU_GLOBAL, sizeof key.spaces);
-        cu_instance_get(st, &key);
+    /* each round that fails refuses one more function */
+    for (size_t round = 0;; ++round) {
+        if (round > st->function_count)
+            cu_refuse_any(st);
+        cu_refuse_kernels(st);
+        cu_seed_kernels(st);
+        if (cu_build_instances(st))
+            break;
     }
-    cu_build_instances(st);
 
     clc_buffer output;
     clc_buffer_init(&output, &run->arena);
@@ -400,7 +425,8 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
 
     out->uses_double = st->uses_double;
     out->source = cu_strdup(clc_buffer_text(&output));
-    if (out->source == NULL || cu_export(st, out) != 0)
+    if (out->source == NULL || cu_export(st, out) != 0 ||
+        cu_export_refusals(st, out) != 0)
         clc_fail_memory(&run->failure);
 }
 
@@ -456,6 +482,9 @@ void cuda_to_opencl_result_free(cuda_to_opencl_result *translation)
         free(translation->kernel_names[k].function);
     }
     free(translation->kernel_names);
+    for (size_t k = 0; k < translation->refused_count; ++k)
+        free(translation->refused[k].message);
+    free(translation->refused);
     free(translation->error);
     memset(translation, 0, sizeof *translation);
 }

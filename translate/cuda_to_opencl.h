@@ -95,6 +95,13 @@ typedef struct cuda_kernel_request {
     size_t count;
 } cuda_kernel_request;
 
+/* A kernel the translation refuses while it translates the others. */
+typedef struct cuda_refused_kernel {
+    char name[128];
+    char *message;        /* "file:line: cannot translate '...': why"   */
+    unsigned line;
+} cuda_refused_kernel;
+
 typedef struct cuda_to_opencl_result {
     char *source;         /* OpenCL C, the prelude included             */
     size_t kernel_count;
@@ -106,6 +113,8 @@ typedef struct cuda_to_opencl_result {
     cuda_kernel_name *kernel_names;
     size_t kernel_name_count;
     int lowered_cxx;      /* the program's C++ was lowered (cxx.h)      */
+    cuda_refused_kernel *refused;
+    size_t refused_count;
     /* On failure: "file:line: cannot translate '...': why", the line, and
      * whether the source is valid CUDA C that the pass cannot translate
      * (KILN_ERR_TRANSLATION) rather than a wrong source (KILN_ERR_BUILD). */

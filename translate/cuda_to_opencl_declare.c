@@ -196,65 +196,18 @@ static void cu_function_params(cu_state *st, cu_function *f)
     }
 }
 
-/* A function's definition or prototype: `begin` its first token, `name`
- * its name, the parameter list at name+1. */
-static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
-                            int body)
+/* A function being read at the top level. */
+typedef struct cu_top_read {
+    size_t begin, name, end;
+    int body, kernel, force, no_inline;
+    size_t index;
+} cu_top_read;
+
+/* A kernel's struct parameters: by value or through a pointer, a struct
+ * with pointer members cannot reach OpenCL C. */
+static void cu_check_kernel_params(cu_state *st, const cu_function *f)
 {
-    int kernel = 0, device = 0, host = 0, force = 0, no_inline = 0;
-    for (size_t i = begin; i < name; ++i) {
-        if (cu_is(st, i, st->w_global_))
-            kernel = 1;
-        else if (cu_is(st, i, st->w_device_))
-            device = 1;
-        else if (cu_is(st, i, st->w_host_))
-            host = 1;
-        else if (cu_is(st, i, st->w_forceinline_))
-            force = 1;
-        else if (cu_is(st, i, st->w_noinline_))
-            no_inline = 1;
-    }
-    (void)host;
-    if (!kernel && !device) {
-        /* host code: it runs on the CPU and never reaches OpenCL */
-        cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
-                                  .end = end + 1});
-        return;
-    }
-    cu_check_tokens(st, begin, end + 1);
-    int32_t id = st->tokens[name].ident;
-    long index = cu_function_find(st, id);
-    if (index < 0) {
-        st->functions = cu_grow(st, st->functions, st->function_count,
-                                sizeof *st->functions);
-        index = (long)st->function_count++;
-        memset(&st->functions[index], 0, sizeof st->functions[index]);
-        st->function_of[id] = (int32_t)index + 1;
-    }
-    cu_function *f = &st->functions[index];
-    if (body && f->defined)
-        cu_refuse(st, name, "cannot translate a second definition of '%s': "
-                            "overloaded functions are not supported by "
-                            "OpenCL C",
-                  cu_name(st, name)->name);
-    if (f->defined || (f->name_token != 0 && !body)) {
-        /* a prototype after the definition or another prototype */
-    }
-    f->name = id;
-    f->is_kernel |= kernel;
-    f->force_inline |= force;
-    f->no_inline |= no_inline;
-    if (body || !f->defined) {
-        f->name_token = name;
-        f->begin = begin;
-        f->returns_pointer = 0;
-        for (size_t i = begin; i < name; ++i)
-            f->returns_pointer |= cu_punct(st, i, P_STAR);
-        f->open = name + 1;
-        f->close = st->match[name + 1];
-        cu_function_params(st, f);
-    }
-    for (size_t k = 0; kernel && k < f->param_count; ++k)
+    for (size_t k = 0; k < f->param_count; ++k)
         for (size_t i = f->params[k].begin; i < f->params[k].end; ++i) {
             if (!cu_is_declared_type(st, i) ||
                 !cu_type_has_pointers(clc_symbol_at(&st->symbols, i)->type, 0))
@@ -274,15 +227,96 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
                              "pass the pointers as parameters of their own)",
                       cu_name(st, i)->name);
         }
-    if (body) {
+}
+
+/* What cu_top_function reads that may refuse the function. */
+static void cu_top_function_read(cu_state *st, void *arg)
+{
+    const cu_top_read *r = arg;
+    size_t begin = r->begin, name = r->name, end = r->end;
+    cu_check_tokens(st, begin, end + 1);
+    cu_function *f = &st->functions[r->index];
+    if (r->body && f->defined)
+        cu_refuse(st, name, "cannot translate a second definition of '%s': "
+                            "overloaded functions are not supported by "
+                            "OpenCL C",
+                  cu_name(st, name)->name);
+    f->force_inline |= r->force;
+    f->no_inline |= r->no_inline;
+    if (r->body || !f->defined) {
+        f->name_token = name;
+        f->begin = begin;
+        f->returns_pointer = 0;
+        for (size_t i = begin; i < name; ++i)
+            f->returns_pointer |= cu_punct(st, i, P_STAR);
+        f->open = name + 1;
+        f->close = st->match[name + 1];
+        cu_function_params(st, f);
+    }
+    if (r->kernel)
+        cu_check_kernel_params(st, f);
+    if (r->body) {
         f->defined = 1;
         f->body_open = end == st->match[end] ? end : st->match[end];
         f->body_close = end;
     }
     cu_item_add(st, (cu_item){.kind = CU_ITEM_FUNCTION, .begin = begin,
-                              .end = end + 1, .fn = (size_t)index,
-                              .prototype = !body});
+                              .end = end + 1, .fn = r->index,
+                              .prototype = !r->body});
 }
+
+/* A function's definition or prototype: `begin` its first token, `name`
+ * its name, the parameter list at name+1.  What it cannot be translated
+ * for refuses it (and the kernels that call it), not the program. */
+static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
+                            int body)
+{
+    cu_top_read r = {.begin = begin, .name = name, .end = end, .body = body};
+    int device = 0;
+    for (size_t i = begin; i < name; ++i) {
+        if (cu_is(st, i, st->w_global_))
+            r.kernel = 1;
+        else if (cu_is(st, i, st->w_device_))
+            device = 1;
+        else if (cu_is(st, i, st->w_forceinline_))
+            r.force = 1;
+        else if (cu_is(st, i, st->w_noinline_))
+            r.no_inline = 1;
+    }
+    if (!r.kernel && !device) {
+        /* host code: it runs on the CPU and never reaches OpenCL */
+        cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
+                                  .end = end + 1});
+        return;
+    }
+    int32_t id = st->tokens[name].ident;
+    long index = cu_function_find(st, id);
+    if (index < 0) {
+        st->functions = cu_grow(st, st->functions, st->function_count,
+                                sizeof *st->functions);
+        index = (long)st->function_count++;
+        memset(&st->functions[index], 0, sizeof st->functions[index]);
+        st->function_of[id] = (int32_t)index + 1;
+    }
+    cu_function *f = &st->functions[index];
+    f->name = id;
+    f->is_kernel |= r.kernel;
+    r.index = (size_t)index;
+    if (cu_try(st, cu_top_function_read, &r, r.index))
+        return;
+    /* refused: listed, never scanned nor written */
+    f = &st->functions[index];
+    f->defined |= body;
+    f->param_count = 0;
+    f->call_count = 0;
+    if (f->name_token == 0) {
+        f->name_token = name;
+        f->begin = begin;
+    }
+    cu_item_add(st, (cu_item){.kind = CU_ITEM_SKIP, .begin = begin,
+                              .end = end + 1});
+}
+
 
 /* A file-scope __shared__ variable: hidden, passed to the functions that
  * use it (extern: the launch's dynamic shared memory). */

@@ -64,6 +64,11 @@ typedef struct cu_function {
     int defined;
     int is_kernel, force_inline, no_inline;
     int returns_pointer;
+    /* Why the translation refuses it ("file:line: cannot translate ..."),
+     * its own or a callee's; NULL when it does not
+     * (cuda_to_opencl_refusals.c). */
+    const char *refusal;
+    unsigned refusal_line;
     cu_param *params;
     size_t param_count;
     cu_call *calls;
@@ -267,6 +272,20 @@ void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item);
 void cu_write_variable_kernels(cu_state *st, clc_buffer *out);
 char *cu_filter_includes(cu_state *st, const char *source, size_t length,
                          unsigned *refused_line, const char **refused);
+
+/* Refusals per kernel (cuda_to_opencl_refusals.c).  cu_try runs
+ * fn(st, arg); a refusal inside comes back as 0 and is recorded as
+ * function `function`'s, any other failure goes on to the caller's. */
+typedef void (*cu_try_fn)(cu_state *st, void *arg);
+int cu_try(cu_state *st, cu_try_fn fn, void *arg, size_t function);
+/* Kernels that reach a refused function through their calls take its
+ * refusal.  Returns the kernels left; with none left, fails the program
+ * with the first refusal. */
+size_t cu_refuse_kernels(cu_state *st);
+/* Fails the program with the first function's refusal, if any. */
+void cu_refuse_any(cu_state *st);
+/* The refused kernels, for the caller (malloc'ed). */
+int cu_export_refusals(cu_state *st, cuda_to_opencl_result *out);
 
 /* The OpenCL C spelling of CUDA's vector type or fixed-width integer
  * named at token i (longlong2 -> long2), NULL when there is none to

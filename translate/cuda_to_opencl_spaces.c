@@ -136,16 +136,37 @@ static void cu_scan_function(cu_state *st, size_t index, size_t dynamic)
     }
 }
 
+/* cu_try's steps: one function's shared memory, its uses and calls. */
+typedef struct cu_scan_step {
+    size_t index, dynamic;
+} cu_scan_step;
+
+static void cu_collect_one(cu_state *st, void *arg)
+{
+    cu_collect_shared(st, ((const cu_scan_step *)arg)->index);
+}
+
+static void cu_scan_one(cu_state *st, void *arg)
+{
+    const cu_scan_step *step = arg;
+    cu_scan_function(st, step->index, step->dynamic);
+}
+
 void cu_scan_functions(cu_state *st)
 {
     for (size_t k = 0; k < st->function_count; ++k)
-        if (st->functions[k].defined)
-            cu_collect_shared(st, k);
+        if (st->functions[k].defined && st->functions[k].refusal == NULL) {
+            cu_scan_step step = {k, 0};
+            cu_try(st, cu_collect_one, &step, k);
+        }
     size_t dynamic = cu_dynamic_item(st);
     for (size_t k = 0; k < st->function_count; ++k) {
         st->functions[k].needs = clc_arena_alloc(st->arena, st->hidden_count + 1);
-        if (st->functions[k].defined)
-            cu_scan_function(st, k, dynamic);
+        if (st->functions[k].defined && st->functions[k].refusal == NULL) {
+            cu_scan_step step = {k, dynamic};
+            if (!cu_try(st, cu_scan_one, &step, k))
+                st->functions[k].call_count = 0;
+        }
     }
     /* what a callee needs, its callers pass: to a fixed point */
     int changed = 1;

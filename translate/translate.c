@@ -493,7 +493,8 @@ static int hidden_convert(const cuda_kernel *kernel, translate_kernel *to)
 static int from_cuda(const cuda_to_opencl_result *result, int translated,
                      translate_program *out)
 {
-    size_t listed = result->kernel_count + result->kernel_name_count;
+    size_t listed = result->kernel_count + result->kernel_name_count +
+                    result->refused_count;
     out->kernels = calloc(listed ? listed : 1, sizeof *out->kernels);
     out->variables = calloc(result->variable_count ? result->variable_count
                                                    : 1,
@@ -518,6 +519,17 @@ static int from_cuda(const cuda_to_opencl_result *result, int translated,
         }
     }
     free(names);
+    for (size_t r = 0; status == 0 && r < result->refused_count; ++r) {
+        translate_kernel *to = &out->kernels[out->kernel_count++];
+        snprintf(to->name, sizeof to->name, "%s", result->refused[r].name);
+        snprintf(to->native_name, sizeof to->native_name, "%s", to->name);
+        size_t length = strlen(result->refused[r].message);
+        to->refusal = malloc(length + 1);
+        if (to->refusal == NULL)
+            status = -2;
+        else
+            memcpy(to->refusal, result->refused[r].message, length + 1);
+    }
     if (status != 0)
         return status;
     for (size_t v = 0; v < result->variable_count; ++v) {
@@ -667,6 +679,7 @@ void translate_program_free(translate_program *program)
     for (size_t k = 0; k < program->kernel_count; ++k) {
         free(program->kernels[k].params);
         free(program->kernels[k].hidden);
+        free(program->kernels[k].refusal);
     }
     free(program->kernels);
     free(program->variables);

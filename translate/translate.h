@@ -250,6 +250,11 @@ typedef struct translate_kernel {
     unsigned required_block[3]; /* reqd_work_group_size; 0 0 0 when none   */
     size_t hidden_count;        /* after the params, in this order         */
     translate_hidden *hidden;
+    /* A kernel the translation refuses while it translates the program's
+     * others: why ("file:line: cannot translate '...': why", malloc'ed);
+     * it has no parameters, and its native name is its name.  NULL for
+     * the others. */
+    char *refusal;
 } translate_kernel;
 
 /* A CUDA C __device__ or __constant__ variable translated to OpenCL C: a
