@@ -87,4 +87,5 @@ EXTRA_DIST += \
 	tests/kernels/cuda/cxx_classes.cu \
 	tests/kernels/cuda/cxx_patterns.cu \
 	tests/kernels/cuda/public_constructs.cu \
-	tests/kernels/cuda/refused_neighbours.cu
+	tests/kernels/cuda/refused_neighbours.cu \
+	tests/kernels/cuda/cooperative_groups.cu

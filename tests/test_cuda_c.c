@@ -1070,7 +1070,7 @@ static void test_refusals(void **state)
          "warp shuffles", NULL},
         {"__global__ void k(int *a) {\n  a[0] = __ballot_sync(~0u, a[1]);\n}\n",
          "warp votes", NULL},
-        {"#include <cooperative_groups.h>\n__global__ void k(int *a) {}\n",
+        {"#include <cub/cub.cuh>\n__global__ void k(int *a) {}\n",
          "CUDA library headers", NULL},
         {"__global__ void k(float *a, cudaTextureObject_t t) {\n"
          "  a[0] = tex1Dfetch<float>(t, 0);\n}\n",

@@ -231,6 +231,50 @@ static void test_public_constructs(void **state)
                  N, largest, 30 + OFFSET);
 }
 
+/* ---- cooperative groups within a block ---------------------------------------------- */
+
+static void test_cooperative_groups(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cxx_program(context, "cooperative_groups");
+    enum { N = 1000, BLOCK = 128 };
+    size_t blocks = test_blocks(N, BLOCK);
+    float *in = ARRAY(float, N), *out = ARRAY(float, blocks),
+          *expected = ARRAY(float, blocks);
+    test_random_floats(in, N, -1.0f, 1.0f);
+    for (size_t b = 0; b < blocks; ++b) {
+        double sum = 0.0;
+        for (size_t i = b * BLOCK; i < (b + 1) * BLOCK && i < N; ++i)
+            sum += in[i];
+        expected[b] = (float)sum;
+    }
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *out_b = test_temp_buffer(context, blocks * sizeof *out);
+    kiln_kernel *sums = test_temp_kernel(program, "block_sums");
+    TEST_LAUNCH(sums, KILN_DIM1(blocks), KILN_DIM1(BLOCK),
+                BLOCK * sizeof(float), KILN_ARG_BUFFER(in_b),
+                KILN_ARG_BUFFER(out_b), KILN_ARG_INT(N));
+    test_read(out_b, out, blocks * sizeof *out);
+    expect_floats("block_sums", out, expected, blocks, 1e-5);
+    /* 2-D blocks of 8 x 4, a grid of 3 x 2 */
+    enum { BX = 8, BY = 4, GX = 3, GY = 2, ALL = BX * BY * GX * GY };
+    kiln_buffer *ranks_b = test_temp_buffer(context, ALL * sizeof(unsigned));
+    kiln_kernel *ranks = test_temp_kernel(program, "ranks");
+    TEST_LAUNCH(ranks, KILN_DIM2(GX, GY), KILN_DIM2(BX, BY), 0,
+                KILN_ARG_BUFFER(ranks_b));
+    unsigned *got = ARRAY(unsigned, ALL);
+    test_read(ranks_b, got, ALL * sizeof *got);
+    for (unsigned b = 0; b < GX * GY; ++b)
+        for (unsigned y = 0; y < BY; ++y)
+            for (unsigned x = 0; x < BX; ++x) {
+                unsigned rank = y * BX + x;
+                unsigned want = rank * 1000u + y * 100u + BX * 10u + BY;
+                if (got[b * BX * BY + rank] != want)
+                    fail_msg("ranks[%u] = %u, expected %u", b * BX * BY + rank,
+                             got[b * BX * BY + rank], want);
+            }
+}
+
 /* ---- refusals per kernel ----------------------------------------------------------- */
 
 static void test_refusals_per_kernel(void **state)
@@ -346,6 +390,11 @@ static void test_refusals(void **state)
          "__global__ void k(list *head, float *a)\n"
          "{\n  a[0] = head->next->v;\n}\n",
          "pointer members in device memory", "refused.cu:2:"},
+        {"#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+         "__global__ void k(float *a)\n{\n"
+         "  cg::grid_group grid = cg::this_grid();\n  a[0] = 1;\n"
+         "  grid.sync();\n}\n",
+         "grid-wide cooperative groups", "refused.cu:5:"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
@@ -385,6 +434,7 @@ int main(void)
         KILN_TEST(test_packed),
         KILN_TEST(test_public_constructs),
         KILN_TEST(test_refusals_per_kernel),
+        KILN_TEST(test_cooperative_groups),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_cxx", tests, sizeof tests / sizeof tests[0]);

@@ -38,12 +38,19 @@ static const struct {
     {"__syncthreads_count", 1, "block votes are not supported by OpenCL C"},
     {"__syncthreads_and", 1, "block votes are not supported by OpenCL C"},
     {"__syncthreads_or", 1, "block votes are not supported by OpenCL C"},
-    {"cooperative_groups", 1, "cooperative groups are not supported"},
-    {"this_thread_block", 1, "cooperative groups are not supported"},
-    {"this_grid", 1, "cooperative groups are not supported"},
-    {"tiled_partition", 1, "cooperative groups are not supported"},
-    {"thread_block", 1, "cooperative groups are not supported"},
-    {"grid_group", 1, "cooperative groups are not supported"},
+    {"this_grid", 1, "grid-wide cooperative groups (a cooperative launch's "
+                     "grid sync) are not supported: only a block's "
+                     "(this_thread_block)"},
+    {"grid_group", 1, "grid-wide cooperative groups (a cooperative launch's "
+                      "grid sync) are not supported: only a block's "
+                      "(this_thread_block)"},
+    {"this_multi_grid", 1, "multi-device cooperative groups are not supported"},
+    {"tiled_partition", 1, "cooperative groups' tiles (warp-level) are not "
+                           "supported: only a block's (this_thread_block)"},
+    {"thread_block_tile", 1, "cooperative groups' tiles (warp-level) are not "
+                             "supported: only a block's (this_thread_block)"},
+    {"coalesced_threads", 1, "cooperative groups' coalesced groups (warp-level) "
+                             "are not supported"},
     {"texture", 1, "textures are not supported"},
     {"tex1D", 0, "textures are not supported"},
     {"tex2D", 0, "textures are not supported"},

@@ -205,11 +205,13 @@ static const char *const cu_provided_headers[] = {
     "chrono", "ctime", "time.h", "memory", "numeric", "iomanip", "fstream",
     "sstream", "random", "functional", "utility", "helper_cuda.h",
     "helper_functions.h", "helper_string.h", "helper_timer.h",
+    /* its block groups: the C++ phase's (cxx_builtins.c) */
+    "cooperative_groups.h",
 };
 
 /* Headers of CUDA libraries or features the pass refuses. */
 static const char *const cu_refused_headers[] = {
-    "cooperative_groups", "cub/", "thrust/", "cuda_fp16", "cuda_bf16",
+    "cooperative_groups/", "cub/", "thrust/", "cuda_fp16", "cuda_bf16",
     "cuda_fp8", "curand", "mma.h", "cuda/", "sm_", "texture", "surface",
     "helper_math.h", "cufft", "cublas", "crt/",
 };

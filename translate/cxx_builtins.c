@@ -233,6 +233,75 @@ const char *cx_builtins_source(cx_state *st)
     return clc_buffer_text(&b);
 }
 
+/* cooperative_groups.h within one block, written in the C++ this phase
+ * lowers: a block's group, its barrier and its threads' ranks.  Grid-wide
+ * groups and tiles are not here: their names stay as written and the CUDA
+ * C -> OpenCL C pass refuses them by name. */
+static const char cx_cooperative_groups_text[] =
+    "namespace cooperative_groups {"
+    "struct thread_block {"
+    "  char unused_;"
+    "  __device__ void sync() const { __syncthreads(); }"
+    "  __device__ unsigned int thread_rank() const"
+    "  { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }"
+    "  __device__ unsigned int size() const"
+    "  { return blockDim.x * blockDim.y * blockDim.z; }"
+    "  __device__ unsigned int num_threads() const"
+    "  { return blockDim.x * blockDim.y * blockDim.z; }"
+    "  __device__ dim3 group_index() const { return blockIdx; }"
+    "  __device__ dim3 thread_index() const { return threadIdx; }"
+    "  __device__ dim3 group_dim() const { return blockDim; }"
+    "  __device__ dim3 dim_threads() const { return blockDim; }"
+    "};"
+    "__device__ thread_block this_thread_block() { thread_block b = {0}; return b; }"
+    "__device__ void sync(const thread_block &g) { __syncthreads(); }"
+    "}";
+
+void cx_refuse_library(cx_state *st, size_t begin, size_t end)
+{
+    static const struct {
+        const char *name, *why;
+    } refused[] = {
+        {"this_grid", "grid-wide cooperative groups (a cooperative launch's "
+                      "grid sync) are not supported: only a block's "
+                      "(this_thread_block)"},
+        {"grid_group", "grid-wide cooperative groups (a cooperative "
+                       "launch's grid sync) are not supported: only a "
+                       "block's (this_thread_block)"},
+        {"this_multi_grid", "multi-device cooperative groups are not "
+                            "supported"},
+        {"multi_grid_group", "multi-device cooperative groups are not "
+                             "supported"},
+        {"tiled_partition", "cooperative groups' tiles (warp-level) are not "
+                            "supported: only a block's (this_thread_block)"},
+        {"thread_block_tile", "cooperative groups' tiles (warp-level) are "
+                              "not supported: only a block's "
+                              "(this_thread_block)"},
+        {"coalesced_threads", "cooperative groups' coalesced groups "
+                              "(warp-level) are not supported"},
+    };
+    int32_t ids[sizeof refused / sizeof refused[0]];
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k)
+        ids[k] = clc_intern(st->interner, refused[k].name,
+                            strlen(refused[k].name));
+    for (size_t i = begin; i < end; ++i)
+        for (size_t k = 0; cx_ident(st, i) && k < sizeof ids / sizeof ids[0];
+             ++k)
+            if (st->tokens[i].ident == ids[k])
+                cx_refuse(st, i, "cannot translate '%s': %s", refused[k].name,
+                          refused[k].why);
+}
+
+const char *cx_library_source(const clc_token *tokens, size_t count,
+                              clc_interner *interner)
+{
+    int32_t cg = clc_intern(interner, "cooperative_groups", 18);
+    for (size_t i = 0; i + 1 < count; ++i)
+        if (tokens[i].kind == CLC_TOK_IDENT && tokens[i].ident == cg)
+            return cx_cooperative_groups_text;
+    return NULL;
+}
+
 /* The vector types, as typedefs of the global namespace. */
 void cx_declare_vectors(cx_state *st)
 {

@@ -815,6 +815,14 @@ const char *cx_aggregate_maker(cx_state *st, cx_decl *record, size_t count);
 
 /* CUDA's device declarations, as C++ text the phase reads first. */
 const char *cx_builtins_source(cx_state *st);
+/* Headers of CUDA's that this phase gives in C++ (cooperative_groups.h's
+ * block groups), read as the program's own code before it; NULL when the
+ * program names none. */
+const char *cx_library_source(const clc_token *tokens, size_t count,
+                              clc_interner *interner);
+/* Refuses, by name, what cooperative_groups.h has beyond a block's group
+ * (grid and multi-device groups, tiles) in tokens [begin, end). */
+void cx_refuse_library(cx_state *st, size_t begin, size_t end);
 /* float4 & co. and dim3 in the global namespace. */
 void cx_declare_vectors(cx_state *st);
 

@@ -198,7 +198,7 @@ static int cx_needs_lowering(const clc_token *tokens, size_t count,
         "this", "decltype", "constexpr", "static_assert", "explicit",
         "friend", "virtual", "mutable", "public", "protected", "auto",
         "consteval", "noexcept", "new", "delete", "throw", "try", "typeid",
-        "dynamic_cast",
+        "dynamic_cast", "cooperative_groups",
     };
     int32_t ids[sizeof words / sizeof words[0]];
     for (size_t k = 0; k < sizeof words / sizeof words[0]; ++k)
@@ -497,6 +497,16 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     uint16_t file = count > 0 ? tokens[0].file : 0;
     clc_lex(builtins, strlen(builtins), file, 0, arena, interner, &lexed);
     size_t builtin_count = lexed.count - 1;
+    const char *library = cx_library_source(tokens, count, interner);
+    clc_token_array library_lexed = {0};
+    if (library != NULL) {
+        library_lexed.capacity = strlen(library) / 2 + 64;
+        library_lexed.tokens = clc_arena_alloc(
+            arena, library_lexed.capacity * sizeof *library_lexed.tokens);
+        clc_lex(library, strlen(library), file, 1, arena, interner,
+                &library_lexed);
+    }
+    size_t library_count = library != NULL ? library_lexed.count - 1 : 0;
     size_t user_count = count > 0 ? count - 1 : 0;
     clc_token_array *asked = clc_arena_alloc(arena, (request_count + 1) * sizeof *asked);
     size_t asked_total = 0;
@@ -505,12 +515,16 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
         clc_lex(text, strlen(text), file, 0, arena, interner, &asked[k]);
         asked_total += asked[k].count; /* its EOF becomes a separator */
     }
-    size_t total = builtin_count + user_count + asked_total;
+    size_t total = builtin_count + library_count + user_count + asked_total;
     clc_token *all = clc_arena_alloc(arena, (total + 1) * sizeof *all);
     memcpy(all, lexed.tokens, builtin_count * sizeof *all);
+    if (library_count > 0)
+        memcpy(all + builtin_count, library_lexed.tokens,
+               library_count * sizeof *all);
     if (user_count > 0)
-        memcpy(all + builtin_count, tokens, user_count * sizeof *all);
-    size_t at = builtin_count + user_count;
+        memcpy(all + builtin_count + library_count, tokens,
+               user_count * sizeof *all);
+    size_t at = builtin_count + library_count + user_count;
     size_t *request_begin = clc_arena_alloc(arena, (request_count + 1) * sizeof *request_begin);
     for (size_t k = 0; k < request_count; ++k) {
         request_begin[k] = at;
@@ -527,6 +541,9 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     st->count = total;
     st->user_begin = builtin_count;
     cx_match_brackets(st);
+    if (library != NULL)
+        cx_refuse_library(st, builtin_count + library_count,
+                          builtin_count + library_count + user_count);
 
     /* the outputs' room: a program's size, about */
     st->bodies_out.capacity = user_count + user_count / 2 + 1024;
@@ -538,7 +555,8 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     st->reading_builtins = 1;
     cx_read_program(st, 0, builtin_count);
     st->reading_builtins = 0;
-    cx_read_program(st, builtin_count, builtin_count + user_count);
+    cx_read_program(st, builtin_count,
+                    builtin_count + library_count + user_count);
     for (size_t k = 0; k < request_count; ++k) {
         size_t end = request_begin[k];
         while (!cx_punct(st, end, P_SEMI))

@@ -1,0 +1,42 @@
+// cooperative_groups.h within one block, as CUDA's samples and tutorials
+// use it: the block as a group, its barrier, each thread's rank
+// (tests/test_cuda_cxx.c: test_cooperative_groups).
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+// a block's sum, the tree reduction of the samples, synchronised through
+// the group
+__device__ float block_reduce(cg::thread_block block, float *partial, float v)
+{
+    unsigned int t = block.thread_rank();
+    partial[t] = v;
+    block.sync();
+    for (unsigned int s = block.size() / 2; s > 0; s >>= 1) {
+        if (t < s)
+            partial[t] += partial[t + s];
+        cg::sync(block);
+    }
+    return partial[0];
+}
+
+__global__ void block_sums(const float *in, float *out, int n)
+{
+    extern __shared__ float partial[];
+    cg::thread_block block = cg::this_thread_block();
+    unsigned int i = block.group_index().x * block.size() + block.thread_rank();
+    float total = block_reduce(block, partial, i < n ? in[i] : 0.0f);
+    if (block.thread_rank() == 0)
+        out[blockIdx.x] = total;
+}
+
+// a 2-D block: the rank is row-major over the block's threads
+__global__ void ranks(unsigned int *out)
+{
+    using namespace cooperative_groups;
+    thread_block block = this_thread_block();
+    unsigned int rank = block.thread_rank();
+    unsigned int base = (blockIdx.y * gridDim.x + blockIdx.x) * block.num_threads();
+    out[base + rank] = rank * 1000u + block.thread_index().y * 100u +
+                       block.dim_threads().x * 10u + block.group_dim().y;
+}
