@@ -264,26 +264,29 @@ static int cu_export_names(const cxx_lowering *lowering,
     return 0;
 }
 
-/* The pass's state over a preprocessed program, its C++ lowered to
- * C-like CUDA first (templates instantiated, classes, overloads and
- * references written as C: cxx.h), its top level read. */
-static cu_state *cu_begin(clc_run *run, const clc_pp_output *preprocessed,
-                          const translate_target *target,
-                          const cuda_kernel_request *request,
-                          cuda_to_opencl_result *out)
+/* The program's C++ lowered to C-like CUDA, the first phase (templates
+ * instantiated, classes, overloads and references written as C: cxx.h),
+ * with the kernel template instances `request` names. */
+static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
+                                  const cuda_kernel_request *request,
+                                  cuda_to_opencl_result *out)
 {
     cxx_lowering lowering;
-    cxx_lower(&run->arena, &run->interner, &run->unsupported,
-              preprocessed->tokens, preprocessed->count,
-              request ? request->names : NULL, request ? request->count : 0,
-              0, &lowering);
+    cxx_lower(&run->arena, &run->interner, &run->unsupported, pp->tokens,
+              pp->count, request ? request->names : NULL,
+              request ? request->count : 0, 0, &lowering);
     if (cu_export_names(&lowering, out) != 0)
         clc_fail_memory(&run->failure);
-    clc_pp_output lowered = *preprocessed;
+    clc_pp_output lowered = *pp;
     lowered.tokens = lowering.tokens;
     lowered.count = lowering.count;
-    const clc_pp_output *pp = &lowered;
+    return lowered;
+}
 
+/* The pass's state over a preprocessed program, its top level read. */
+static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
+                          const translate_target *target)
+{
     cu_state *st = clc_arena_alloc(&run->arena, sizeof *st);
     st->target = target;
     st->arena = &run->arena;
@@ -319,7 +322,8 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
                          const cuda_kernel_request *request,
                          cuda_to_opencl_result *out)
 {
-    cu_state *st = cu_begin(run, pp, NULL, request, out);
+    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out);
+    cu_state *st = cu_begin(run, &lowered, NULL);
     /* a signature the pass could not read whole is no signature */
     cu_refuse_any(st);
     size_t kernels = 0;
@@ -400,7 +404,8 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     for (size_t i = 0; options != NULL && i < options->flag_count; ++i)
         if (strstr(options->flags[i], "use_fast_math") != NULL)
             out->fast_math = 1;
-    cu_state *st = cu_begin(run, pp, target, request, out);
+    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out);
+    cu_state *st = cu_begin(run, &lowered, target);
     cu_scan_functions(st);
     /* each round that fails refuses one more function */
     for (size_t round = 0;; ++round) {
