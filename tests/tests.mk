@@ -25,6 +25,7 @@ include $(srcdir)/tests/corpus.mk
 include $(srcdir)/tests/backends.mk
 include $(srcdir)/tests/hardening.mk
 include $(srcdir)/tests/array.mk
+include $(srcdir)/tests/builtins.mk
 
 check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
 TESTS += $(KILN_TESTS)
