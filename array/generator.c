@@ -516,6 +516,8 @@ static kiln_status elementwise_run(const char *function,
                            function);
     kiln_status status =
         array_params_check(kernel->what, &kernel->params, arg_count, args);
+    if (status == KILN_OK)
+        status = array_check_count("kiln_elementwise_launch", kernel->what, n);
     if (status != KILN_OK)
         return status;
     if (n == 0)
@@ -839,6 +841,8 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
     kiln_status status = array_params_check(reduction->what,
                                             &reduction->params, arg_count,
                                             args);
+    if (status == KILN_OK)
+        status = array_check_count(function, reduction->what, n);
     if (status != KILN_OK)
         return status;
     status = check_values_fit(function, "result", result, result_offset, 1,
@@ -853,8 +857,8 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
     /* Enough groups to fill the device, and no more than the input
      * gives each a round of loads. */
     size_t groups = reduction->max_groups;
-    size_t useful = (n + REDUCE_UNROLL * ARRAY_GROUP_SIZE - 1) /
-                    (REDUCE_UNROLL * ARRAY_GROUP_SIZE);
+    size_t per_group = REDUCE_UNROLL * ARRAY_GROUP_SIZE;
+    size_t useful = n / per_group + (n % per_group != 0);
     if (groups > useful)
         groups = useful;
     if (groups == 0)
@@ -1082,9 +1086,17 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
     kiln_kernel **kernels[] = {&made->blocks, &made->blocks_buffer,
                                &made->add};
     for (size_t k = 0; k < 3 && status == KILN_OK; ++k) {
-        char kernel_name[160];
-        snprintf(kernel_name, sizeof kernel_name, "%s%s", name, suffixes[k]);
+        /* as long as the name: a fixed buffer cut long ones short */
+        size_t size = strlen(name) + strlen(suffixes[k]) + 1;
+        char *kernel_name = malloc(size);
+        if (kernel_name == NULL) {
+            status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                 "out of host memory");
+            break;
+        }
+        snprintf(kernel_name, size, "%s%s", name, suffixes[k]);
         status = kiln_kernel_create(program, kernel_name, kernels[k]);
+        free(kernel_name);
     }
     if (program != NULL)
         array_release_program(program);
@@ -1201,6 +1213,8 @@ kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
                            output ? " or not a scan" : "");
     kiln_status status =
         array_params_check(scan->what, &scan->params, arg_count, args);
+    if (status == KILN_OK)
+        status = array_check_count(function, scan->what, n);
     if (status != KILN_OK)
         return status;
     status = check_values_fit(function, "output", output, output_offset, n,

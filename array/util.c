@@ -232,7 +232,7 @@ kiln_status array_launch_1d(kiln_kernel *kernel, size_t n, size_t max_groups,
                             kiln_stream *stream, size_t count,
                             const kiln_arg *args)
 {
-    size_t groups = (n + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE;
+    size_t groups = n / ARRAY_GROUP_SIZE + (n % ARRAY_GROUP_SIZE != 0);
     if (groups > max_groups)
         groups = max_groups;
     if (groups == 0)
@@ -243,4 +243,15 @@ kiln_status array_launch_1d(kiln_kernel *kernel, size_t n, size_t max_groups,
         .stream = stream,
     };
     return kiln_launch(kernel, &config, count, args);
+}
+
+kiln_status array_check_count(const char *function, const char *what,
+                              size_t n)
+{
+    if (n <= (size_t)INT64_MAX)
+        return KILN_OK;
+    return array_error(KILN_ERR_INVALID_SIZE,
+                       "%s: %s: n = %zu is more than the %lld elements a "
+                       "generated kernel indexes (its index is a long)",
+                       function, what, n, (long long)INT64_MAX);
 }
