@@ -666,6 +666,34 @@ KILN_INTERNAL kiln_status kiln_peer_wait(kiln_stream *stream,
 KILN_INTERNAL kiln_status kiln_untimed_event_create(kiln_context *context,
                                                     kiln_backend_event **event);
 
+/* ---- strings.c: small helpers ------------------------------------------- */
+
+KILN_INTERNAL char *kiln_strdup(const char *text);
+KILN_INTERNAL char *kiln_strndup(const char *text, size_t length);
+/* A growable string: append never fails silently (returns false on OOM). */
+typedef struct kiln_string {
+    char *data;
+    size_t length;
+    size_t capacity;
+} kiln_string;
+KILN_INTERNAL bool kiln_string_append(kiln_string *string, const char *text,
+                                      size_t length);
+KILN_INTERNAL bool kiln_string_appendf(kiln_string *string, const char *format,
+                                       ...) KILN_PRINTF_LIKE(2, 3);
+KILN_INTERNAL void kiln_string_free(kiln_string *string);
+
+/* Copies a struct Kiln fills into the caller's, whose size the header's
+ * macro passed: at least `minimum` (the 1.0 size) and at most what this
+ * library knows; the members past the caller's size are left out. */
+KILN_INTERNAL kiln_status kiln_struct_out(void *out, size_t out_size,
+                                          const void *full, size_t full_size,
+                                          size_t minimum, const char *what);
+/* Reads a struct the caller fills (struct_size first): 0 is the 1.0
+ * layout; the members the caller's struct lacks are zero in *full. */
+KILN_INTERNAL kiln_status kiln_struct_in(void *full, size_t full_size,
+                                         const void *in, size_t minimum,
+                                         const char *what);
+
 /* ---- cache_key.c, cache_memory.c, cache_disk.c: the kernel cache -------- */
 
 typedef struct kiln_cache_key {
@@ -675,13 +703,14 @@ typedef struct kiln_cache_key {
 } kiln_cache_key;
 
 /* The key of a program (`source`: its text with the #include files
- * inlined); `translated`: the front end translated or read it, so the key
+ * inlined; `file_digests`: every file the include search read, NULL for
+ * none); `translated`: the front end translated or read it, so the key
  * names the translator (translate_digest). */
 KILN_INTERNAL kiln_status kiln_cache_key_make(
     kiln_context *context, kiln_language source_language,
     const translate_options *options, const char *const *include_dirs,
     size_t include_dir_count, const char *source, size_t length,
-    bool translated, kiln_cache_key *key);
+    const char *file_digests, bool translated, kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
 /* Memory cache: the built program of an earlier build in this context.
  * find returns it with a reference added for the caller; store adds the
@@ -720,6 +749,11 @@ typedef struct kiln_include_reader {
     const char *const *dirs;
     size_t dir_count;
     char *program_dir;       /* NULL: the program is not a file           */
+    /* "path digest\n" of every file read, for the cache key: also those an
+     * #include in a group the preprocessor does not take names (the
+     * compiler's own macros may take it) */
+    kiln_string digests;
+    bool failed;             /* out of memory recording them             */
 } kiln_include_reader;
 
 KILN_INTERNAL kiln_status kiln_include_reader_init(kiln_include_reader *reader,
@@ -755,6 +789,13 @@ KILN_INTERNAL kiln_status kiln_front_end_open(
 /* The text a cache key covers: the program with its files inlined. */
 KILN_INTERNAL const char *kiln_front_end_text(const kiln_front_end *front,
                                               size_t *length);
+/* What the key covers besides: the digest of every file the include
+ * search read ("path digest" lines; NULL: none). */
+KILN_INTERNAL const char *kiln_front_end_file_digests(
+    const kiln_front_end *front);
+/* The first #include left to the compiler (translate_left): the file it
+ * reads is in no key, so the program is never cached; NULL: none. */
+KILN_INTERNAL const char *kiln_front_end_left(const kiln_front_end *front);
 /* Whether the program is translated into the plugin's language, or read
  * for its signatures (native CUDA C): then its key names the translator. */
 KILN_INTERNAL bool kiln_front_end_translates(const kiln_front_end *front);
@@ -791,34 +832,6 @@ KILN_INTERNAL void kiln_native_source_free(kiln_native_source *native);
 /* Puts the last error's compiler message about a translation in the
  * user's names (translate_user_names), keeping `status`. */
 KILN_INTERNAL void kiln_front_end_user_names(kiln_status status);
-
-/* ---- strings.c: small helpers ------------------------------------------- */
-
-KILN_INTERNAL char *kiln_strdup(const char *text);
-KILN_INTERNAL char *kiln_strndup(const char *text, size_t length);
-/* A growable string: append never fails silently (returns false on OOM). */
-typedef struct kiln_string {
-    char *data;
-    size_t length;
-    size_t capacity;
-} kiln_string;
-KILN_INTERNAL bool kiln_string_append(kiln_string *string, const char *text,
-                                      size_t length);
-KILN_INTERNAL bool kiln_string_appendf(kiln_string *string, const char *format,
-                                       ...) KILN_PRINTF_LIKE(2, 3);
-KILN_INTERNAL void kiln_string_free(kiln_string *string);
-
-/* Copies a struct Kiln fills into the caller's, whose size the header's
- * macro passed: at least `minimum` (the 1.0 size) and at most what this
- * library knows; the members past the caller's size are left out. */
-KILN_INTERNAL kiln_status kiln_struct_out(void *out, size_t out_size,
-                                          const void *full, size_t full_size,
-                                          size_t minimum, const char *what);
-/* Reads a struct the caller fills (struct_size first): 0 is the 1.0
- * layout; the members the caller's struct lacks are zero in *full. */
-KILN_INTERNAL kiln_status kiln_struct_in(void *full, size_t full_size,
-                                         const void *in, size_t minimum,
-                                         const char *what);
 
 /* ---- cache_dir.c: the disk cache's directory ---------------------------- */
 

@@ -7,7 +7,11 @@
  *
  * An #include that is not found in the search path, or that sits in a
  * group of #if the preprocessor does not take, is left in place for the
- * compiler to resolve or reject.
+ * compiler to resolve or reject.  So that the cache is never stale, every
+ * file the search reads (also one a not-taken group names: the compiler's
+ * own macros may take the group) is digested into the cache key, and a
+ * program with an #include the compiler must resolve alone is not cached
+ * (program.c).
  */
 #include "internal.h"
 
@@ -111,7 +115,7 @@ static int read_include(void *context, const char *name, int quoted,
                         const char *includer, char **path_out, char **text,
                         size_t *length, char **error)
 {
-    const kiln_include_reader *search = context;
+    kiln_include_reader *search = context;
     char *path = NULL;
     if (name[0] == '/') {
         path = existing_file(NULL, name);
@@ -130,7 +134,7 @@ static int read_include(void *context, const char *name, int quoted,
     }
     if (path == NULL)
         return 0;
-    kiln_trace("inlining #include \"%s\" from %s", path,
+    kiln_trace("reading #include \"%s\" from %s", path,
                includer ? includer : "the program");
     if (kiln_file_read(path, text, length) != KILN_OK) {
         *error = kiln_strdup(kiln_last_error());
@@ -138,6 +142,10 @@ static int read_include(void *context, const char *name, int quoted,
         free(path);
         return -1;
     }
+    char digest[33];
+    kiln_digest_hex(*text, *length, digest);
+    if (!kiln_string_appendf(&search->digests, "%s %s\n", path, digest))
+        search->failed = true;
     *path_out = path;
     return 1;
 }
@@ -165,4 +173,5 @@ void kiln_include_reader_free(kiln_include_reader *reader)
 {
     free(reader->program_dir);
     reader->program_dir = NULL;
+    kiln_string_free(&reader->digests);
 }

@@ -159,6 +159,14 @@ int translate_open(const translate_input *input, translate_unit **unit,
  * the source itself when it includes nothing.  Valid while the unit
  * lives. */
 const char *translate_text(const translate_unit *unit, size_t *length);
+/* The first #include of a group the preprocessor takes that it left to the
+ * compiler (the reader did not find the file, #include_next, #import, a
+ * malformed name), as "\"name\" at file:line"; NULL when none.  What the
+ * compiler reads for it is not in translate_text.  The reader is also
+ * asked for the files that #include lines in groups the preprocessor
+ * does not take name (the compiler's own macros may take them), so that
+ * a reader that records what it reads covers those too. */
+const char *translate_left(const translate_unit *unit);
 /* Whether the program will be translated into the target's language. */
 int translate_needs_translation(const translate_unit *unit);
 void translate_close(translate_unit *unit);
