@@ -7,7 +7,9 @@
  * never cached; and a header named in a group Kiln's preprocessor does not
  * take (which the compiler, with its own predefined macros, may take) is
  * digested into the key.  Each case runs in fresh processes, through
- * this program run as a probe, and again in one process.
+ * this program run as a probe, and again in one process.  And every
+ * build preprocesses (H2): a chain of function-like macros costs time in
+ * proportion to its length, cache hits included.
  */
 #include "config.h" /* _GNU_SOURCE: setenv, mkdtemp */
 
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -240,6 +243,89 @@ static void header_of_a_group_not_taken_is_in_the_key(void **state)
     check_header_change(state, "skipped", "kiln_h1_new.h");
 }
 
+/* ---- H2: chains of function-like macros -------------------------------- */
+
+static double seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* A chain of `depth` function-like macros, F<n>(x) -> F<n-1>(x), used in
+ * an #if (which every build of a program that includes a file
+ * preprocesses, cache hits included) and in the kernel. */
+static char *macro_chain(int depth, int cuda, int value)
+{
+    size_t size = (size_t)depth * 48 + 512;
+    char *source = test_alloc(size);
+    size_t used = (size_t)snprintf(source, size, "#define F0(x) (x)\n");
+    for (int i = 1; i < depth; ++i)
+        used += (size_t)snprintf(source + used, size - used,
+                                 "#define F%d(x) F%d(x)\n", i, i - 1);
+    snprintf(source + used, size - used,
+             "#include \"kiln_h2.h\"\n"
+             "#if F%d(1)\n#define VALUE (%d + KILN_H2_ZERO)\n#endif\n"
+             "%s void k(%s int *o) { o[0] = F%d(VALUE); }\n",
+             depth - 1, value, cuda ? "__global__" : "__kernel",
+             cuda ? "" : "__global", depth - 1);
+    return source;
+}
+
+static void macro_chains_preprocess_in_linear_time(void **state)
+{
+    kiln_context *context = test_context(state);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/h2-XXXXXX", test_scratch_dir());
+    if (mkdtemp(dir) == NULL)
+        fail_msg("mkdtemp %s: %s", dir, strerror(errno));
+    char header[4200];
+    snprintf(header, sizeof header, "%s/kiln_h2.h", dir);
+    FILE *file = fopen(header, "w");
+    if (file == NULL)
+        fail_msg("cannot write %s", header);
+    fputs("#define KILN_H2_ZERO 0\n", file);
+    fclose(file);
+    const char *dirs[] = {dir};
+    for (int cuda = 0; cuda < 2; ++cuda) {
+        int value = (int)(test_random_u64() % 100000) + 1;
+        char *source = macro_chain(3000, cuda, value);
+        kiln_build_options options = {
+            .language = cuda ? KILN_LANGUAGE_CUDA_C : KILN_LANGUAGE_OPENCL_C,
+            .include_dirs = dirs,
+            .include_dir_count = 1};
+        kiln_program *program = NULL;
+        TEST_OK(kiln_program_build_with(context, source, 0, &options,
+                                        &program));
+        kiln_kernel *kernel = test_kernel(program, "k");
+        kiln_buffer *out = test_buffer(context, sizeof(int));
+        TEST_LAUNCH(kernel, KILN_DIM1(1), KILN_DIM1(1), 0,
+                    KILN_ARG_BUFFER(out));
+        int got = 0;
+        test_read(out, &got, sizeof got);
+        assert_int_equal(got, value);
+        kiln_buffer_release(out);
+        kiln_kernel_release(kernel);
+        kiln_program_release(program);
+        /* Builds from the cache still preprocess the #if: the chain of
+         * 3000 took minutes there (the hide sets made it cubic). */
+        double started = seconds();
+        for (int again = 0; again < 2; ++again) {
+            TEST_OK(kiln_program_build_with(context, source, 0, &options,
+                                            &program));
+            kiln_program_release(program);
+        }
+        double elapsed = seconds() - started;
+        print_message("# %s: two builds from the cache of a 3000-deep "
+                      "macro chain in %.3f s\n",
+                      cuda ? "CUDA C" : "OpenCL C", elapsed);
+        if (elapsed > 5.0)
+            fail_msg("two cached builds took %.1f s", elapsed);
+        free(source);
+    }
+    remove_dir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--probe") == 0)
@@ -247,6 +333,7 @@ int main(int argc, char **argv)
     static const kiln_test tests[] = {
         KILN_TEST(header_left_to_the_compiler_is_never_stale),
         KILN_TEST(header_of_a_group_not_taken_is_in_the_key),
+        KILN_TEST(macro_chains_preprocess_in_linear_time),
     };
     return kiln_test_main("hostile_cache", tests,
                           sizeof tests / sizeof tests[0]);

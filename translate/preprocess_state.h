@@ -27,9 +27,15 @@
 #define PP_MAX_INCLUDE_DEPTH 64
 #define PP_MAX_INCLUDED_BYTES ((size_t)64 << 20)
 
+/* A hide set (C99 6.10.3.4): the macros a token came from, as a sorted
+ * array of identifiers, shared between tokens and never changed once
+ * made.  Membership is a binary search and union and intersection a merge
+ * that returns an operand itself when it is the answer, so a chain of
+ * thousands of function-like macros costs what its tokens cost, not the
+ * cube of its depth (lists made it quadratic per token). */
 typedef struct pp_hideset {
-    int32_t ident;
-    const struct pp_hideset *next;
+    uint32_t count;
+    int32_t idents[];
 } pp_hideset;
 
 typedef struct pp_tok {
