@@ -741,13 +741,13 @@ KILN_INTERNAL uint64_t kiln_checksum64_pair(const void *first,
 
 /* ---- source.c: the files a program names --------------------------------- */
 
-/* The reader the front end asks for each #include: quoted names beside the
- * including file first (as cpp does), then the include directories in
- * order; <names> only there. */
+/* The reader the front end asks for each #include: translate's search
+ * (translate_include_search: quoted names beside the including file first,
+ * as cpp does, then the include directories in order; <names> only
+ * there), recording what it reads. */
 typedef struct kiln_include_reader {
     translate_include_reader reader;
-    const char *const *dirs;
-    size_t dir_count;
+    translate_include_search search;
     char *program_dir;       /* NULL: the program is not a file           */
     /* "path digest\n" of every file read, for the cache key: also those an
      * #include in a group the preprocessor does not take names (the

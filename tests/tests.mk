@@ -87,3 +87,8 @@ EXTRA_DIST += tests/kiln-compare-check tests/kernels/compare/kernels.cl
 # TAP).
 TESTS += tests/tools-options-check
 EXTRA_DIST += tests/tools-options-check
+
+# kiln-clc reads files and #include as the library does (a shell script
+# speaking TAP).
+TESTS += tests/kiln-clc-check
+EXTRA_DIST += tests/kiln-clc-check
