@@ -240,6 +240,145 @@ static kiln_arg *args_with(const array_params *params, size_t arg_count,
     return all;
 }
 
+/* ---- what generator strings may hold --------------------------------- */
+
+/* A C preprocessor's '#' in its three spellings: # itself, the digraph %:
+ * and the trigraph ??= (OpenCL compilers read C99's trigraphs). */
+static size_t hash_at(const char *p)
+{
+    if (p[0] == '#')
+        return 1;
+    if (p[0] == '%' && p[1] == ':')
+        return 2;
+    if (p[0] == '?' && p[1] == '?' && p[2] == '=')
+        return 3;
+    return 0;
+}
+
+/* A line splice: a backslash (or its trigraph ??/) before a line's end,
+ * or at the end of the string, where it would splice the generated text
+ * after it. */
+static bool splice_at(const char *p)
+{
+    size_t length = p[0] == '\\' ? 1 : (p[0] == '?' && p[1] == '?' &&
+                                          p[2] == '/') ? 3 : 0;
+    if (length == 0)
+        return false;
+    p += length;
+    return *p == '\n' || *p == '\r' || *p == '\0';
+}
+
+static kiln_status text_refused(const char *function, const char *field,
+                                const char *why)
+{
+    return array_error(KILN_ERR_INVALID_ARGUMENT,
+                       "%s: %s %s: generator strings are pieces of one "
+                       "OpenCL C source and may carry no preprocessor line, "
+                       "file or comment across it",
+                       function, field, why);
+}
+
+/* An expression, a type, an argument list: one line of code, no '#' in
+ * any spelling, no splice, no comment (which could hide or join the
+ * generated code around it). */
+static kiln_status check_code_text(const char *function, const char *field,
+                                   const char *text)
+{
+    if (text == NULL)
+        return KILN_OK;
+    for (const char *p = text; *p != '\0'; ++p) {
+        if (hash_at(p))
+            return text_refused(function, field,
+                                "holds a preprocessor '#' (or %: or ?\?=)");
+        if (splice_at(p))
+            return text_refused(function, field, "splices lines");
+        if (*p == '\n' || *p == '\r')
+            return text_refused(function, field, "holds a line break");
+        if ((p[0] == '/' && (p[1] == '*' || p[1] == '/')) ||
+            (p[0] == '*' && p[1] == '/'))
+            return text_refused(function, field, "holds a comment");
+    }
+    return KILN_OK;
+}
+
+/* A preamble: helper code, whose only directives may be #define and
+ * #undef; comments and literals end within it; no splice. */
+static kiln_status check_preamble(const char *function, const char *text)
+{
+    if (text == NULL)
+        return KILN_OK;
+    static const char field[] = "preamble";
+    bool line_start = true;
+    for (const char *p = text; *p != '\0';) {
+        if (splice_at(p))
+            return text_refused(function, field, "splices lines");
+        size_t hash = hash_at(p);
+        if (hash && line_start) {
+            const char *word = p + hash;
+            while (*word == ' ' || *word == '\t')
+                ++word;
+            size_t length = 0;
+            while (isalnum((unsigned char)word[length]) || word[length] == '_')
+                ++length;
+            bool allowed = (length == 6 && strncmp(word, "define", 6) == 0) ||
+                           (length == 5 && strncmp(word, "undef", 5) == 0);
+            if (!allowed)
+                return text_refused(function, field,
+                                    "holds a directive other than #define "
+                                    "and #undef");
+        }
+        if (*p == '\n') {
+            line_start = true;
+            ++p;
+            continue;
+        }
+        if (*p != ' ' && *p != '\t' && *p != '\r')
+            line_start = false;
+        if (p[0] == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            if (end == NULL)
+                return text_refused(function, field,
+                                    "opens a comment it does not close");
+            p = end + 2;
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p != '\0' && *p != '\n')
+                ++p;
+            continue;
+        }
+        if (*p == '"' || *p == '\'') {
+            char quote = *p++;
+            while (*p != '\0' && *p != quote && *p != '\n') {
+                if (*p == '\\' && p[1] != '\0')
+                    ++p;
+                ++p;
+            }
+            if (*p != quote)
+                return text_refused(function, field,
+                                    "opens a literal it does not close");
+            ++p;
+            continue;
+        }
+        ++p;
+    }
+    return KILN_OK;
+}
+
+/* Every string a generator takes, before any of it is put together. */
+static kiln_status check_generator_texts(const char *function,
+                                         const char *const *fields,
+                                         const char *const *texts,
+                                         size_t count, const char *preamble)
+{
+    for (size_t k = 0; k < count; ++k) {
+        kiln_status status = check_code_text(function, fields[k], texts[k]);
+        if (status != KILN_OK)
+            return status;
+    }
+    return check_preamble(function, preamble);
+}
+
 static kiln_status check_identifier(const char *what, const char *name)
 {
     if (name[0] == '\0' || isdigit((unsigned char)name[0]))
@@ -439,6 +578,10 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     if (name == NULL)
         name = "kiln_elementwise";
     kiln_status status = check_identifier(function, name);
+    const char *const fields[] = {"arguments", "operation"};
+    const char *const texts[] = {arguments, operation};
+    if (status == KILN_OK)
+        status = check_generator_texts(function, fields, texts, 2, preamble);
     if (status != KILN_OK)
         return status;
 
@@ -703,6 +846,14 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
             : blank(neutral)           ? "neutral"
             : blank(reduce_expression) ? "reduce_expression"
                                        : "arguments");
+    const char *const fields[] = {"type", "neutral", "reduce_expression",
+                                  "map_expression", "arguments"};
+    const char *const texts[] = {type, neutral, reduce_expression,
+                                 map_expression, arguments};
+    kiln_status checked =
+        check_generator_texts(function, fields, texts, 5, preamble);
+    if (checked != KILN_OK)
+        return checked;
     kiln_reduction *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -1022,6 +1173,14 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
                            "%s: kind %d is neither KILN_SCAN_INCLUSIVE nor "
                            "KILN_SCAN_EXCLUSIVE",
                            function, (int)kind);
+    const char *const fields[] = {"type", "neutral", "scan_expression",
+                                  "input_expression", "arguments"};
+    const char *const texts[] = {type, neutral, scan_expression,
+                                 input_expression, arguments};
+    kiln_status checked =
+        check_generator_texts(function, fields, texts, 5, preamble);
+    if (checked != KILN_OK)
+        return checked;
     kiln_scan *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");

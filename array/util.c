@@ -182,7 +182,13 @@ static kiln_status add_source_to_error(kiln_status status, const char *source)
 kiln_status array_program_build(kiln_context *context, const char *source,
                                 kiln_program **program)
 {
-    kiln_status status = kiln_program_build(context, source, NULL, program);
+    /* Self-contained, whatever the generator's strings hold: no file is
+     * read for generated code (KILN_BUILD_NO_INCLUDE). */
+    kiln_build_options options = {.struct_size = sizeof options,
+                                  .language = KILN_LANGUAGE_OPENCL_C,
+                                  .flags = KILN_BUILD_NO_INCLUDE};
+    kiln_status status =
+        kiln_program_build_with(context, source, 0, &options, program);
     if (status == KILN_ERR_BUILD || status == KILN_ERR_TRANSLATION)
         return add_source_to_error(status, source);
     return status;

@@ -514,6 +514,7 @@ typedef struct kiln_program_options {
     translate_option_lists lists;
     const char **include_dirs;
     size_t include_dir_count;
+    bool no_files;           /* KILN_BUILD_NO_INCLUDE                    */
 } kiln_program_options;
 
 KILN_INTERNAL kiln_status kiln_program_options_make(
@@ -756,10 +757,13 @@ typedef struct kiln_include_reader {
     bool failed;             /* out of memory recording them             */
 } kiln_include_reader;
 
+/* `no_files` (KILN_BUILD_NO_INCLUDE): a reader that reads nothing, and
+ * answers every #include with an error. */
 KILN_INTERNAL kiln_status kiln_include_reader_init(kiln_include_reader *reader,
                                                    const char *program_name,
                                                    const char *const *dirs,
-                                                   size_t dir_count);
+                                                   size_t dir_count,
+                                                   bool no_files);
 KILN_INTERNAL void kiln_include_reader_free(kiln_include_reader *reader);
 
 /* Reads a whole file (at most 64 MiB) into a NUL-terminated malloc'ed text. */

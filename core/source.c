@@ -47,12 +47,29 @@ static void record_read(void *context, const char *path, const char *includer,
         reader->failed = true;
 }
 
+/* The reader of a self-contained program (KILN_BUILD_NO_INCLUDE): no
+ * file is read, whatever an #include names. */
+static int refuse_include(void *context, const char *name, int quoted,
+                          const char *includer, char **path, char **text,
+                          size_t *length, char **error)
+{
+    (void)context, (void)name, (void)quoted, (void)includer, (void)path;
+    (void)text, (void)length;
+    *error = kiln_strdup("this program is built without files "
+                         "(KILN_BUILD_NO_INCLUDE): it may not #include");
+    return -1;
+}
+
 kiln_status kiln_include_reader_init(kiln_include_reader *reader,
                                      const char *program_name,
                                      const char *const *dirs,
-                                     size_t dir_count)
+                                     size_t dir_count, bool no_files)
 {
     memset(reader, 0, sizeof *reader);
+    if (no_files) {
+        reader->reader.read = refuse_include;
+        return KILN_OK;
+    }
     reader->search = (translate_include_search){
         .dirs = dirs,
         .dir_count = dir_count,

@@ -904,7 +904,17 @@ typedef struct kiln_build_options {
     size_t include_dir_count;          /**< entries in include_dirs        */
     const char *source_name;           /**< for messages; the file name when
                                             built from a file              */
+    /* Added after 1.0: read only when struct_size says the caller's
+     * struct has them. */
+    unsigned flags;                    /**< KILN_BUILD_* bits; 0: none     */
 } kiln_build_options;
+
+/** The size of kiln_build_options in Kiln 1.0: what struct_size 0 reads. */
+#define KILN_BUILD_OPTIONS_SIZE_1_0 offsetof(kiln_build_options, flags)
+/** kiln_build_options.flags: the source is self-contained.  No file is read
+ * for it, and an `\#include` in it is KILN_ERR_BUILD naming its line: what
+ * the array layer's generators build, whatever their strings hold. */
+#define KILN_BUILD_NO_INCLUDE 1u
 
 /** Compiles `source` (NUL-terminated) with `options` (may be NULL).
  * The language is the source's: CUDA C when it has the token __global__ (every

@@ -2,15 +2,19 @@
  * What the third outside attack (issue 29) broke in the array layer:
  * scalars outside an integer dtype, argmin/argmax and NaN, empty shapes
  * accepted or refused by the order of their sizes, generator counts past a
- * long, a scan's long name, and random numbers that reached `high` or
- * took parameters no distribution has.  Each good call is checked against
+ * long, a scan's long name, random numbers that reached `high` or took
+ * parameters no distribution has, and generator strings that carried
+ * preprocessor lines (an #include of /etc/passwd put it in the message).  Each good call is checked against
  * the CPU on every backend; each bad one for its status and message.
  */
+#include "config.h" /* _GNU_SOURCE: mkdtemp */
+
 #include "array_test.h"
 
 #include <float.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* ---- C7: scalars outside an integer array's dtype ------------------------ */
 
@@ -404,6 +408,175 @@ static void random_parameters_no_distribution_has_are_refused(void **state)
     kiln_array_release(a);
 }
 
+/* ---- M7: nothing a generator is given reaches the preprocessor ---------- */
+
+static kiln_status make_generator(kiln_context *context, int which,
+                                  const char *const *texts,
+                                  const char *preamble)
+{
+    kiln_status status;
+    if (which == 0) {
+        kiln_elementwise *made = NULL;
+        status = kiln_elementwise_create(context, texts[4], texts[2], "g",
+                                         preamble, &made);
+        if (status == KILN_OK)
+            kiln_elementwise_release(made);
+    } else if (which == 1) {
+        kiln_reduction *made = NULL;
+        status = kiln_reduction_create(context, texts[0], texts[1], texts[2],
+                                       texts[3], texts[4], "g", preamble,
+                                       &made);
+        if (status == KILN_OK)
+            kiln_reduction_release(made);
+    } else {
+        kiln_scan *made = NULL;
+        status = kiln_scan_create(context, texts[0], texts[1], texts[2],
+                                  texts[3], texts[4], KILN_SCAN_INCLUSIVE,
+                                  "g", preamble, &made);
+        if (status == KILN_OK)
+            kiln_scan_release(made);
+    }
+    return status;
+}
+
+static void generator_strings_reach_no_file(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char *const generators[] = {"kiln_elementwise_create",
+                                             "kiln_reduction_create",
+                                             "kiln_scan_create"};
+    static const char *const fields[] = {"type", "neutral", "expression",
+                                         "second expression", "arguments"};
+    /* valid strings for each generator: type, neutral, the expression
+     * (operation / reduce / scan), the second one (map / input),
+     * arguments */
+    static const char *const valid[3][5] = {
+        {NULL, NULL, "y[i] = 2 * x[i]", NULL,
+         "global float *y, global const float *x"},
+        {"float", "0", "a + b", "x[i]", "global const float *x"},
+        {"float", "0", "a + b", "x[i]", "global const float *x"},
+    };
+    static const char *const payloads[] = {
+        " #include \"/etc/passwd\"",
+        "\n#include \"/etc/passwd\"\n",
+        " %:include \"/etc/passwd\"",
+        " ?\?=include \"/etc/passwd\"",
+        "\n#pragma once\n",
+        "\n#error boom\n",
+        "\n#line 1 \"/etc/passwd\"\n",
+        " \\\n#include \"/etc/passwd\"",
+        " ?\?/\n",
+        "\\",
+        " /* ",
+        " */",
+        " // the rest of the line",
+        "\n",
+    };
+    for (int g = 0; g < 3; ++g)
+        for (int f = 0; f < 5; ++f) {
+            if (valid[g][f] == NULL)
+                continue;
+            for (size_t p = 0; p < sizeof payloads / sizeof *payloads; ++p) {
+                char text[256];
+                snprintf(text, sizeof text, "%s%s", valid[g][f], payloads[p]);
+                const char *texts[5];
+                for (int k = 0; k < 5; ++k)
+                    texts[k] = k == f ? text : valid[g][k];
+                kiln_status status = make_generator(context, g, texts, NULL);
+                if (status != KILN_ERR_INVALID_ARGUMENT)
+                    fail_msg("%s with %s '%s' -> %s (%s), expected "
+                             "KILN_ERR_INVALID_ARGUMENT",
+                             generators[g], fields[f], text,
+                             kiln_status_name(status), kiln_last_error());
+                if (strstr(kiln_last_error(), "root:") != NULL)
+                    fail_msg("a file's contents reached the message: %s",
+                             kiln_last_error());
+                TEST_ERROR_MENTIONS("generator strings");
+            }
+        }
+    static const char *const preambles[] = {
+        "#include \"/etc/passwd\"\n",
+        "  #  include \"/etc/passwd\"\n",
+        "%:include \"/etc/passwd\"\n",
+        "float f(void) { return 1; }\n#pragma OPENCL EXTENSION all : enable\n",
+        "#error nothing\n",
+        "#line 7 \"/etc/passwd\"\n",
+        "#define A 1 \\\n#include \"/etc/passwd\"\n",
+        "/* a comment that never ends",
+        "float f(void) { return 1; } // a comment to the end",
+        "constant char c[] = \"a literal that never ends;\n",
+        "#if 1\n#endif\n",
+    };
+    for (int g = 0; g < 3; ++g)
+        for (size_t p = 0; p < sizeof preambles / sizeof *preambles; ++p) {
+            kiln_status status =
+                make_generator(context, g, valid[g], preambles[p]);
+            /* a // comment may end the preamble: a line break follows */
+            kiln_status expected = p == 8 ? KILN_OK : KILN_ERR_INVALID_ARGUMENT;
+            if (status != expected)
+                fail_msg("%s with preamble '%s' -> %s (%s)", generators[g],
+                         preambles[p], kiln_status_name(status),
+                         kiln_last_error());
+            if (strstr(kiln_last_error(), "root:") != NULL)
+                fail_msg("a file's contents reached the message: %s",
+                         kiln_last_error());
+        }
+    /* what a preamble may hold: #define, #undef, comments with a # */
+    kiln_elementwise *twice = NULL;
+    TEST_OK(kiln_elementwise_create(
+        context, "global float *y, global const float *x", "y[i] = twice(x[i])",
+        "doubled", "#define SCALE 2.0f\n/* a # in a comment, and %: */\n"
+        "  # define UNUSED 1\n#undef UNUSED\n"
+        "float twice(float v) { return SCALE * v; } // done\n",
+        &twice));
+    enum { n = 300 };
+    float x[n], y[n];
+    test_random_floats(x, n, -10, 10);
+    kiln_buffer *in = test_buffer_from(context, x, sizeof x);
+    kiln_buffer *out = test_buffer(context, sizeof y);
+    kiln_arg args[] = {KILN_ARG_BUFFER(out), KILN_ARG_BUFFER(in)};
+    TEST_OK(kiln_elementwise_launch(twice, n, 2, args, NULL));
+    test_read(out, y, sizeof y);
+    for (int i = 0; i < n; ++i)
+        assert_true(y[i] == 2.0f * x[i]);
+    kiln_elementwise_release(twice);
+    kiln_buffer_release(in);
+    kiln_buffer_release(out);
+
+    /* the public flag generated code is built with */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/m7-XXXXXX", test_scratch_dir());
+    if (mkdtemp(dir) == NULL)
+        fail_msg("mkdtemp %s", dir);
+    char header[4200];
+    snprintf(header, sizeof header, "%s/m7.h", dir);
+    FILE *file = fopen(header, "w");
+    assert_non_null(file);
+    fputs("#define M7 1\n", file);
+    fclose(file);
+    const char *dirs[] = {dir};
+    kiln_build_options options = {.struct_size = sizeof options,
+                                  .include_dirs = dirs,
+                                  .include_dir_count = 1,
+                                  .flags = KILN_BUILD_NO_INCLUDE};
+    kiln_program *program = NULL;
+    TEST_FAILS(KILN_ERR_BUILD,
+               kiln_program_build_with(context,
+                                       "#include \"m7.h\"\n__kernel void "
+                                       "k(__global int *o) { o[0] = M7; }\n",
+                                       0, &options, &program));
+    TEST_ERROR_MENTIONS("KILN_BUILD_NO_INCLUDE");
+    options.flags = 0x80;
+    TEST_FAILS(KILN_ERR_INVALID_ARGUMENT,
+               kiln_program_build_with(context,
+                                       "__kernel void k(__global int *o) "
+                                       "{ o[0] = 1; }\n",
+                                       0, &options, &program));
+    TEST_ERROR_MENTIONS("unknown flags");
+    remove(header);
+    rmdir(dir);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -414,6 +587,7 @@ int main(void)
         KILN_TEST(scans_with_long_names_are_found),
         KILN_TEST(uniform_numbers_stay_below_high),
         KILN_TEST(random_parameters_no_distribution_has_are_refused),
+        KILN_TEST(generator_strings_reach_no_file),
     };
     return kiln_test_main("array_hostile", tests,
                           sizeof tests / sizeof tests[0]);
