@@ -464,12 +464,15 @@ struct kiln_kernel {
 KILN_INTERNAL void kiln_handle_bury(void *object);
 
 /* The length of a function's name as the user calls it: the public
- * macros of the struct-filling getters call kiln_..._sized. */
+ * macros of the struct-filling getters call kiln_..._sized, those of the
+ * prepared launches kiln_..._checked. */
 static inline int kiln_public_name_length(const char *function)
 {
     size_t length = strlen(function);
     if (length > 6 && memcmp(function + length - 6, "_sized", 6) == 0)
         length -= 6;
+    else if (length > 8 && memcmp(function + length - 8, "_checked", 8) == 0)
+        length -= 8;
     return (int)length;
 }
 
