@@ -268,6 +268,18 @@ static bool splice_at(const char *p)
     return *p == '\n' || *p == '\r' || *p == '\0';
 }
 
+/* C99's _Pragma operator, as a word of its own at `p` in `text`: a
+ * #pragma without the '#'. */
+static bool pragma_operator_at(const char *text, const char *p)
+{
+    static const char word[] = "_Pragma";
+    if (strncmp(p, word, sizeof word - 1) != 0)
+        return false;
+    bool starts = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    char next = p[sizeof word - 1];
+    return starts && !(isalnum((unsigned char)next) || next == '_');
+}
+
 static kiln_status text_refused(const char *function, const char *field,
                                 const char *why)
 {
@@ -292,6 +304,9 @@ static kiln_status check_code_text(const char *function, const char *field,
                                 "holds a preprocessor '#' (or %: or ?\?=)");
         if (splice_at(p))
             return text_refused(function, field, "splices lines");
+        if (pragma_operator_at(text, p))
+            return text_refused(function, field,
+                                "holds the _Pragma operator");
         if (*p == '\n' || *p == '\r')
             return text_refused(function, field, "holds a line break");
         if ((p[0] == '/' && (p[1] == '*' || p[1] == '/')) ||
@@ -312,6 +327,9 @@ static kiln_status check_preamble(const char *function, const char *text)
     for (const char *p = text; *p != '\0';) {
         if (splice_at(p))
             return text_refused(function, field, "splices lines");
+        if (pragma_operator_at(text, p))
+            return text_refused(function, field,
+                                "holds the _Pragma operator");
         size_t hash = hash_at(p);
         if (hash && line_start) {
             const char *word = p + hash;

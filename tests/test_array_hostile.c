@@ -471,6 +471,7 @@ static void generator_strings_reach_no_file(void **state)
         " */",
         " // the rest of the line",
         "\n",
+        " + 0 _Pragma(\"OPENCL EXTENSION all : enable\")",
     };
     for (int g = 0; g < 3; ++g)
         for (int f = 0; f < 5; ++f) {
@@ -506,6 +507,7 @@ static void generator_strings_reach_no_file(void **state)
         "float f(void) { return 1; } // a comment to the end",
         "constant char c[] = \"a literal that never ends;\n",
         "#if 1\n#endif\n",
+        "_Pragma(\"OPENCL FP_CONTRACT ON\") float f(void) { return 1; }\n",
     };
     for (int g = 0; g < 3; ++g)
         for (size_t p = 0; p < sizeof preambles / sizeof *preambles; ++p) {
