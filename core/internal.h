@@ -602,12 +602,16 @@ KILN_INTERNAL void kiln_guard_free(kiln_context *context,
                                    kiln_pending_work pending);
 /* Waits for `stream`, reads both zones and appends to `report` the byte
  * ranges (relative to the user's byte 0) that changed, restoring them.
- * An empty report: nothing changed.  Errors: the reads' own. */
+ * An empty report: nothing changed.  *at_edge: every changed range
+ * reaches the byte next to the buffer (a run over its end or start);
+ * false when one lies away from it, where a write far past another
+ * allocation may land.  Errors: the reads' own. */
 KILN_INTERNAL kiln_status kiln_guard_check(kiln_context *context,
                                            kiln_backend_stream *stream,
                                            kiln_backend_memory *whole,
                                            size_t size,
-                                           struct kiln_string *report);
+                                           struct kiln_string *report,
+                                           bool *at_edge);
 
 /* ---- stream.c ----------------------------------------------------------- */
 
