@@ -317,7 +317,9 @@ static kiln_status check_code_text(const char *function, const char *field,
 }
 
 /* A preamble: helper code, whose only directives may be #define and
- * #undef; comments and literals end within it; no splice. */
+ * #undef; comments and literals end within it; no splice.  A comment
+ * leaves a line's start a line's start (C replaces it by a space before
+ * it looks for directives: `/ * x * / #include` is one). */
 static kiln_status check_preamble(const char *function, const char *text)
 {
     if (text == NULL)
@@ -330,6 +332,19 @@ static kiln_status check_preamble(const char *function, const char *text)
         if (pragma_operator_at(text, p))
             return text_refused(function, field,
                                 "holds the _Pragma operator");
+        if (p[0] == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            if (end == NULL)
+                return text_refused(function, field,
+                                    "opens a comment it does not close");
+            p = end + 2;
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p != '\0' && *p != '\n')
+                ++p;
+            continue;
+        }
         size_t hash = hash_at(p);
         if (hash && line_start) {
             const char *word = p + hash;
@@ -350,21 +365,9 @@ static kiln_status check_preamble(const char *function, const char *text)
             ++p;
             continue;
         }
-        if (*p != ' ' && *p != '\t' && *p != '\r')
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\f' &&
+            *p != '\v')
             line_start = false;
-        if (p[0] == '/' && p[1] == '*') {
-            const char *end = strstr(p + 2, "*/");
-            if (end == NULL)
-                return text_refused(function, field,
-                                    "opens a comment it does not close");
-            p = end + 2;
-            continue;
-        }
-        if (p[0] == '/' && p[1] == '/') {
-            while (*p != '\0' && *p != '\n')
-                ++p;
-            continue;
-        }
         if (*p == '"' || *p == '\'') {
             char quote = *p++;
             while (*p != '\0' && *p != quote && *p != '\n') {
@@ -384,10 +387,10 @@ static kiln_status check_preamble(const char *function, const char *text)
 }
 
 /* Every string a generator takes, before any of it is put together. */
-static kiln_status check_generator_texts(const char *function,
-                                         const char *const *fields,
-                                         const char *const *texts,
-                                         size_t count, const char *preamble)
+kiln_status array_generator_texts_check(const char *function,
+                                        const char *const *fields,
+                                        const char *const *texts,
+                                        size_t count, const char *preamble)
 {
     for (size_t k = 0; k < count; ++k) {
         kiln_status status = check_code_text(function, fields[k], texts[k]);
@@ -599,7 +602,8 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     const char *const fields[] = {"arguments", "operation"};
     const char *const texts[] = {arguments, operation};
     if (status == KILN_OK)
-        status = check_generator_texts(function, fields, texts, 2, preamble);
+        status = array_generator_texts_check(function, fields, texts, 2,
+                                             preamble);
     if (status != KILN_OK)
         return status;
 
@@ -869,7 +873,7 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
     const char *const texts[] = {type, neutral, reduce_expression,
                                  map_expression, arguments};
     kiln_status checked =
-        check_generator_texts(function, fields, texts, 5, preamble);
+        array_generator_texts_check(function, fields, texts, 5, preamble);
     if (checked != KILN_OK)
         return checked;
     kiln_reduction *made = calloc(1, sizeof *made);
@@ -1196,7 +1200,7 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
     const char *const texts[] = {type, neutral, scan_expression,
                                  input_expression, arguments};
     kiln_status checked =
-        check_generator_texts(function, fields, texts, 5, preamble);
+        array_generator_texts_check(function, fields, texts, 5, preamble);
     if (checked != KILN_OK)
         return checked;
     kiln_scan *made = calloc(1, sizeof *made);

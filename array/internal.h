@@ -123,6 +123,15 @@ typedef struct array_params {
     size_t count;
 } array_params;
 
+/* What a generator's strings may hold (generator.c): `texts[k]` (named
+ * `fields[k]`; NULL: absent) are expressions, types or argument lists, one
+ * line of code without '#' in any spelling, _Pragma, splice or comment;
+ * `preamble` may hold #define and #undef and comments and literals that
+ * end in it.  KILN_ERR_INVALID_ARGUMENT naming `function` and the field. */
+ARRAY_INTERNAL kiln_status array_generator_texts_check(
+    const char *function, const char *const *fields, const char *const *texts,
+    size_t count, const char *preamble);
+
 /* Splits "float a, global const float *x" into its parameters; a
  * parameter without a name, a pointer without an address space, an empty
  * list or one with unbalanced brackets is KILN_ERR_INVALID_ARGUMENT naming

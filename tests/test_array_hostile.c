@@ -508,6 +508,9 @@ static void generator_strings_reach_no_file(void **state)
         "constant char c[] = \"a literal that never ends;\n",
         "#if 1\n#endif\n",
         "_Pragma(\"OPENCL FP_CONTRACT ON\") float f(void) { return 1; }\n",
+        /* a comment is a space: the # is still the line's first token */
+        "/* before */ #include \"/etc/passwd\"\n",
+        "int x;\n/* two\nlines */ # include \"/etc/passwd\"\n",
     };
     for (int g = 0; g < 3; ++g)
         for (size_t p = 0; p < sizeof preambles / sizeof *preambles; ++p) {
