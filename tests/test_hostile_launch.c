@@ -247,13 +247,36 @@ static void grids_of_too_many_groups_are_refused(void **state)
 
 /* ---- C3: kernel names the driver aborts on ------------------------------- */
 
+/* Runs kernel `name` of `program` (out[i] = value + i) and checks it. */
+static void run_named_kernel(kiln_context *context, kiln_program *program,
+                             const char *name)
+{
+    kiln_kernel *kernel = test_kernel(program, name);
+    enum { n = 64 };
+    kiln_buffer *out = test_buffer(context, n * sizeof(int32_t));
+    int value = (int)(test_random_u64() % 1000) + 1;
+    kiln_launch_config config = test_config_1d(n, 16);
+    kiln_arg args[] = {KILN_ARG_BUFFER(out), KILN_ARG_INT(value)};
+    TEST_OK(kiln_launch(kernel, &config, 2, args));
+    int32_t result[n];
+    test_read(out, result, sizeof result);
+    for (int i = 0; i < n; ++i)
+        if (result[i] != value + i)
+            fail_msg("element %d: %d, expected %d", i, result[i], value + i);
+    kiln_buffer_release(out);
+    kiln_kernel_release(kernel);
+}
+
 static void long_kernel_names_are_refused_or_run(void **state)
 {
     kiln_context *context = test_context(state);
     const bool opencl = strcmp(test_backend(state), "opencl") == 0;
-    /* 200 runs everywhere; past it the OpenCL backend refuses (PoCL 3.1
-     * aborted the process from 253 on) and CUDA runs it */
-    const size_t lengths[] = {200, 201, 253, 300, 1000};
+    /* OpenCL C: up to 200 characters run on the OpenCL backend, past it
+     * they are refused (PoCL 3.1 aborted the process from 253 on); the
+     * CUDA backend's translation takes names of up to 127.  CUDA C on
+     * OpenCL (translated): up to 127, longer ones refused (they were cut
+     * and then not found by their own name). */
+    const size_t lengths[] = {100, 127, 128, 200, 201, 253, 300, 1000};
     for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; ++l) {
         size_t length = lengths[l];
         char *name = test_alloc(length + 1);
@@ -261,40 +284,56 @@ static void long_kernel_names_are_refused_or_run(void **state)
             name[i] = (char)('a' + (i * 7 + length) % 26);
         name[length] = '\0';
         char *source = test_alloc(length + 256);
-        snprintf(source, length + 256,
-                 "kernel void %s(global int *out, int value) {\n"
-                 "    out[get_global_id(0)] = value + (int)get_global_id(0);\n"
-                 "}\n",
-                 name);
-        kiln_program *program = NULL;
-        kiln_status status = kiln_program_build(context, source, NULL,
-                                                &program);
-        if (opencl && length > 200) {
-            if (status != KILN_ERR_UNSUPPORTED)
-                fail_msg("a kernel name of %zu characters -> %s (%s), "
-                         "expected KILN_ERR_UNSUPPORTED",
-                         length, kiln_status_name(status), kiln_last_error());
-            TEST_ERROR_MENTIONS("has a name of");
-        } else {
-            if (status != KILN_OK)
-                fail_msg("a kernel name of %zu characters -> %s (%s)", length,
+        for (int cuda_c = 0; cuda_c < 2; ++cuda_c) {
+            snprintf(source, length + 256,
+                     cuda_c ? "extern \"C\" __global__ void %s(int *out, "
+                              "int value) {\n"
+                              "    int i = blockIdx.x * blockDim.x + "
+                              "threadIdx.x;\n"
+                              "    out[i] = value + i;\n"
+                              "}\n"
+                            : "kernel void %s(global int *out, int value) "
+                              "{\n"
+                              "    out[get_global_id(0)] = value + "
+                              "(int)get_global_id(0);\n"
+                              "}\n",
+                     name);
+            kiln_program *program = NULL;
+            kiln_status status =
+                kiln_program_build(context, source, NULL, &program);
+            size_t longest = opencl ? (cuda_c ? 127 : 200) : 127;
+            bool native_cuda = cuda_c && !opencl;
+            if (status == KILN_OK && (length <= longest || native_cuda)) {
+                run_named_kernel(context, program, name);
+                kiln_program_release(program);
+                continue;
+            }
+            if (status == KILN_OK)
+                fail_msg("%s kernel name of %zu characters built on %s: "
+                         "expected a refusal past %zu",
+                         cuda_c ? "a CUDA C" : "an OpenCL C", length,
+                         test_backend(state), longest);
+            if (length <= longest && !native_cuda)
+                fail_msg("%s kernel name of %zu characters -> %s (%s)",
+                         cuda_c ? "a CUDA C" : "an OpenCL C", length,
                          kiln_status_name(status), kiln_last_error());
-            kiln_kernel *kernel = test_kernel(program, name);
-            enum { n = 64 };
-            kiln_buffer *out = test_buffer(context, n * sizeof(int32_t));
-            int value = (int)(test_random_u64() % 1000) + 1;
-            kiln_launch_config config = test_config_1d(n, 16);
-            kiln_arg args[] = {KILN_ARG_BUFFER(out), KILN_ARG_INT(value)};
-            TEST_OK(kiln_launch(kernel, &config, 2, args));
-            int32_t result[n];
-            test_read(out, result, sizeof result);
-            for (int i = 0; i < n; ++i)
-                if (result[i] != value + i)
-                    fail_msg("element %d: %d, expected %d", i, result[i],
-                             value + i);
-            kiln_buffer_release(out);
-            kiln_kernel_release(kernel);
-            kiln_program_release(program);
+            if (opencl && !cuda_c) {
+                if (status != KILN_ERR_UNSUPPORTED)
+                    fail_msg("a kernel name of %zu characters -> %s (%s), "
+                             "expected KILN_ERR_UNSUPPORTED",
+                             length, kiln_status_name(status),
+                             kiln_last_error());
+                TEST_ERROR_MENTIONS("has a name of");
+            } else {
+                if (status != KILN_ERR_BUILD &&
+                    status != KILN_ERR_TRANSLATION)
+                    fail_msg("%s kernel name of %zu characters on %s -> %s "
+                             "(%s)",
+                             cuda_c ? "a CUDA C" : "an OpenCL C", length,
+                             test_backend(state), kiln_status_name(status),
+                             kiln_last_error());
+                TEST_ERROR_MENTIONS("kernel name too long");
+            }
         }
         free(source);
         free(name);

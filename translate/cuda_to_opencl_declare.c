@@ -240,6 +240,13 @@ static void cu_top_function(cu_state *st, size_t begin, size_t name, size_t end,
     if (f->defined || (f->name_token != 0 && !body)) {
         /* a prototype after the definition or another prototype */
     }
+    /* A translated kernel's name fits translate_kernel's: a longer one
+     * was cut, and the kernel then not found by its own name. */
+    size_t longest = sizeof ((translate_kernel *)0)->name - 1;
+    if (kernel && st->target != NULL && st->tokens[name].length > longest)
+        cu_fail(st, name,
+                "kernel name too long (%zu characters; at most %zu)",
+                (size_t)st->tokens[name].length, longest);
     f->name = id;
     f->is_kernel |= kernel;
     f->force_inline |= force;
