@@ -92,3 +92,8 @@ EXTRA_DIST += tests/tools-options-check
 # speaking TAP).
 TESTS += tests/kiln-clc-check
 EXTRA_DIST += tests/kiln-clc-check
+
+# Scratch directories of interrupted runs are swept (a shell script
+# speaking TAP).
+TESTS += tests/scratch-check
+EXTRA_DIST += tests/scratch-check
