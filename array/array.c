@@ -164,14 +164,24 @@ static kiln_status check_shape(size_t ndim, const size_t *shape,
         return array_error(KILN_ERR_INVALID_ARGUMENT,
                            "%s: shape is NULL for %zu dimensions", function,
                            ndim);
+    /* The dimensions other than 0 must multiply within size_t whatever
+     * their order, so an empty shape is valid or not by its sizes alone:
+     * (0, 2^63, 2^63) and (2^63, 2^63, 0) are both refused. */
     size_t total = 1;
+    bool empty = false;
     for (size_t d = 0; d < ndim; ++d) {
-        if (shape[d] != 0 && total > SIZE_MAX / shape[d])
+        if (shape[d] == 0) {
+            empty = true;
+            continue;
+        }
+        if (total > SIZE_MAX / shape[d])
             return array_error(KILN_ERR_INVALID_SIZE,
-                               "%s: the shape's product overflows", function);
+                               "%s: the shape's dimensions (other than 0) "
+                               "multiply past %zu",
+                               function, (size_t)SIZE_MAX);
         total *= shape[d];
     }
-    *size = total;
+    *size = empty ? 0 : total;
     return KILN_OK;
 }
 
@@ -266,6 +276,12 @@ static kiln_status fill_value(kiln_context *context, kiln_dtype dtype,
     if (array == NULL)
         return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: array is NULL",
                            function);
+    if ((unsigned)dtype <= (unsigned)KILN_DTYPE_FLOAT64) {
+        /* a fraction is dropped, as a C cast and NumPy's full do */
+        kiln_status checked = array_scalar_check(dtype, value, true, function);
+        if (checked != KILN_OK)
+            return checked;
+    }
     kiln_array *made = NULL;
     kiln_status status =
         array_new(context, dtype, ndim, shape, function, &made);
@@ -310,8 +326,58 @@ kiln_status kiln_array_full(kiln_context *context, kiln_dtype dtype,
                       "kiln_array_full", array);
 }
 
+/* The range of an integer dtype, [low, high), in doubles (exact: powers of
+ * two or their negatives). */
+static void integer_range(kiln_dtype dtype, double *low, double *high)
+{
+    double bits = (double)(kiln_dtype_size(dtype) * 8);
+    if (array_dtype_is_signed(dtype)) {
+        *low = -ldexp(1.0, (int)bits - 1);
+        *high = ldexp(1.0, (int)bits - 1);
+    } else {
+        *low = 0;
+        *high = ldexp(1.0, (int)bits);
+    }
+}
+
+bool array_scalar_fits(kiln_dtype dtype, double value)
+{
+    if (array_dtype_is_float(dtype))
+        return true;
+    double low, high;
+    integer_range(dtype, &low, &high);
+    return value == floor(value) && value >= low && value < high;
+}
+
+kiln_status array_scalar_check(kiln_dtype dtype, double value, bool fractions,
+                               const char *function)
+{
+    if (array_dtype_is_float(dtype))
+        return KILN_OK;
+    double low, high;
+    integer_range(dtype, &low, &high);
+    double whole = trunc(value);
+    if (isfinite(value) && whole >= low && whole < high &&
+        (fractions || whole == value))
+        return KILN_OK;
+    return array_error(KILN_ERR_INVALID_ARGUMENT,
+                       "%s: %.17g is not a value of %s (whole numbers from "
+                       "%.17g to %.17g)",
+                       function, value, kiln_dtype_name(dtype), low,
+                       high - 1);
+}
+
 kiln_arg array_scalar_arg(kiln_dtype dtype, double value, array_scalar *slot)
 {
+    /* Callers check the value (array_scalar_check); past a dtype's range
+     * it saturates rather than be undefined. */
+    if (!array_dtype_is_float(dtype)) {
+        double low, high;
+        integer_range(dtype, &low, &high);
+        value = isnan(value) ? 0 : value < low ? low : value >= high
+                                                        ? nextafter(high, 0)
+                                                        : value;
+    }
     /* Every member of the union starts at its start: the argument is the
      * union's first `size` bytes. */
     switch (dtype) {

@@ -422,6 +422,50 @@ static void op_types(kiln_array_op op, kiln_dtype promoted,
     *result = op_is_comparison(op) ? KILN_DTYPE_UINT8 : *compute;
 }
 
+/* A whole scalar outside an integer array's dtype (300 against uint8):
+ * C's conversion of it would be undefined.  A comparison has the same
+ * answer for every element, so its result is filled; arithmetic is
+ * refused, as NumPy 2 refuses it (OverflowError). */
+static kiln_status out_of_range_scalar(const char *function,
+                                       kiln_array_op op,
+                                       const kiln_array *array, double scalar,
+                                       bool scalar_first, kiln_stream *stream,
+                                       kiln_array **result)
+{
+    if (!op_is_comparison(op)) {
+        array_scalar_check(array->dtype, scalar, false, function);
+        char *range = strdup(kiln_last_error());
+        kiln_status status = array_error(
+            KILN_ERR_INVALID_ARGUMENT,
+            "%s: arithmetic with an array of that dtype would wrap it; "
+            "convert the array first (kiln_array_astype)",
+            range != NULL ? range : function);
+        free(range);
+        return status;
+    }
+    /* every element is below the scalar, or every one above it */
+    bool above = scalar > 0;
+    if (scalar_first) /* scalar OP a is a (mirrored OP) scalar */
+        op = op == KILN_OP_LESS            ? KILN_OP_GREATER
+             : op == KILN_OP_LESS_EQUAL    ? KILN_OP_GREATER_EQUAL
+             : op == KILN_OP_GREATER       ? KILN_OP_LESS
+             : op == KILN_OP_GREATER_EQUAL ? KILN_OP_LESS_EQUAL
+                                           : op;
+    bool truth;
+    switch (op) {
+    case KILN_OP_EQUAL: truth = false; break;
+    case KILN_OP_NOT_EQUAL: truth = true; break;
+    case KILN_OP_LESS:
+    case KILN_OP_LESS_EQUAL: truth = above; break;
+    default: truth = !above; break;
+    }
+    kiln_status status = kiln_array_full(array->context, KILN_DTYPE_UINT8,
+                                         array->ndim, array->shape,
+                                         truth ? 1 : 0, stream, result);
+    return status == KILN_OK ? status
+                             : array_error_prefix(status, "%s", function);
+}
+
 static kiln_status binary(const char *function, kiln_array_op op,
                           array_operand a, array_operand b,
                           kiln_stream *stream, kiln_array **result)
@@ -438,8 +482,12 @@ static kiln_status binary(const char *function, kiln_array_op op,
         const array_operand *array = a.array ? &a : &b;
         double scalar = a.array ? b.scalar : a.scalar;
         promoted = array->array->dtype;
-        if (!array_dtype_is_float(promoted) && scalar != floor(scalar))
-            promoted = KILN_DTYPE_FLOAT64;
+        if (!array_dtype_is_float(promoted) &&
+            (scalar != floor(scalar) || isinf(scalar)))
+            promoted = KILN_DTYPE_FLOAT64; /* NaN too: NaN != floor(NaN) */
+        else if (!array_scalar_fits(promoted, scalar))
+            return out_of_range_scalar(function, op, array->array, scalar,
+                                       a.array == NULL, stream, result);
     }
     op_types(op, promoted, &compute, &result_dtype);
     a.dtype = b.dtype = compute;

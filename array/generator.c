@@ -240,6 +240,166 @@ static kiln_arg *args_with(const array_params *params, size_t arg_count,
     return all;
 }
 
+/* ---- what generator strings may hold --------------------------------- */
+
+/* A C preprocessor's '#' in its three spellings: # itself, the digraph %:
+ * and the trigraph ??= (OpenCL compilers read C99's trigraphs). */
+static size_t hash_at(const char *p)
+{
+    if (p[0] == '#')
+        return 1;
+    if (p[0] == '%' && p[1] == ':')
+        return 2;
+    if (p[0] == '?' && p[1] == '?' && p[2] == '=')
+        return 3;
+    return 0;
+}
+
+/* A line splice: a backslash (or its trigraph ??/) before a line's end,
+ * or at the end of the string, where it would splice the generated text
+ * after it. */
+static bool splice_at(const char *p)
+{
+    size_t length = p[0] == '\\' ? 1 : (p[0] == '?' && p[1] == '?' &&
+                                          p[2] == '/') ? 3 : 0;
+    if (length == 0)
+        return false;
+    p += length;
+    return *p == '\n' || *p == '\r' || *p == '\0';
+}
+
+/* C99's _Pragma operator, as a word of its own at `p` in `text`: a
+ * #pragma without the '#'. */
+static bool pragma_operator_at(const char *text, const char *p)
+{
+    static const char word[] = "_Pragma";
+    if (strncmp(p, word, sizeof word - 1) != 0)
+        return false;
+    bool starts = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    char next = p[sizeof word - 1];
+    return starts && !(isalnum((unsigned char)next) || next == '_');
+}
+
+static kiln_status text_refused(const char *function, const char *field,
+                                const char *why)
+{
+    return array_error(KILN_ERR_INVALID_ARGUMENT,
+                       "%s: %s %s: generator strings are pieces of one "
+                       "OpenCL C source and may carry no preprocessor line, "
+                       "file or comment across it",
+                       function, field, why);
+}
+
+/* An expression, a type, an argument list: one line of code, no '#' in
+ * any spelling, no splice, no comment (which could hide or join the
+ * generated code around it). */
+static kiln_status check_code_text(const char *function, const char *field,
+                                   const char *text)
+{
+    if (text == NULL)
+        return KILN_OK;
+    for (const char *p = text; *p != '\0'; ++p) {
+        if (hash_at(p))
+            return text_refused(function, field,
+                                "holds a preprocessor '#' (or %: or ?\?=)");
+        if (splice_at(p))
+            return text_refused(function, field, "splices lines");
+        if (pragma_operator_at(text, p))
+            return text_refused(function, field,
+                                "holds the _Pragma operator");
+        if (*p == '\n' || *p == '\r')
+            return text_refused(function, field, "holds a line break");
+        if ((p[0] == '/' && (p[1] == '*' || p[1] == '/')) ||
+            (p[0] == '*' && p[1] == '/'))
+            return text_refused(function, field, "holds a comment");
+    }
+    return KILN_OK;
+}
+
+/* A preamble: helper code, whose only directives may be #define and
+ * #undef; comments and literals end within it; no splice.  A comment
+ * leaves a line's start a line's start (C replaces it by a space before
+ * it looks for directives: `/ * x * / #include` is one). */
+static kiln_status check_preamble(const char *function, const char *text)
+{
+    if (text == NULL)
+        return KILN_OK;
+    static const char field[] = "preamble";
+    bool line_start = true;
+    for (const char *p = text; *p != '\0';) {
+        if (splice_at(p))
+            return text_refused(function, field, "splices lines");
+        if (pragma_operator_at(text, p))
+            return text_refused(function, field,
+                                "holds the _Pragma operator");
+        if (p[0] == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            if (end == NULL)
+                return text_refused(function, field,
+                                    "opens a comment it does not close");
+            p = end + 2;
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p != '\0' && *p != '\n')
+                ++p;
+            continue;
+        }
+        size_t hash = hash_at(p);
+        if (hash && line_start) {
+            const char *word = p + hash;
+            while (*word == ' ' || *word == '\t')
+                ++word;
+            size_t length = 0;
+            while (isalnum((unsigned char)word[length]) || word[length] == '_')
+                ++length;
+            bool allowed = (length == 6 && strncmp(word, "define", 6) == 0) ||
+                           (length == 5 && strncmp(word, "undef", 5) == 0);
+            if (!allowed)
+                return text_refused(function, field,
+                                    "holds a directive other than #define "
+                                    "and #undef");
+        }
+        if (*p == '\n') {
+            line_start = true;
+            ++p;
+            continue;
+        }
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\f' &&
+            *p != '\v')
+            line_start = false;
+        if (*p == '"' || *p == '\'') {
+            char quote = *p++;
+            while (*p != '\0' && *p != quote && *p != '\n') {
+                if (*p == '\\' && p[1] != '\0')
+                    ++p;
+                ++p;
+            }
+            if (*p != quote)
+                return text_refused(function, field,
+                                    "opens a literal it does not close");
+            ++p;
+            continue;
+        }
+        ++p;
+    }
+    return KILN_OK;
+}
+
+/* Every string a generator takes, before any of it is put together. */
+kiln_status array_generator_texts_check(const char *function,
+                                        const char *const *fields,
+                                        const char *const *texts,
+                                        size_t count, const char *preamble)
+{
+    for (size_t k = 0; k < count; ++k) {
+        kiln_status status = check_code_text(function, fields[k], texts[k]);
+        if (status != KILN_OK)
+            return status;
+    }
+    return check_preamble(function, preamble);
+}
+
 static kiln_status check_identifier(const char *what, const char *name)
 {
     if (name[0] == '\0' || isdigit((unsigned char)name[0]))
@@ -439,6 +599,11 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     if (name == NULL)
         name = "kiln_elementwise";
     kiln_status status = check_identifier(function, name);
+    const char *const fields[] = {"arguments", "operation"};
+    const char *const texts[] = {arguments, operation};
+    if (status == KILN_OK)
+        status = array_generator_texts_check(function, fields, texts, 2,
+                                             preamble);
     if (status != KILN_OK)
         return status;
 
@@ -516,6 +681,8 @@ static kiln_status elementwise_run(const char *function,
                            function);
     kiln_status status =
         array_params_check(kernel->what, &kernel->params, arg_count, args);
+    if (status == KILN_OK)
+        status = array_check_count("kiln_elementwise_launch", kernel->what, n);
     if (status != KILN_OK)
         return status;
     if (n == 0)
@@ -701,6 +868,14 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
             : blank(neutral)           ? "neutral"
             : blank(reduce_expression) ? "reduce_expression"
                                        : "arguments");
+    const char *const fields[] = {"type", "neutral", "reduce_expression",
+                                  "map_expression", "arguments"};
+    const char *const texts[] = {type, neutral, reduce_expression,
+                                 map_expression, arguments};
+    kiln_status checked =
+        array_generator_texts_check(function, fields, texts, 5, preamble);
+    if (checked != KILN_OK)
+        return checked;
     kiln_reduction *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -839,6 +1014,8 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
     kiln_status status = array_params_check(reduction->what,
                                             &reduction->params, arg_count,
                                             args);
+    if (status == KILN_OK)
+        status = array_check_count(function, reduction->what, n);
     if (status != KILN_OK)
         return status;
     status = check_values_fit(function, "result", result, result_offset, 1,
@@ -853,8 +1030,8 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
     /* Enough groups to fill the device, and no more than the input
      * gives each a round of loads. */
     size_t groups = reduction->max_groups;
-    size_t useful = (n + REDUCE_UNROLL * ARRAY_GROUP_SIZE - 1) /
-                    (REDUCE_UNROLL * ARRAY_GROUP_SIZE);
+    size_t per_group = REDUCE_UNROLL * ARRAY_GROUP_SIZE;
+    size_t useful = n / per_group + (n % per_group != 0);
     if (groups > useful)
         groups = useful;
     if (groups == 0)
@@ -1018,6 +1195,14 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
                            "%s: kind %d is neither KILN_SCAN_INCLUSIVE nor "
                            "KILN_SCAN_EXCLUSIVE",
                            function, (int)kind);
+    const char *const fields[] = {"type", "neutral", "scan_expression",
+                                  "input_expression", "arguments"};
+    const char *const texts[] = {type, neutral, scan_expression,
+                                 input_expression, arguments};
+    kiln_status checked =
+        array_generator_texts_check(function, fields, texts, 5, preamble);
+    if (checked != KILN_OK)
+        return checked;
     kiln_scan *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -1082,9 +1267,17 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
     kiln_kernel **kernels[] = {&made->blocks, &made->blocks_buffer,
                                &made->add};
     for (size_t k = 0; k < 3 && status == KILN_OK; ++k) {
-        char kernel_name[160];
-        snprintf(kernel_name, sizeof kernel_name, "%s%s", name, suffixes[k]);
+        /* as long as the name: a fixed buffer cut long ones short */
+        size_t size = strlen(name) + strlen(suffixes[k]) + 1;
+        char *kernel_name = malloc(size);
+        if (kernel_name == NULL) {
+            status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                 "out of host memory");
+            break;
+        }
+        snprintf(kernel_name, size, "%s%s", name, suffixes[k]);
         status = kiln_kernel_create(program, kernel_name, kernels[k]);
+        free(kernel_name);
     }
     if (program != NULL)
         array_release_program(program);
@@ -1201,6 +1394,8 @@ kiln_status kiln_scan_run(kiln_scan *scan, size_t n, size_t arg_count,
                            output ? " or not a scan" : "");
     kiln_status status =
         array_params_check(scan->what, &scan->params, arg_count, args);
+    if (status == KILN_OK)
+        status = array_check_count(function, scan->what, n);
     if (status != KILN_OK)
         return status;
     status = check_values_fit(function, "output", output, output_offset, n,

@@ -42,6 +42,12 @@ ARRAY_INTERNAL kiln_status array_error_prefix(kiln_status status,
                                               const char *format, ...)
     ARRAY_PRINTF_LIKE(2, 3);
 
+/* KILN_ERR_INVALID_SIZE unless `n` elements fit the long index of a
+ * generated kernel (a larger n turned negative there: no work, KILN_OK and
+ * the neutral element). */
+ARRAY_INTERNAL kiln_status array_check_count(const char *function,
+                                             const char *what, size_t n);
+
 /* Releases that keep the thread's last error: cleanup after a failure
  * must not erase the message of the failure (a successful Kiln call
  * clears it). */
@@ -117,6 +123,15 @@ typedef struct array_params {
     size_t count;
 } array_params;
 
+/* What a generator's strings may hold (generator.c): `texts[k]` (named
+ * `fields[k]`; NULL: absent) are expressions, types or argument lists, one
+ * line of code without '#' in any spelling, _Pragma, splice or comment;
+ * `preamble` may hold #define and #undef and comments and literals that
+ * end in it.  KILN_ERR_INVALID_ARGUMENT naming `function` and the field. */
+ARRAY_INTERNAL kiln_status array_generator_texts_check(
+    const char *function, const char *const *fields, const char *const *texts,
+    size_t count, const char *preamble);
+
 /* Splits "float a, global const float *x" into its parameters; a
  * parameter without a name, a pointer without an address space, an empty
  * list or one with unbalanced brackets is KILN_ERR_INVALID_ARGUMENT naming
@@ -191,6 +206,17 @@ typedef union array_scalar {
 } array_scalar;
 ARRAY_INTERNAL kiln_arg array_scalar_arg(kiln_dtype dtype, double value,
                                          array_scalar *slot);
+/* Whether `value` is a number an integer dtype holds: whole and within
+ * its range (a fraction of an integer dtype's range does not fit either:
+ * see array_scalar_check).  Every value fits a floating dtype. */
+ARRAY_INTERNAL bool array_scalar_fits(kiln_dtype dtype, double value);
+/* KILN_ERR_INVALID_ARGUMENT, naming `function`, the value and the dtype's
+ * range, unless `value` converts to `dtype` exactly or, with
+ * `fractions`, by dropping its fraction (C's conversion is undefined
+ * past the range, and for NaN and infinities). */
+ARRAY_INTERNAL kiln_status array_scalar_check(kiln_dtype dtype, double value,
+                                              bool fractions,
+                                              const char *function);
 
 /* ---- the elementwise engine (elementwise.c) ------------------------------- */
 

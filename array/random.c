@@ -7,6 +7,9 @@
  */
 #include "internal.h"
 
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,6 +38,12 @@ static const char philox_source[] =
  * random bits, or two doubles of 53.  Normal values come in Box-Muller
  * pairs from two uniform ones (the first moved to (0, 1] for the log). */
 static const char random_kernel_source[] =
+    "/* [a, b): a + (b - a) u rounds to b for u near 1 (1 + (1 - 2^-24) is\n"
+    " * 2.0f); such a value becomes the largest below b */\n"
+    "REAL kiln_below(REAL v, REAL a, REAL b)\n"
+    "{\n"
+    "    return v < b ? v : (b > a ? nextafter(b, a) : a);\n"
+    "}\n"
     "__kernel void kiln_random(__global REAL *out, long offset, long n,\n"
     "                          ulong seed, ulong counter, REAL a, REAL b)\n"
     "{\n"
@@ -62,8 +71,8 @@ static const char random_kernel_source[] =
     "            v[k] = a + b * radius * cos(angle);\n"
     "            v[k + 1] = a + b * radius * sin(angle);\n"
     "#else\n"
-    "            v[k] = a + (b - a) * u[k];\n"
-    "            v[k + 1] = a + (b - a) * u[k + 1];\n"
+    "            v[k] = kiln_below(a + (b - a) * u[k], a, b);\n"
+    "            v[k + 1] = kiln_below(a + (b - a) * u[k + 1], a, b);\n"
     "#endif\n"
     "        }\n"
     "        const long first = block * PER_BLOCK;\n"
@@ -81,6 +90,35 @@ static const char random_kernel_source[] =
     "    }\n"
     "}\n";
 
+/* The parameters a distribution takes, in the dtype it is drawn in:
+ * uniform, finite low <= high whose span the dtype holds; normal, a
+ * finite mean and a finite standard deviation of 0 or more. */
+static kiln_status check_parameters(const char *function, kiln_dtype dtype,
+                                    double a, double b, bool normal)
+{
+    double largest = dtype == KILN_DTYPE_FLOAT32 ? FLT_MAX : DBL_MAX;
+    const char *names[2] = {normal ? "mean" : "low",
+                            normal ? "stddev" : "high"};
+    const double values[2] = {a, b};
+    for (int k = 0; k < 2; ++k)
+        if (!(fabs(values[k]) <= largest))
+            return array_error(KILN_ERR_INVALID_ARGUMENT,
+                               "%s: %s = %g is not a finite %s", function,
+                               names[k], values[k], kiln_dtype_name(dtype));
+    if (normal && b < 0)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: stddev = %g is negative", function, b);
+    if (!normal && a > b)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: low = %g is more than high = %g", function, a,
+                           b);
+    if (!normal && !(b - a <= largest))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: high - low = %g is more than a %s holds",
+                           function, b - a, kiln_dtype_name(dtype));
+    return KILN_OK;
+}
+
 static kiln_status random_array(const char *function, kiln_random *random,
                                 kiln_context *context, kiln_dtype dtype,
                                 size_t ndim, const size_t *shape, double a,
@@ -95,13 +133,27 @@ static kiln_status random_array(const char *function, kiln_random *random,
                            "%s: random numbers are float32 or float64, not "
                            "%s",
                            function, kiln_dtype_name(dtype));
+    kiln_status status = check_parameters(function, dtype, a, b, normal);
+    if (status != KILN_OK)
+        return status;
     kiln_array *made = NULL;
-    kiln_status status = array_new(context, dtype, ndim, shape, function,
-                                   &made);
+    status = array_new(context, dtype, ndim, shape, function, &made);
     if (status != KILN_OK)
         return status;
     const int per_block = dtype == KILN_DTYPE_FLOAT32 ? 4 : 2;
-    size_t blocks = (made->size + (size_t)per_block - 1) / (size_t)per_block;
+    size_t blocks = made->size / (size_t)per_block +
+                    (made->size % (size_t)per_block != 0);
+    /* Philox's counter is 64 bits here: past its end the numbers would
+     * start again from block 0 */
+    if (blocks > UINT64_MAX - random->counter) {
+        array_release_array(made);
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %zu blocks from counter %llu would wrap the "
+                           "generator's 64-bit counter and repeat its "
+                           "numbers; start from another seed or counter",
+                           function, blocks,
+                           (unsigned long long)random->counter);
+    }
     if (blocks > 0) {
         array_text source = {0};
         array_text_add(&source,

@@ -182,7 +182,13 @@ static kiln_status add_source_to_error(kiln_status status, const char *source)
 kiln_status array_program_build(kiln_context *context, const char *source,
                                 kiln_program **program)
 {
-    kiln_status status = kiln_program_build(context, source, NULL, program);
+    /* Self-contained, whatever the generator's strings hold: no file is
+     * read for generated code (KILN_BUILD_NO_INCLUDE). */
+    kiln_build_options options = {.struct_size = sizeof options,
+                                  .language = KILN_LANGUAGE_OPENCL_C,
+                                  .flags = KILN_BUILD_NO_INCLUDE};
+    kiln_status status =
+        kiln_program_build_with(context, source, 0, &options, program);
     if (status == KILN_ERR_BUILD || status == KILN_ERR_TRANSLATION)
         return add_source_to_error(status, source);
     return status;
@@ -232,7 +238,7 @@ kiln_status array_launch_1d(kiln_kernel *kernel, size_t n, size_t max_groups,
                             kiln_stream *stream, size_t count,
                             const kiln_arg *args)
 {
-    size_t groups = (n + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE;
+    size_t groups = n / ARRAY_GROUP_SIZE + (n % ARRAY_GROUP_SIZE != 0);
     if (groups > max_groups)
         groups = max_groups;
     if (groups == 0)
@@ -243,4 +249,15 @@ kiln_status array_launch_1d(kiln_kernel *kernel, size_t n, size_t max_groups,
         .stream = stream,
     };
     return kiln_launch(kernel, &config, count, args);
+}
+
+kiln_status array_check_count(const char *function, const char *what,
+                              size_t n)
+{
+    if (n <= (size_t)INT64_MAX)
+        return KILN_OK;
+    return array_error(KILN_ERR_INVALID_SIZE,
+                       "%s: %s: n = %zu is more than the %lld elements a "
+                       "generated kernel indexes (its index is a long)",
+                       function, what, n, (long long)INT64_MAX);
 }

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,13 +152,42 @@ bool kiln_cache_dir_open(kiln_cache_dir *dir, kiln_string *why)
     return false;
 }
 
-/* Opens the cache directory or traces why there is none. */
+/* The last reason the disk cache was off that was said at warn level:
+ * said once, not at every build. */
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *warned_reason;
+
+/* Whether `why` was not the last reason warned of (and is now). */
+static bool warn_once(const char *why)
+{
+    pthread_mutex_lock(&warned_lock);
+    bool fresh = warned_reason == NULL || strcmp(warned_reason, why) != 0;
+    if (fresh) {
+        char *copy = kiln_strdup(why);
+        if (copy != NULL) {
+            free(warned_reason);
+            warned_reason = copy;
+        }
+    }
+    pthread_mutex_unlock(&warned_lock);
+    return fresh;
+}
+
+/* Opens the cache directory or says why there is none: a directory
+ * refused (another user's, writable by others, relative, not one, not
+ * made) turns the cache off where the user asked for it, so it is a
+ * warning, once per reason; KILN_CACHE=0 only a trace. */
 bool kiln_cache_dir_open_traced(kiln_cache_dir *dir)
 {
     kiln_string why = {0};
     bool ok = kiln_cache_dir_open(dir, &why);
-    if (!ok)
-        kiln_trace("disk cache: %s", why.data ? why.data : "out of memory");
+    const char *reason = why.data ? why.data : "out of memory";
+    if (!ok && !kiln_env_cache_enabled())
+        kiln_trace("disk cache: %s", reason);
+    else if (!ok && warn_once(reason))
+        kiln_log(KILN_LOG_WARN, "the disk cache is off: %s", reason);
+    else if (!ok)
+        kiln_trace("disk cache: %s", reason);
     kiln_string_free(&why);
     return ok;
 }

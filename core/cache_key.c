@@ -3,8 +3,11 @@
  * identity (compiler and driver versions, device architecture; never a
  * device index), the language, the options (as the lists the core split:
  * defines, include directories, flags, each in order), the translator's
- * source digest when the front end translated or read the program, and the
- * length and 128-bit digest of the source after includes were inlined.  The memory cache (cache_memory.c) and the
+ * source digest when the front end translated or read the program, the
+ * length and 128-bit digest of the source after includes were inlined, and
+ * the digest of every file the include search read (also those named by
+ * #include in groups Kiln's preprocessor does not take, which the compiler
+ * may take).  The memory cache (cache_memory.c) and the
  * disk cache (cache_disk.c) both look programs up by it: a hit requires
  * the whole key to match, not only its digest.
  */
@@ -78,7 +81,8 @@ kiln_status kiln_cache_key_make(kiln_context *context,
                                 const char *const *include_dirs,
                                 size_t include_dir_count,
                                 const char *source, size_t length,
-                                bool translated, kiln_cache_key *key)
+                                const char *file_digests, bool translated,
+                                kiln_cache_key *key)
 {
     /* The source by its 128-bit digest, not a copy: an entry stays the
      * size of its binary however large the program (the key is compared
@@ -88,7 +92,8 @@ kiln_status kiln_cache_key_make(kiln_context *context,
     kiln_string text = {0};
     /* The text "kiln %s\nbackend %s\nidentity %s\nlanguage %d\n", the
      * options, "translator %s\n" (a translated or read program), then
-     * "source %zu %s\n", appended piece by piece. */
+     * "source %zu %s\n" and "files <length>:<digests>\n", appended piece
+     * by piece. */
     int language = (int)source_language;
     bool ok = key_append_word(&text, "kiln " PACKAGE_VERSION "\nbackend ") &&
               key_append_word(&text, context->ops->name) &&
@@ -109,7 +114,11 @@ kiln_status kiln_cache_key_make(kiln_context *context,
               key_append_size(&text, length) &&
               kiln_string_append(&text, " ", 1) &&
               kiln_string_append(&text, source_digest, 32) &&
-              kiln_string_append(&text, "\n", 1);
+              kiln_string_append(&text, "\n", 1) &&
+              (file_digests == NULL ||
+               (key_append_word(&text, "files") &&
+                key_append_text(&text, file_digests) &&
+                kiln_string_append(&text, "\n", 1)));
     if (!ok) {
         kiln_string_free(&text);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,

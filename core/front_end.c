@@ -47,7 +47,7 @@ kiln_status kiln_front_end_open(kiln_context *context, const char *text,
     front->options.include_dir_count = options->include_dir_count;
     kiln_status status = kiln_include_reader_init(
         &front->reader, name, options->include_dirs,
-        options->include_dir_count);
+        options->include_dir_count, options->no_files);
     if (status != KILN_OK)
         return status;
     front->input = (translate_input){
@@ -67,6 +67,18 @@ kiln_status kiln_front_end_open(kiln_context *context, const char *text,
                             front->input.name);
     else if (result != 0)
         status = kiln_front_end_failed(front, &error);
+    if (status == KILN_OK && options->no_files &&
+        translate_left(front->unit) != NULL)
+        /* #include_next, #import: the compiler would read a file */
+        status = kiln_error(KILN_ERR_BUILD,
+                            "%s: cannot include %s: this program is built "
+                            "without files (KILN_BUILD_NO_INCLUDE)",
+                            front->input.name, translate_left(front->unit));
+    if (status == KILN_OK && front->reader.failed)
+        status = kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                            "out of host memory reading the #include files "
+                            "of %s",
+                            front->input.name);
     translate_error_free(&error);
     if (status != KILN_OK)
         kiln_front_end_close(front);
@@ -101,6 +113,16 @@ kiln_status kiln_front_end_failed(const kiln_front_end *front,
 const char *kiln_front_end_text(const kiln_front_end *front, size_t *length)
 {
     return translate_text(front->unit, length);
+}
+
+const char *kiln_front_end_file_digests(const kiln_front_end *front)
+{
+    return front->reader.digests.data;
+}
+
+const char *kiln_front_end_left(const kiln_front_end *front)
+{
+    return front->unit != NULL ? translate_left(front->unit) : NULL;
 }
 
 bool kiln_front_end_translates(const kiln_front_end *front)

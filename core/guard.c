@@ -83,9 +83,11 @@ void kiln_guard_free(kiln_context *context, kiln_backend_memory *whole,
 
 /* Appends "bytes [a, b) before its start" for the changed bytes of a
  * zone; `base` is the zone's first byte relative to the user's byte 0.
- * True when something changed. */
+ * True when something changed; *edge false when the changes do not reach
+ * the zone's byte next to the buffer (`edge_byte`). */
 static bool guard_compare(const unsigned char *zone, long long base,
-                          const char *where, kiln_string *report)
+                          const char *where, size_t edge_byte,
+                          kiln_string *report, bool *edge)
 {
     size_t first = KILN_GUARD_BYTES, last = 0;
     for (size_t i = 0; i < KILN_GUARD_BYTES; ++i)
@@ -96,6 +98,8 @@ static bool guard_compare(const unsigned char *zone, long long base,
         }
     if (first == KILN_GUARD_BYTES)
         return false;
+    if (first > edge_byte || last < edge_byte)
+        *edge = false;
     kiln_string_appendf(report, "%sbytes [%lld, %lld) %s",
                         report->length ? " and " : "",
                         base + (long long)first, base + (long long)last + 1,
@@ -106,8 +110,9 @@ static bool guard_compare(const unsigned char *zone, long long base,
 kiln_status kiln_guard_check(kiln_context *context,
                              kiln_backend_stream *stream,
                              kiln_backend_memory *whole, size_t size,
-                             kiln_string *report)
+                             kiln_string *report, bool *at_edge)
 {
+    *at_edge = true;
     unsigned char head[KILN_GUARD_BYTES], tail[KILN_GUARD_BYTES];
     /* Blocking reads on the launch's stream: they wait for the kernel. */
     kiln_status status = context->ops->memory_read(
@@ -120,8 +125,9 @@ kiln_status kiln_guard_check(kiln_context *context,
         return status;
     bool changed =
         guard_compare(head, -(long long)KILN_GUARD_BYTES, "before its start",
-                      report);
-    changed = guard_compare(tail, (long long)size, "past its end", report) ||
+                      KILN_GUARD_BYTES - 1, report, at_edge);
+    changed = guard_compare(tail, (long long)size, "past its end", 0, report,
+                            at_edge) ||
               changed;
     /* Whole again for the next launch. */
     if (changed)

@@ -467,12 +467,15 @@ struct kiln_kernel {
 KILN_INTERNAL void kiln_handle_bury(void *object);
 
 /* The length of a function's name as the user calls it: the public
- * macros of the struct-filling getters call kiln_..._sized. */
+ * macros of the struct-filling getters call kiln_..._sized, those of the
+ * prepared launches kiln_..._checked. */
 static inline int kiln_public_name_length(const char *function)
 {
     size_t length = strlen(function);
     if (length > 6 && memcmp(function + length - 6, "_sized", 6) == 0)
         length -= 6;
+    else if (length > 8 && memcmp(function + length - 8, "_checked", 8) == 0)
+        length -= 8;
     return (int)length;
 }
 
@@ -517,6 +520,7 @@ typedef struct kiln_program_options {
     translate_option_lists lists;
     const char **include_dirs;
     size_t include_dir_count;
+    bool no_files;           /* KILN_BUILD_NO_INCLUDE                    */
 } kiln_program_options;
 
 KILN_INTERNAL kiln_status kiln_program_options_make(
@@ -601,12 +605,16 @@ KILN_INTERNAL void kiln_guard_free(kiln_context *context,
                                    kiln_pending_work pending);
 /* Waits for `stream`, reads both zones and appends to `report` the byte
  * ranges (relative to the user's byte 0) that changed, restoring them.
- * An empty report: nothing changed.  Errors: the reads' own. */
+ * An empty report: nothing changed.  *at_edge: every changed range
+ * reaches the byte next to the buffer (a run over its end or start);
+ * false when one lies away from it, where a write far past another
+ * allocation may land.  Errors: the reads' own. */
 KILN_INTERNAL kiln_status kiln_guard_check(kiln_context *context,
                                            kiln_backend_stream *stream,
                                            kiln_backend_memory *whole,
                                            size_t size,
-                                           struct kiln_string *report);
+                                           struct kiln_string *report,
+                                           bool *at_edge);
 
 /* ---- stream.c ----------------------------------------------------------- */
 
@@ -669,6 +677,34 @@ KILN_INTERNAL kiln_status kiln_peer_wait(kiln_stream *stream,
 KILN_INTERNAL kiln_status kiln_untimed_event_create(kiln_context *context,
                                                     kiln_backend_event **event);
 
+/* ---- strings.c: small helpers ------------------------------------------- */
+
+KILN_INTERNAL char *kiln_strdup(const char *text);
+KILN_INTERNAL char *kiln_strndup(const char *text, size_t length);
+/* A growable string: append never fails silently (returns false on OOM). */
+typedef struct kiln_string {
+    char *data;
+    size_t length;
+    size_t capacity;
+} kiln_string;
+KILN_INTERNAL bool kiln_string_append(kiln_string *string, const char *text,
+                                      size_t length);
+KILN_INTERNAL bool kiln_string_appendf(kiln_string *string, const char *format,
+                                       ...) KILN_PRINTF_LIKE(2, 3);
+KILN_INTERNAL void kiln_string_free(kiln_string *string);
+
+/* Copies a struct Kiln fills into the caller's, whose size the header's
+ * macro passed: at least `minimum` (the 1.0 size) and at most what this
+ * library knows; the members past the caller's size are left out. */
+KILN_INTERNAL kiln_status kiln_struct_out(void *out, size_t out_size,
+                                          const void *full, size_t full_size,
+                                          size_t minimum, const char *what);
+/* Reads a struct the caller fills (struct_size first): 0 is the 1.0
+ * layout; the members the caller's struct lacks are zero in *full. */
+KILN_INTERNAL kiln_status kiln_struct_in(void *full, size_t full_size,
+                                         const void *in, size_t minimum,
+                                         const char *what);
+
 /* ---- cache_key.c, cache_memory.c, cache_disk.c: the kernel cache -------- */
 
 typedef struct kiln_cache_key {
@@ -678,13 +714,14 @@ typedef struct kiln_cache_key {
 } kiln_cache_key;
 
 /* The key of a program (`source`: its text with the #include files
- * inlined); `translated`: the front end translated or read it, so the key
+ * inlined; `file_digests`: every file the include search read, NULL for
+ * none); `translated`: the front end translated or read it, so the key
  * names the translator (translate_digest). */
 KILN_INTERNAL kiln_status kiln_cache_key_make(
     kiln_context *context, kiln_language source_language,
     const translate_options *options, const char *const *include_dirs,
     size_t include_dir_count, const char *source, size_t length,
-    bool translated, kiln_cache_key *key);
+    const char *file_digests, bool translated, kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
 /* Memory cache: the built program of an earlier build in this context.
  * find returns it with a reference added for the caller; store adds the
@@ -715,20 +752,28 @@ KILN_INTERNAL uint64_t kiln_checksum64_pair(const void *first,
 
 /* ---- source.c: the files a program names --------------------------------- */
 
-/* The reader the front end asks for each #include: quoted names beside the
- * including file first (as cpp does), then the include directories in
- * order; <names> only there. */
+/* The reader the front end asks for each #include: translate's search
+ * (translate_include_search: quoted names beside the including file first,
+ * as cpp does, then the include directories in order; <names> only
+ * there), recording what it reads. */
 typedef struct kiln_include_reader {
     translate_include_reader reader;
-    const char *const *dirs;
-    size_t dir_count;
+    translate_include_search search;
     char *program_dir;       /* NULL: the program is not a file           */
+    /* "path digest\n" of every file read, for the cache key: also those an
+     * #include in a group the preprocessor does not take names (the
+     * compiler's own macros may take it) */
+    kiln_string digests;
+    bool failed;             /* out of memory recording them             */
 } kiln_include_reader;
 
+/* `no_files` (KILN_BUILD_NO_INCLUDE): a reader that reads nothing, and
+ * answers every #include with an error. */
 KILN_INTERNAL kiln_status kiln_include_reader_init(kiln_include_reader *reader,
                                                    const char *program_name,
                                                    const char *const *dirs,
-                                                   size_t dir_count);
+                                                   size_t dir_count,
+                                                   bool no_files);
 KILN_INTERNAL void kiln_include_reader_free(kiln_include_reader *reader);
 
 /* Reads a whole file (at most 64 MiB) into a NUL-terminated malloc'ed text. */
@@ -758,6 +803,13 @@ KILN_INTERNAL kiln_status kiln_front_end_open(
 /* The text a cache key covers: the program with its files inlined. */
 KILN_INTERNAL const char *kiln_front_end_text(const kiln_front_end *front,
                                               size_t *length);
+/* What the key covers besides: the digest of every file the include
+ * search read ("path digest" lines; NULL: none). */
+KILN_INTERNAL const char *kiln_front_end_file_digests(
+    const kiln_front_end *front);
+/* The first #include left to the compiler (translate_left): the file it
+ * reads is in no key, so the program is never cached; NULL: none. */
+KILN_INTERNAL const char *kiln_front_end_left(const kiln_front_end *front);
 /* Whether the program is translated into the plugin's language, or read
  * for its signatures (native CUDA C): then its key names the translator. */
 KILN_INTERNAL bool kiln_front_end_translates(const kiln_front_end *front);
@@ -794,34 +846,6 @@ KILN_INTERNAL void kiln_native_source_free(kiln_native_source *native);
 /* Puts the last error's compiler message about a translation in the
  * user's names (translate_user_names), keeping `status`. */
 KILN_INTERNAL void kiln_front_end_user_names(kiln_status status);
-
-/* ---- strings.c: small helpers ------------------------------------------- */
-
-KILN_INTERNAL char *kiln_strdup(const char *text);
-KILN_INTERNAL char *kiln_strndup(const char *text, size_t length);
-/* A growable string: append never fails silently (returns false on OOM). */
-typedef struct kiln_string {
-    char *data;
-    size_t length;
-    size_t capacity;
-} kiln_string;
-KILN_INTERNAL bool kiln_string_append(kiln_string *string, const char *text,
-                                      size_t length);
-KILN_INTERNAL bool kiln_string_appendf(kiln_string *string, const char *format,
-                                       ...) KILN_PRINTF_LIKE(2, 3);
-KILN_INTERNAL void kiln_string_free(kiln_string *string);
-
-/* Copies a struct Kiln fills into the caller's, whose size the header's
- * macro passed: at least `minimum` (the 1.0 size) and at most what this
- * library knows; the members past the caller's size are left out. */
-KILN_INTERNAL kiln_status kiln_struct_out(void *out, size_t out_size,
-                                          const void *full, size_t full_size,
-                                          size_t minimum, const char *what);
-/* Reads a struct the caller fills (struct_size first): 0 is the 1.0
- * layout; the members the caller's struct lacks are zero in *full. */
-KILN_INTERNAL kiln_status kiln_struct_in(void *full, size_t full_size,
-                                         const void *in, size_t minimum,
-                                         const char *what);
 
 /* ---- cache_dir.c: the disk cache's directory ---------------------------- */
 

@@ -83,8 +83,9 @@ static size_t translated_args(const kiln_kernel *kernel,
     return kernel->local_offsets ? shared : config->local_memory;
 }
 
-/* The driver refused a launch the core let through: says so, with the
- * kernel's own limit when the block is over it. */
+/* The backend (its driver, or a limit of its own such as OpenCL's count
+ * of work-groups) refused a launch the core let through: says so, with
+ * the kernel's own limit when the block is over it. */
 static void launch_refused(const kiln_kernel *kernel,
                            const kiln_launch_config *config)
 {
@@ -94,14 +95,15 @@ static void launch_refused(const kiln_kernel *kernel,
         kiln_error_prefix(KILN_ERR_INVALID_LAUNCH,
                           "launch of '%s' with a block of %zux%zux%zu (%zu "
                           "threads; the kernel reports at most %zu) refused "
-                          "by the driver",
+                          "by the backend",
                           kernel->name, config->block.x, config->block.y,
                           config->block.z, threads, advised);
     else
         kiln_error_prefix(KILN_ERR_INVALID_LAUNCH,
-                          "launch of '%s' with a block of %zux%zux%zu "
-                          "refused by the driver",
-                          kernel->name, config->block.x, config->block.y,
+                          "launch of '%s' on a grid of %zux%zux%zu blocks of "
+                          "%zux%zux%zu refused by the backend",
+                          kernel->name, config->grid.x, config->grid.y,
+                          config->grid.z, config->block.x, config->block.y,
                           config->block.z);
 }
 

@@ -85,6 +85,15 @@ kiln_status kiln_stage_check_guards(const kiln_kernel *kernel,
 {
     kiln_context *context = kernel->program->context;
     kiln_status result = KILN_OK;
+    /* With several guarded arguments, a write far past one of them can
+     * land in another's zone: a change away from a buffer's edge is then
+     * reported as what it is, not as that buffer's overrun. */
+    size_t guarded_count = 0;
+    for (size_t i = 0; i < arg_count; ++i)
+        guarded_count += (args[i].kind == KILN_ARG_KIND_BUFFER &&
+                          kiln_buffer_owner(args[i].buffer)->guarded) ||
+                         (kiln_arg_kind_is_host(args[i].kind) &&
+                          staged[i].guarded);
     for (size_t i = 0; i < arg_count; ++i) {
         const kiln_arg *arg = &args[i];
         kiln_backend_memory *guarded = NULL;
@@ -102,20 +111,33 @@ kiln_status kiln_stage_check_guards(const kiln_kernel *kernel,
                           ? kiln_buffer_owner(arg->buffer)->size
                           : arg->size;
         kiln_string report = {0};
-        kiln_status status =
-            kiln_guard_check(context, stream, guarded, size, &report);
-        if (status == KILN_OK && report.length > 0 && result == KILN_OK)
+        bool at_edge = true;
+        kiln_status status = kiln_guard_check(context, stream, guarded, size,
+                                              &report, &at_edge);
+        const char *what = arg->kind == KILN_ARG_KIND_BUFFER
+                               ? "the buffer"
+                               : kiln_arg_kind_word(arg->kind);
+        const char *staged_note = arg->kind == KILN_ARG_KIND_BUFFER
+                                      ? ""
+                                      : " (staged on the device)";
+        if (status == KILN_OK && report.length > 0 && result == KILN_OK &&
+            (at_edge || guarded_count < 2))
             status = argument_error(
                 kernel, KILN_ERR_KERNEL_FAULT, i,
                 "the kernel wrote outside %s %p of %zu bytes%s: %s were "
                 "overwritten (checked mode)",
-                arg->kind == KILN_ARG_KIND_BUFFER
-                    ? "the buffer"
-                    : kiln_arg_kind_word(arg->kind),
-                address, size,
-                arg->kind == KILN_ARG_KIND_BUFFER ? "" : " (staged on the "
-                                                         "device)",
-                report.data);
+                what, address, size, staged_note, report.data);
+        else if (status == KILN_OK && report.length > 0 && result == KILN_OK)
+            status = argument_error(
+                kernel, KILN_ERR_KERNEL_FAULT, i,
+                "the kernel wrote into the guard zone of %s %p of %zu "
+                "bytes%s, away from the buffer: %s were overwritten "
+                "(checked mode).  Not a run over this buffer's end: an "
+                "index that skipped past it, or a write far past another "
+                "of the launch's guarded arguments (%zu in all) that landed "
+                "there",
+                what, address, size, staged_note, report.data,
+                guarded_count);
         kiln_string_free(&report);
         if (result == KILN_OK)
             result = status;

@@ -144,10 +144,95 @@ static void prepared_read(const char *kinds, size_t count, va_list *values,
     }
 }
 
+/* The C type (kiln.h's KILN_C_TYPE_ letters, after C's argument
+ * promotions) each value of a type character must have for va_arg to read
+ * it: an integer of 4 bytes or less ('i'), one of 8 ('l'), a double
+ * ('d'), a buffer or NULL ('B' 'v'), or for a host pointer any pointer
+ * ('v' 'B' '?'). */
+static const char *prepared_c_types(char kind, int second)
+{
+    switch (kind) {
+    case 'P': return "Bv";
+    case 'c': case 'C': case 'h': case 'H': case 'i': case 'I': return "i";
+    case 'l': case 'L': case 'z': case 'S': return "l";
+    case 'f': case 'd': return "d";
+    default: return second ? "l" : "vB?"; /* '<' '>' '=': pointer, bytes */
+    }
+}
+
+static const char *c_type_name(char c_type)
+{
+    switch (c_type) {
+    case 'i': return "an integer of 4 bytes or less (int)";
+    case 'l': return "an integer of 8 bytes";
+    case 'd': return "a float or double";
+    case 'D': return "a long double";
+    case 'B': return "a kiln_buffer *";
+    case 'v': return "a void pointer";
+    default: return "a pointer or another type";
+    }
+}
+
+static const char *expected_name(char kind, int second)
+{
+    switch (kind) {
+    case 'P': return "a kiln_buffer *";
+    case 'c': case 'C': case 'h': case 'H': case 'i': case 'I':
+        return "an int (or a narrower integer)";
+    case 'l': case 'L': return "a 64-bit integer (int64_t, uint64_t)";
+    case 'z': case 'S': return "a size_t";
+    case 'f': return "a float or double (2.0, not 2)";
+    case 'd': return "a double";
+    default: return second ? "a size_t (the bytes)" : "a host pointer";
+    }
+}
+
+/* The values' C types as the caller's compiler saw them (`c_types`, one
+ * letter per value, from kiln.h's macros; NULL when the caller used the
+ * plain function) against what each type character makes va_arg read: a
+ * value of another type would be read as bytes that were never passed
+ * (an int for 'f' read a double of 0), and a count other than the type
+ * string's would read past the values. */
+static kiln_status prepared_check_c_types(const kiln_kernel *kernel,
+                                          const char *types,
+                                          const char *kinds, size_t count,
+                                          const char *c_types)
+{
+    if (c_types == NULL)
+        return KILN_OK;
+    size_t expected = 0;
+    for (size_t i = 0; i < count; ++i)
+        expected += strchr("<>=", kinds[i]) != NULL ? 2 : 1;
+    size_t given = strlen(c_types);
+    if (given != expected)
+        return kiln_error(KILN_ERR_ARGUMENT_COUNT,
+                          "kernel '%s': type string '%.80s' takes %zu "
+                          "value(s) (a host array two: pointer and bytes), "
+                          "%zu were passed",
+                          kernel->name, types, expected, given);
+    size_t value = 0;
+    for (size_t i = 0; i < count; ++i) {
+        int pair = strchr("<>=", kinds[i]) != NULL;
+        for (int second = 0; second <= pair; ++second, ++value) {
+            char c_type = c_types[value];
+            if (strchr(prepared_c_types(kinds[i], second), c_type) != NULL)
+                continue;
+            return kiln_error(KILN_ERR_ARGUMENT_TYPE,
+                              "kernel '%s': type string '%.80s': argument %zu "
+                              "('%c') takes %s, and value %zu is %s",
+                              kernel->name, types, i, kinds[i],
+                              expected_name(kinds[i], second), value + 1,
+                              c_type_name(c_type));
+        }
+    }
+    return KILN_OK;
+}
+
 /* The arguments have been checked by the public function (so that the
  * messages name the one the user called). */
 static kiln_status launch_prepared_list(kiln_kernel *kernel,
                                         const kiln_launch_config *config,
+                                        const char *c_types,
                                         const char *types, va_list values)
 {
     char kinds[PREPARED_MAX_ARGS];
@@ -159,6 +244,9 @@ static kiln_status launch_prepared_list(kiln_kernel *kernel,
     /* Before any va_arg: a type string longer than the parameter list
      * would walk past the arguments the caller passed. */
     if ((status = kiln_launch_check_count(kernel, count)) != KILN_OK)
+        return status;
+    if ((status = prepared_check_c_types(kernel, types, kinds, count,
+                                         c_types)) != KILN_OK)
         return status;
     kiln_arg args[PREPARED_MAX_ARGS];
     va_list copy;
@@ -176,12 +264,14 @@ kiln_status kiln_launch_prepared_v(kiln_kernel *kernel,
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
     KILN_CHECK_OUT(config, "config");
     KILN_CHECK_OUT(types, "types");
-    return launch_prepared_list(kernel, config, types, values);
+    return launch_prepared_list(kernel, config, NULL, types, values);
 }
 
-kiln_status kiln_launch_prepared(kiln_kernel *kernel,
-                                 const kiln_launch_config *config,
-                                 const char *types, ...)
+/* The name in parentheses: in C11 kiln.h makes it a macro that calls
+ * kiln_launch_prepared_checked. */
+kiln_status(kiln_launch_prepared)(kiln_kernel *kernel,
+                                  const kiln_launch_config *config,
+                                  const char *types, ...)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
@@ -189,7 +279,28 @@ kiln_status kiln_launch_prepared(kiln_kernel *kernel,
     KILN_CHECK_OUT(types, "types");
     va_list values;
     va_start(values, types);
-    kiln_status status = launch_prepared_list(kernel, config, types, values);
+    kiln_status status =
+        launch_prepared_list(kernel, config, NULL, types, values);
+    va_end(values);
+    return status;
+}
+
+kiln_status kiln_launch_prepared_checked(kiln_kernel *kernel,
+                                         const kiln_launch_config *config,
+                                         const char *c_types,
+                                         const char *types, ...)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(config, "config");
+    KILN_CHECK_OUT(c_types, "c_types");
+    KILN_CHECK_OUT(types, "types");
+    va_list values;
+    va_start(values, types);
+    /* c_types[0] is the type string's own */
+    kiln_status status = launch_prepared_list(
+        kernel, config, c_types[0] != '\0' ? c_types + 1 : c_types, types,
+        values);
     va_end(values);
     return status;
 }
@@ -240,7 +351,7 @@ kiln_status kiln_kernel_prepare(kiln_kernel *kernel, const char *types)
 
 static kiln_status launch_prepared_call(kiln_kernel *kernel,
                                        const kiln_launch_config *config,
-                                       va_list values)
+                                       const char *c_types, va_list values)
 {
     const kiln_prepared_types *prepared = atomic_load(&kernel->prepared);
     if (prepared == NULL)
@@ -248,6 +359,10 @@ static kiln_status launch_prepared_call(kiln_kernel *kernel,
                           "kiln_launch_prepared_call('%s'): the kernel was "
                           "not prepared (kiln_kernel_prepare)",
                           kernel->name);
+    kiln_status status = prepared_check_c_types(
+        kernel, prepared->kinds, prepared->kinds, prepared->count, c_types);
+    if (status != KILN_OK)
+        return status;
     kiln_arg args[PREPARED_MAX_ARGS];
     va_list copy;
     va_copy(copy, values);
@@ -263,18 +378,36 @@ kiln_status kiln_launch_prepared_call_v(kiln_kernel *kernel,
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
     KILN_CHECK_OUT(config, "config");
-    return launch_prepared_call(kernel, config, values);
+    return launch_prepared_call(kernel, config, NULL, values);
 }
 
-kiln_status kiln_launch_prepared_call(kiln_kernel *kernel,
-                                      const kiln_launch_config *config, ...)
+kiln_status(kiln_launch_prepared_call)(kiln_kernel *kernel,
+                                       const kiln_launch_config *config, ...)
 {
     kiln_error_clear();
     KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
     KILN_CHECK_OUT(config, "config");
     va_list values;
     va_start(values, config);
-    kiln_status status = launch_prepared_call(kernel, config, values);
+    kiln_status status = launch_prepared_call(kernel, config, NULL, values);
+    va_end(values);
+    return status;
+}
+
+kiln_status kiln_launch_prepared_call_checked(kiln_kernel *kernel,
+                                              const char *c_types,
+                                              const kiln_launch_config *config,
+                                              ...)
+{
+    kiln_error_clear();
+    KILN_CHECK_HANDLE(kernel, KILN_MAGIC_KERNEL, "kernel");
+    KILN_CHECK_OUT(c_types, "c_types");
+    KILN_CHECK_OUT(config, "config");
+    va_list values;
+    va_start(values, config);
+    /* c_types[0] is the config's own */
+    kiln_status status = launch_prepared_call(
+        kernel, config, c_types[0] != '\0' ? c_types + 1 : c_types, values);
     va_end(values);
     return status;
 }

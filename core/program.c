@@ -234,15 +234,29 @@ static kiln_status program_find_or_build(kiln_context *context,
     kiln_status status = kiln_cache_key_make(
         context, front->language, &options->lists.options,
         options->include_dirs, options->include_dir_count, text, length,
+        kiln_front_end_file_digests(front),
         kiln_front_end_translates(front) || kiln_front_end_reads(front),
         &key);
     if (status != KILN_OK)
         return status;
     const char *name = front->input.name;
+    /* An #include the compiler resolves alone (Kiln did not find its
+     * file: the compiler's own search, such as PoCL's current directory)
+     * reads a file no key covers: such a program is compiled every time,
+     * never cached, so it is never stale. */
+    const char *left = kiln_front_end_left(front);
+    bool uncached = left != NULL;
+    if (uncached)
+        kiln_log(KILN_LOG_INFO,
+                 "%s is not cached: its #include %s is left to the compiler "
+                 "(Kiln's include search did not find the file), so the "
+                 "cache key cannot cover it",
+                 name, left);
 
     /* A hit in this context's memory cache shares the backend program
      * built earlier: nothing is copied or loaded again. */
-    kiln_built_program *built = kiln_memory_cache_find(context, &key);
+    kiln_built_program *built =
+        uncached ? NULL : kiln_memory_cache_find(context, &key);
     if (built != NULL) {
         kiln_cache_key_free(&key);
         status = program_wrap(context, built, front->language,
@@ -258,7 +272,7 @@ static kiln_status program_find_or_build(kiln_context *context,
     kiln_program_origin origin = KILN_PROGRAM_COMPILED;
     void *saved = NULL;
     size_t saved_size = 0;
-    if (kiln_disk_cache_find(&key, &saved, &saved_size)) {
+    if (!uncached && kiln_disk_cache_find(&key, &saved, &saved_size)) {
         if (program_from_saved(context, front->language, saved, saved_size,
                                &backend, &description))
             origin = KILN_PROGRAM_FROM_DISK_CACHE;
@@ -274,7 +288,9 @@ static kiln_status program_find_or_build(kiln_context *context,
             kiln_cache_key_free(&key);
             return status;
         }
-        program_save(context, front->language, &key, backend, &description);
+        if (!uncached)
+            program_save(context, front->language, &key, backend,
+                         &description);
     }
     status = kiln_built_program_create(context, backend, &description, &built);
     if (status != KILN_OK) {
@@ -282,7 +298,8 @@ static kiln_status program_find_or_build(kiln_context *context,
         kiln_cache_key_free(&key);
         return status;
     }
-    kiln_memory_cache_store(context, &key, built);
+    if (!uncached)
+        kiln_memory_cache_store(context, &key, built);
     kiln_cache_key_free(&key);
     kiln_error_clear();
     status = program_wrap(context, built, front->language, origin, log,

@@ -99,6 +99,7 @@ kiln_status kiln_program_options_make(const kiln_build_options *options,
                                       kiln_program_options *parsed)
 {
     memset(parsed, 0, sizeof *parsed);
+    parsed->no_files = (options->flags & KILN_BUILD_NO_INCLUDE) != 0;
     kiln_status status = compose_options(options, &parsed->composed);
     if (status == KILN_OK)
         status = options_parse(parsed->composed, options, parsed);
@@ -115,6 +116,13 @@ kiln_status kiln_build_options_read(const kiln_build_options *user,
         memset(options, 0, sizeof *options);
         return KILN_OK;
     }
-    return kiln_struct_in(options, sizeof *options, user,
-                          sizeof(kiln_build_options), "kiln_build_options");
+    kiln_status status =
+        kiln_struct_in(options, sizeof *options, user,
+                       KILN_BUILD_OPTIONS_SIZE_1_0, "kiln_build_options");
+    if (status == KILN_OK && (options->flags & ~KILN_BUILD_NO_INCLUDE) != 0)
+        status = kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                            "kiln_build_options: unknown flags 0x%x (known: "
+                            "KILN_BUILD_NO_INCLUDE)",
+                            options->flags & ~KILN_BUILD_NO_INCLUDE);
+    return status;
 }

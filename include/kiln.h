@@ -904,7 +904,17 @@ typedef struct kiln_build_options {
     size_t include_dir_count;          /**< entries in include_dirs        */
     const char *source_name;           /**< for messages; the file name when
                                             built from a file              */
+    /* Added after 1.0: read only when struct_size says the caller's
+     * struct has them. */
+    unsigned flags;                    /**< KILN_BUILD_* bits; 0: none     */
 } kiln_build_options;
+
+/** The size of kiln_build_options in Kiln 1.0: what struct_size 0 reads. */
+#define KILN_BUILD_OPTIONS_SIZE_1_0 offsetof(kiln_build_options, flags)
+/** kiln_build_options.flags: the source is self-contained.  No file is read
+ * for it, and an `\#include` in it is KILN_ERR_BUILD naming its line: what
+ * the array layer's generators build, whatever their strings hold. */
+#define KILN_BUILD_NO_INCLUDE 1u
 
 /** Compiles `source` (NUL-terminated) with `options` (may be NULL).
  * The language is the source's: CUDA C when it has the token __global__ (every
@@ -1425,6 +1435,140 @@ kiln_status kiln_launch_prepared_call(kiln_kernel *kernel,
 kiln_status kiln_launch_prepared_call_v(kiln_kernel *kernel,
                                         const kiln_launch_config *config,
                                         va_list values);
+
+/** kiln_launch_prepared with the C types of the values as the caller's
+ * compiler saw them: what the kiln_launch_prepared macro calls in C11.
+ * `c_types` holds one letter per argument after `config` (the type
+ * string's own first): 'i' an integer of 4 bytes or less, 'l' one of 8,
+ * 'd' a float or double, 'D' a long double, 'B' a kiln_buffer pointer,
+ * 'v' a void pointer, '?' anything else.
+ * @retval KILN_ERR_ARGUMENT_TYPE a value whose C type is not the one its
+ * character reads (an int for 'f', an int for the bytes of '<').
+ * @retval KILN_ERR_ARGUMENT_COUNT more or fewer values than the type
+ * string takes.
+ * Otherwise as kiln_launch_prepared. */
+kiln_status kiln_launch_prepared_checked(kiln_kernel *kernel,
+                                         const kiln_launch_config *config,
+                                         const char *c_types,
+                                         const char *types, ...);
+/** kiln_launch_prepared_call with the C types of `config` and the values
+ * (kiln_launch_prepared_checked's letters): what the
+ * kiln_launch_prepared_call macro calls in C11. */
+kiln_status kiln_launch_prepared_call_checked(kiln_kernel *kernel,
+                                              const char *c_types,
+                                              const kiln_launch_config *config,
+                                              ...);
+
+/* ---- the C types of a prepared launch's values (C11, not C++) ---------
+ * kiln_launch_prepared and kiln_launch_prepared_call are macros in C11 that
+ * pass, with the values, one character per value saying its C type after
+ * C's argument promotions (_Generic, which evaluates nothing): 'i' an
+ * integer of 4 bytes or less, 'l' one of 8, 'd' float or double, 'D' long
+ * double, 'B' a kiln_buffer pointer, 'v' a void pointer, '?' anything
+ * else.  The library then refuses a value that does not have the type its
+ * character reads (an int for "f": C's va_arg would read a double that
+ * was never passed) with KILN_ERR_ARGUMENT_TYPE, and a count of values
+ * the type string does not take with KILN_ERR_ARGUMENT_COUNT.  Define
+ * KILN_NO_PREPARED_CHECK for the plain functions. */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && \
+    !defined(__cplusplus) && !defined(KILN_NO_PREPARED_CHECK)
+#define KILN_C_TYPE_(x)                                                        \
+    _Generic((x), _Bool: 'i', char: 'i', signed char: 'i',                    \
+             unsigned char: 'i', short: 'i', unsigned short: 'i', int: 'i',  \
+             unsigned int: 'i', long: (sizeof(long) == 8 ? 'l' : 'i'),      \
+             unsigned long: (sizeof(long) == 8 ? 'l' : 'i'),                \
+             long long: 'l', unsigned long long: 'l', float: 'd',           \
+             double: 'd', long double: 'D', kiln_buffer *: 'B',              \
+             void *: 'v', const void *: 'v', default: '?')
+#define KILN_COUNT_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, \
+    _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, \
+    _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, _41, _42, _43, _44, \
+    _45, _46, _47, _48, _49, _50, _51, _52, _53, _54, _55, _56, _57, _58, \
+    _59, _60, _61, _62, _63, _64, _65, N, ...) N
+#define KILN_COUNT_(...) KILN_COUNT_N_(__VA_ARGS__, 65, 64, 63, 62, 61, 60, 59, 58, 57, \
+    56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, \
+    39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, \
+    22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, \
+    3, 2, 1, 0)
+#define KILN_CAT_(a, b) a##b
+#define KILN_CAT2_(a, b) KILN_CAT_(a, b)
+#define KILN_C_TYPES_1(a) KILN_C_TYPE_(a)
+#define KILN_C_TYPES_2(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_1(__VA_ARGS__)
+#define KILN_C_TYPES_3(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_2(__VA_ARGS__)
+#define KILN_C_TYPES_4(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_3(__VA_ARGS__)
+#define KILN_C_TYPES_5(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_4(__VA_ARGS__)
+#define KILN_C_TYPES_6(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_5(__VA_ARGS__)
+#define KILN_C_TYPES_7(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_6(__VA_ARGS__)
+#define KILN_C_TYPES_8(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_7(__VA_ARGS__)
+#define KILN_C_TYPES_9(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_8(__VA_ARGS__)
+#define KILN_C_TYPES_10(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_9(__VA_ARGS__)
+#define KILN_C_TYPES_11(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_10(__VA_ARGS__)
+#define KILN_C_TYPES_12(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_11(__VA_ARGS__)
+#define KILN_C_TYPES_13(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_12(__VA_ARGS__)
+#define KILN_C_TYPES_14(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_13(__VA_ARGS__)
+#define KILN_C_TYPES_15(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_14(__VA_ARGS__)
+#define KILN_C_TYPES_16(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_15(__VA_ARGS__)
+#define KILN_C_TYPES_17(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_16(__VA_ARGS__)
+#define KILN_C_TYPES_18(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_17(__VA_ARGS__)
+#define KILN_C_TYPES_19(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_18(__VA_ARGS__)
+#define KILN_C_TYPES_20(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_19(__VA_ARGS__)
+#define KILN_C_TYPES_21(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_20(__VA_ARGS__)
+#define KILN_C_TYPES_22(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_21(__VA_ARGS__)
+#define KILN_C_TYPES_23(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_22(__VA_ARGS__)
+#define KILN_C_TYPES_24(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_23(__VA_ARGS__)
+#define KILN_C_TYPES_25(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_24(__VA_ARGS__)
+#define KILN_C_TYPES_26(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_25(__VA_ARGS__)
+#define KILN_C_TYPES_27(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_26(__VA_ARGS__)
+#define KILN_C_TYPES_28(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_27(__VA_ARGS__)
+#define KILN_C_TYPES_29(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_28(__VA_ARGS__)
+#define KILN_C_TYPES_30(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_29(__VA_ARGS__)
+#define KILN_C_TYPES_31(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_30(__VA_ARGS__)
+#define KILN_C_TYPES_32(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_31(__VA_ARGS__)
+#define KILN_C_TYPES_33(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_32(__VA_ARGS__)
+#define KILN_C_TYPES_34(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_33(__VA_ARGS__)
+#define KILN_C_TYPES_35(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_34(__VA_ARGS__)
+#define KILN_C_TYPES_36(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_35(__VA_ARGS__)
+#define KILN_C_TYPES_37(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_36(__VA_ARGS__)
+#define KILN_C_TYPES_38(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_37(__VA_ARGS__)
+#define KILN_C_TYPES_39(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_38(__VA_ARGS__)
+#define KILN_C_TYPES_40(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_39(__VA_ARGS__)
+#define KILN_C_TYPES_41(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_40(__VA_ARGS__)
+#define KILN_C_TYPES_42(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_41(__VA_ARGS__)
+#define KILN_C_TYPES_43(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_42(__VA_ARGS__)
+#define KILN_C_TYPES_44(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_43(__VA_ARGS__)
+#define KILN_C_TYPES_45(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_44(__VA_ARGS__)
+#define KILN_C_TYPES_46(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_45(__VA_ARGS__)
+#define KILN_C_TYPES_47(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_46(__VA_ARGS__)
+#define KILN_C_TYPES_48(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_47(__VA_ARGS__)
+#define KILN_C_TYPES_49(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_48(__VA_ARGS__)
+#define KILN_C_TYPES_50(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_49(__VA_ARGS__)
+#define KILN_C_TYPES_51(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_50(__VA_ARGS__)
+#define KILN_C_TYPES_52(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_51(__VA_ARGS__)
+#define KILN_C_TYPES_53(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_52(__VA_ARGS__)
+#define KILN_C_TYPES_54(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_53(__VA_ARGS__)
+#define KILN_C_TYPES_55(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_54(__VA_ARGS__)
+#define KILN_C_TYPES_56(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_55(__VA_ARGS__)
+#define KILN_C_TYPES_57(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_56(__VA_ARGS__)
+#define KILN_C_TYPES_58(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_57(__VA_ARGS__)
+#define KILN_C_TYPES_59(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_58(__VA_ARGS__)
+#define KILN_C_TYPES_60(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_59(__VA_ARGS__)
+#define KILN_C_TYPES_61(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_60(__VA_ARGS__)
+#define KILN_C_TYPES_62(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_61(__VA_ARGS__)
+#define KILN_C_TYPES_63(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_62(__VA_ARGS__)
+#define KILN_C_TYPES_64(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_63(__VA_ARGS__)
+#define KILN_C_TYPES_65(a, ...) KILN_C_TYPE_(a), KILN_C_TYPES_64(__VA_ARGS__)
+#define KILN_C_TYPES_(...)                                                    \
+    ((const char[]){KILN_CAT2_(KILN_C_TYPES_,                       \
+                               KILN_COUNT_(__VA_ARGS__))(__VA_ARGS__),   \
+                    '\0'})
+#define kiln_launch_prepared(kernel, config, ...)                             \
+    kiln_launch_prepared_checked((kernel), (config),                          \
+                                 KILN_C_TYPES_(__VA_ARGS__), __VA_ARGS__)
+#define kiln_launch_prepared_call(kernel, ...)                                \
+    kiln_launch_prepared_call_checked((kernel), KILN_C_TYPES_(__VA_ARGS__),   \
+                                      __VA_ARGS__)
+#endif
+
 
 /** An argument list built up step by step, for programs that assemble
  * arguments in loops (kiln_args_create).  Values are copied into the

@@ -6,7 +6,8 @@ KILN_ARRAY_TESTS = \
 	tests/test_array_ops \
 	tests/test_array_reduce \
 	tests/test_array_errors \
-	tests/test_array_views
+	tests/test_array_views \
+	tests/test_array_hostile
 KILN_TESTS += $(KILN_ARRAY_TESTS)
 ARRAY_TEST_LDADD = tests/libkilntest.la libkiln-array.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
@@ -17,3 +18,4 @@ tests_test_array_ops_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_reduce_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_errors_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_views_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_hostile_LDADD = $(ARRAY_TEST_LDADD)

@@ -5,7 +5,9 @@ KILN_TESTS += \
 	tests/test_pool_limit \
 	tests/test_hostile \
 	tests/test_bounds \
-	tests/test_hostile_launch
+	tests/test_hostile_launch \
+	tests/test_hostile_cuda \
+	tests/test_hostile_cache
 
 # test_pool_limit loads the backends through a plugin that reports a
 # largest allocation of 100 MiB + 12345 bytes (tests/plugins/limits_plugin.c).

@@ -5,9 +5,12 @@
 
 #include "harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +322,36 @@ static void scratch_cleanup(void)
     rmdir(scratch_parent);
 }
 
+/* The scratch directories of test programs that ended without their
+ * exit handler (interrupted, killed by a timeout, crashed): named by a
+ * pid no process has now.  Left there, they piled up, and a later run
+ * could read their files (a scratch .cl, an #include the compiler finds
+ * in the current directory's tree).  A live program's is never touched. */
+static void scratch_sweep(void)
+{
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s/tests/scratch", test_builddir());
+    DIR *dir = opendir(parent);
+    if (dir == NULL)
+        return;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        char *end = NULL;
+        errno = 0;
+        long pid = strtol(entry->d_name, &end, 10);
+        if (entry->d_name[0] == '\0' || *end != '\0' || errno != 0 ||
+            pid <= 0 || pid == (long)getpid())
+            continue;
+        if (pid <= INT_MAX && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+            continue; /* alive, or not ours to ask about */
+        char path[4096 + 256];
+        snprintf(path, sizeof path, "%s/%s", parent, entry->d_name);
+        nftw(path, scratch_open_up, 16, FTW_PHYS);
+        nftw(path, scratch_remove, 16, FTW_PHYS | FTW_DEPTH);
+    }
+    closedir(dir);
+}
+
 const char *test_scratch_dir(void)
 {
     if (scratch_path[0] == '\0') {
@@ -448,6 +481,7 @@ static int harness_run(const char *suite, struct CMUnitTest *tests, size_t count
 {
     cmocka_set_message_output(CM_OUTPUT_TAP);
     seed_random();
+    scratch_sweep();
     int failures = _cmocka_run_group_tests(suite, tests, count, NULL, NULL);
     return failures == 0 ? 0 : 1;
 }

@@ -195,6 +195,54 @@ static void guarded_buffers_behave_as_plain_ones(void **state)
     TEST_OK(kiln_context_release(context));
 }
 
+/* A write far past one buffer that lands in another's guard zone (issue
+ * 29, M5): it was reported as the other buffer's overrun.  The kernel
+ * writes `back` bytes before b's start through a (the addresses of both
+ * buffers are flat on every backend Kiln runs); away from b's edge it is
+ * reported as a write into b's zone that is not b's overrun, next to the
+ * edge (back 1) as b's underrun, which it cannot be told from. */
+static void far_write_into_another_zone_is_not_blamed_on_it(void **state)
+{
+    kiln_context *context = checked_context(state);
+    kiln_program *program = test_build(
+        context,
+        "__kernel void far_write(__global uchar *a, __global uchar *b,\n"
+        "                        long back, uchar value) {\n"
+        "    if (get_global_id(0) == 0)\n"
+        "        a[(b - a) - back] = value;\n"
+        "}\n",
+        NULL);
+    kiln_kernel *kernel = test_kernel(program, "far_write");
+    enum { M = 512 };
+    kiln_buffer *a = test_buffer(context, M);
+    kiln_buffer *b = test_buffer(context, M);
+    kiln_launch_config config = test_config_1d(1, 1);
+    unsigned char value = (unsigned char)(test_random_u64() % 200 + 20);
+    long long back = 100 + (long long)(test_random_u64() % 2000);
+    kiln_arg args[] = {KILN_ARG_BUFFER(a), KILN_ARG_BUFFER(b),
+                       KILN_ARG_LONG(back), KILN_ARG_UCHAR(value)};
+    TEST_FAILS(KILN_ERR_KERNEL_FAULT, kiln_launch(kernel, &config, 4, args));
+    TEST_ERROR_MENTIONS("argument 1");
+    TEST_ERROR_MENTIONS("away from the buffer");
+    TEST_ERROR_MENTIONS("Not a run over this buffer's end");
+    char range[64];
+    snprintf(range, sizeof range, "[%lld, %lld)", -back, -back + 1);
+    TEST_ERROR_MENTIONS(range);
+    if (strstr(kiln_last_error(), "the kernel wrote outside") != NULL)
+        fail_msg("a far write blamed on argument 1: %s", kiln_last_error());
+    /* next to b's start: b's underrun, as far as any check can tell */
+    args[2] = KILN_ARG_LONG(1);
+    TEST_FAILS(KILN_ERR_KERNEL_FAULT, kiln_launch(kernel, &config, 4, args));
+    TEST_ERROR_MENTIONS("argument 1");
+    TEST_ERROR_MENTIONS("the kernel wrote outside");
+    TEST_ERROR_MENTIONS("[-1, 0)");
+    TEST_OK(kiln_buffer_release(a));
+    TEST_OK(kiln_buffer_release(b));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_context_release(context));
+}
+
 /* KILN_CHECK=bounds turns checks on for contexts made afterwards. */
 static void environment_turns_checks_on(void **state)
 {
@@ -231,6 +279,7 @@ int main(void)
         KILN_TEST(host_out_array_overrun_is_caught),
         KILN_TEST(guarded_buffers_behave_as_plain_ones),
         KILN_TEST(environment_turns_checks_on),
+        KILN_TEST(far_write_into_another_zone_is_not_blamed_on_it),
     };
     return kiln_test_main("bounds", tests, sizeof tests / sizeof tests[0]);
 }

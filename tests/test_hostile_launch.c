@@ -185,11 +185,168 @@ static void cuda_three_component_parameters_are_sized(void **state)
     kiln_program_release(program);
 }
 
+/* ---- C2: grids the device cannot schedule -------------------------------- */
+
+static const char fill_source[] =
+    "kernel void fill(global int *out, int value, int n) {\n"
+    "    size_t i = get_global_id(0) + get_global_size(0) *\n"
+    "               (get_global_id(1) + get_global_size(1) * get_global_id(2));\n"
+    "    if (i < (size_t)n) out[i] = value;\n"
+    "}\n";
+
+static void grids_of_too_many_groups_are_refused(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_build(context, fill_source, NULL);
+    kiln_kernel *kernel = test_kernel(program, "fill");
+    enum { n = 4096 };
+    int32_t before[n];
+    test_random_ints(before, n, -1000, 1000);
+    kiln_buffer *out = test_buffer_from(context, before, sizeof before);
+    int value = (int)(test_random_u64() % 1000) + 1;
+    kiln_arg args[] = {KILN_ARG_BUFFER(out), KILN_ARG_INT(value),
+                       KILN_ARG_INT(n)};
+    /* 2^32 and more work-groups of one work-item, each axis within the
+     * OpenCL device's limits (CUDA's y and z stop at 65535; the last grid,
+     * within them, CUDA schedules) */
+    const kiln_dim3 grids[] = {
+        {65536, 65536, 1}, {4, 1024, 1u << 20}, {2147483647, 2147483647, 1},
+        {65536, 256, 65536}, {1u << 30, 4, 1}};
+    size_t grid_count = sizeof grids / sizeof grids[0];
+    if (strcmp(test_backend(state), "opencl") != 0)
+        --grid_count;
+    for (size_t g = 0; g < grid_count; ++g) {
+        kiln_launch_config config = {.grid = grids[g],
+                                     .block = KILN_DIM1(1)};
+        kiln_status status = kiln_launch(kernel, &config, 3, args);
+        if (status != KILN_ERR_INVALID_LAUNCH)
+            fail_msg("grid %zux%zux%zu -> %s (%s), expected "
+                     "KILN_ERR_INVALID_LAUNCH",
+                     grids[g].x, grids[g].y, grids[g].z,
+                     kiln_status_name(status), kiln_last_error());
+        if (kiln_last_error()[0] == '\0')
+            fail_msg("grid %zux%zux%zu refused without a message",
+                     grids[g].x, grids[g].y, grids[g].z);
+    }
+    TEST_OK(kiln_context_synchronize(context));
+    int32_t after[n];
+    test_read(out, after, sizeof after);
+    if (memcmp(before, after, sizeof after) != 0)
+        fail_msg("a refused launch changed the buffer");
+    /* the same kernel on a grid it can run */
+    kiln_launch_config config = {.grid = {16, 16, 1}, .block = {4, 4, 1}};
+    TEST_OK(kiln_launch(kernel, &config, 3, args));
+    test_read(out, after, sizeof after);
+    for (int i = 0; i < n; ++i)
+        if (after[i] != value)
+            fail_msg("element %d: %d, expected %d", i, after[i], value);
+    kiln_buffer_release(out);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+}
+
+/* ---- C3: kernel names the driver aborts on ------------------------------- */
+
+/* Runs kernel `name` of `program` (out[i] = value + i) and checks it. */
+static void run_named_kernel(kiln_context *context, kiln_program *program,
+                             const char *name)
+{
+    kiln_kernel *kernel = test_kernel(program, name);
+    enum { n = 64 };
+    kiln_buffer *out = test_buffer(context, n * sizeof(int32_t));
+    int value = (int)(test_random_u64() % 1000) + 1;
+    kiln_launch_config config = test_config_1d(n, 16);
+    kiln_arg args[] = {KILN_ARG_BUFFER(out), KILN_ARG_INT(value)};
+    TEST_OK(kiln_launch(kernel, &config, 2, args));
+    int32_t result[n];
+    test_read(out, result, sizeof result);
+    for (int i = 0; i < n; ++i)
+        if (result[i] != value + i)
+            fail_msg("element %d: %d, expected %d", i, result[i], value + i);
+    kiln_buffer_release(out);
+    kiln_kernel_release(kernel);
+}
+
+static void long_kernel_names_are_refused_or_run(void **state)
+{
+    kiln_context *context = test_context(state);
+    const bool opencl = strcmp(test_backend(state), "opencl") == 0;
+    /* OpenCL C: up to 200 characters run on the OpenCL backend, past it
+     * they are refused (PoCL 3.1 aborted the process from 253 on); the
+     * CUDA backend's translation takes names of up to 127.  CUDA C on
+     * OpenCL (translated): up to 127, longer ones refused (they were cut
+     * and then not found by their own name). */
+    const size_t lengths[] = {100, 127, 128, 200, 201, 253, 300, 1000};
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; ++l) {
+        size_t length = lengths[l];
+        char *name = test_alloc(length + 1);
+        for (size_t i = 0; i < length; ++i)
+            name[i] = (char)('a' + (i * 7 + length) % 26);
+        name[length] = '\0';
+        char *source = test_alloc(length + 256);
+        for (int cuda_c = 0; cuda_c < 2; ++cuda_c) {
+            snprintf(source, length + 256,
+                     cuda_c ? "extern \"C\" __global__ void %s(int *out, "
+                              "int value) {\n"
+                              "    int i = blockIdx.x * blockDim.x + "
+                              "threadIdx.x;\n"
+                              "    out[i] = value + i;\n"
+                              "}\n"
+                            : "kernel void %s(global int *out, int value) "
+                              "{\n"
+                              "    out[get_global_id(0)] = value + "
+                              "(int)get_global_id(0);\n"
+                              "}\n",
+                     name);
+            kiln_program *program = NULL;
+            kiln_status status =
+                kiln_program_build(context, source, NULL, &program);
+            size_t longest = opencl ? (cuda_c ? 127 : 200) : 127;
+            bool native_cuda = cuda_c && !opencl;
+            if (status == KILN_OK && (length <= longest || native_cuda)) {
+                run_named_kernel(context, program, name);
+                kiln_program_release(program);
+                continue;
+            }
+            if (status == KILN_OK)
+                fail_msg("%s kernel name of %zu characters built on %s: "
+                         "expected a refusal past %zu",
+                         cuda_c ? "a CUDA C" : "an OpenCL C", length,
+                         test_backend(state), longest);
+            if (length <= longest && !native_cuda)
+                fail_msg("%s kernel name of %zu characters -> %s (%s)",
+                         cuda_c ? "a CUDA C" : "an OpenCL C", length,
+                         kiln_status_name(status), kiln_last_error());
+            if (opencl && !cuda_c) {
+                if (status != KILN_ERR_UNSUPPORTED)
+                    fail_msg("a kernel name of %zu characters -> %s (%s), "
+                             "expected KILN_ERR_UNSUPPORTED",
+                             length, kiln_status_name(status),
+                             kiln_last_error());
+                TEST_ERROR_MENTIONS("has a name of");
+            } else {
+                if (status != KILN_ERR_BUILD &&
+                    status != KILN_ERR_TRANSLATION)
+                    fail_msg("%s kernel name of %zu characters on %s -> %s "
+                             "(%s)",
+                             cuda_c ? "a CUDA C" : "an OpenCL C", length,
+                             test_backend(state), kiln_status_name(status),
+                             kiln_last_error());
+                TEST_ERROR_MENTIONS("kernel name too long");
+            }
+        }
+        free(source);
+        free(name);
+    }
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(struct_parameters_are_sized),
         KILN_TEST(cuda_three_component_parameters_are_sized),
+        KILN_TEST(grids_of_too_many_groups_are_refused),
+        KILN_TEST(long_kernel_names_are_refused_or_run),
     };
     return kiln_test_main("hostile_launch", tests,
                           sizeof tests / sizeof tests[0]);

@@ -362,6 +362,45 @@ static void test_prepared_errors(void **state)
                kiln_launch_prepared(sizes, &config, too_many, 1, 2, 3));
     TEST_ERROR_MENTIONS("more than");
 
+    /* Values whose C type is not the one their character reads (issue 29):
+     * an int for 'f' returned KILN_OK and the kernel read a float of 0, as
+     * va_arg read a double that was never passed. */
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_launch_prepared(sizes, &config, "Pilfc", out, 40,
+                                    (int64_t)-7, 2, -3));
+    TEST_ERROR_MENTIONS("argument 3 ('f')");
+    TEST_ERROR_MENTIONS("2.0, not 2");
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_launch_prepared(sizes, &config, "Pilfc", out, 40, -7, 2.0,
+                                    -3));
+    TEST_ERROR_MENTIONS("64-bit integer");
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_launch_prepared(sizes, &config, "Pilfc", out, 40.0,
+                                    (int64_t)-7, 2.0, -3));
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_launch_prepared(sizes, &config, "Pilfc", host, 40,
+                                    (int64_t)-7, 2.0, -3));
+    TEST_ERROR_MENTIONS("kiln_buffer *");
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_launch_prepared(with_local, &config, "PS", out, 16));
+    TEST_ERROR_MENTIONS("size_t");
+    /* fewer or more values than the string takes: va_arg read past them */
+    TEST_FAILS(KILN_ERR_ARGUMENT_COUNT,
+               kiln_launch_prepared(sizes, &config, "Pilfc", out, 40,
+                                    (int64_t)-7, 2.0));
+    TEST_ERROR_MENTIONS("takes 5 value(s)");
+    TEST_FAILS(KILN_ERR_ARGUMENT_COUNT,
+               kiln_launch_prepared(sizes, &config, "Pilfc", out, 40,
+                                    (int64_t)-7, 2.0, -3, 9));
+    /* the same through a prepared call */
+    TEST_OK(kiln_kernel_prepare(sizes, "Pilfc"));
+    TEST_FAILS(KILN_ERR_ARGUMENT_TYPE,
+               kiln_launch_prepared_call(sizes, &config, out, 40, (int64_t)-7,
+                                         2, -3));
+    TEST_ERROR_MENTIONS("argument 3 ('f')");
+    TEST_FAILS(KILN_ERR_ARGUMENT_COUNT,
+               kiln_launch_prepared_call(sizes, &config, out, 40));
+
     /* Nothing was queued by any of these. */
     int64_t got[OUT_SLOTS];
     TEST_OK(kiln_buffer_read(out, 0, got, sizeof got));
@@ -375,6 +414,16 @@ static void test_prepared_errors(void **state)
     int32_t sum;
     TEST_OK(kiln_buffer_read(out, 0, &sum, sizeof sum));
     assert_int_equal(sum, 40 - 7 + 2 - 3);
+    /* ... also prepared, and through the plain functions (C++ and
+     * KILN_NO_PREPARED_CHECK callers), which cannot check the C types */
+    TEST_OK(kiln_launch_prepared_call(sizes, &config, out, 41, (int64_t)-7,
+                                      2.0, -3));
+    TEST_OK(kiln_buffer_read(out, 0, &sum, sizeof sum));
+    assert_int_equal(sum, 41 - 7 + 2 - 3);
+    TEST_OK((kiln_launch_prepared)(sizes, &config, "Pilfc", out, 42,
+                                   (int64_t)-7, 2.0, -3));
+    TEST_OK(kiln_buffer_read(out, 0, &sum, sizeof sum));
+    assert_int_equal(sum, 42 - 7 + 2 - 3);
     TEST_OK(kiln_launch_prepared(with_local, &config, "PS", out,
                                  (size_t)sizeof(float)));
     TEST_OK(kiln_buffer_read(out, 0, &sum, sizeof sum));

@@ -25,6 +25,7 @@ include $(srcdir)/tests/corpus.mk
 include $(srcdir)/tests/backends.mk
 include $(srcdir)/tests/hardening.mk
 include $(srcdir)/tests/array.mk
+include $(srcdir)/tests/builtins.mk
 
 check_PROGRAMS += $(KILN_TESTS) tests/kiln-probe
 TESTS += $(KILN_TESTS)
@@ -86,3 +87,13 @@ EXTRA_DIST += tests/kiln-compare-check tests/kernels/compare/kernels.cl
 # TAP).
 TESTS += tests/tools-options-check
 EXTRA_DIST += tests/tools-options-check
+
+# kiln-clc reads files and #include as the library does (a shell script
+# speaking TAP).
+TESTS += tests/kiln-clc-check
+EXTRA_DIST += tests/kiln-clc-check
+
+# Scratch directories of interrupted runs are swept (a shell script
+# speaking TAP).
+TESTS += tests/scratch-check
+EXTRA_DIST += tests/scratch-check

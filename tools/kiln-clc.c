@@ -14,13 +14,15 @@
  *                reads; OpenCL C only)
  *     --cuda     FILE is CUDA C, whatever its name
  *     --opencl   FILE is OpenCL C, whatever its name
- *   other arguments starting with '-' are build options (-DN=4 ...).
+ *   other arguments starting with '-' are build options (-DN=4, -I DIR
+ *   or -IDIR ...).  FILE's #include files are inlined as the library
+ *   inlines them (translate_include_search): beside the including file,
+ *   then the -I directories.
  */
 #include "config.h"
 
 #include "translate.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,34 +40,18 @@ static const char *kind_name(const translate_param *param)
     return "?";
 }
 
+/* FILE as the library reads it: a regular file of at most 64 MiB (a FIFO
+ * or /dev/zero is refused, not waited on or read forever); NULL with a
+ * message on stderr. */
 static char *read_file(const char *path, size_t *length)
 {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    size_t capacity = 65536, used = 0;
-    char *text = malloc(capacity);
-    while (text != NULL) {
-        size_t n = fread(text + used, 1, capacity - used, file);
-        used += n;
-        if (used < capacity)
-            break;
-        char *grown = realloc(text, capacity * 2);
-        if (grown == NULL) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = grown;
-        capacity *= 2;
-    }
-    int failed = ferror(file);
-    fclose(file);
-    if (failed) {
-        free(text);
+    char *text = NULL, *error = NULL;
+    if (translate_file_read(path, TRANSLATE_MAX_FILE_BYTES, &text, length,
+                            &error) != 0) {
+        fprintf(stderr, "kiln-clc: %s\n", error ? error : "out of memory");
+        free(error);
         return NULL;
     }
-    *length = used;
     return text;
 }
 
@@ -148,11 +134,22 @@ static int translate_file(const char *source, size_t length, const char *path,
                                .opencl_c_version = 120,
                                .extensions = "",
                                .vendor = ""};
+    /* The library's include search, from FILE's directory. */
+    char *dir = translate_directory_of(path);
+    if (dir == NULL) {
+        fprintf(stderr, "kiln-clc: out of memory\n");
+        return 2;
+    }
+    translate_include_search search = {.dirs = options->include_dirs,
+                                       .dir_count = options->include_dir_count,
+                                       .program_dir = dir};
+    translate_include_reader reader = {translate_include_search_read, &search};
     translate_input input = {.text = source,
                              .length = length,
                              .name = path,
                              .language = language,
                              .options = options,
+                             .reader = &reader,
                              .target = &target};
     translate_unit *unit = NULL;
     translate_program program;
@@ -169,6 +166,7 @@ static int translate_file(const char *source, size_t length, const char *path,
     translate_error_free(&error);
     translate_program_free(&program);
     translate_close(unit);
+    free(dir);
     return result == 0 ? 0 : result == -2 ? 2 : 1;
 }
 
@@ -220,6 +218,12 @@ int main(int argc, char **argv)
             language = 1;
         } else if (strcmp(argv[i], "--opencl") == 0) {
             language = 2;
+        } else if ((strcmp(argv[i], "-I") == 0 || strcmp(argv[i], "-D") == 0 ||
+                    strcmp(argv[i], "-U") == 0) &&
+                   i + 1 < argc) {
+            /* -I DIR, -D NAME=VALUE: the value is the next word */
+            words[word_count++] = argv[i];
+            words[word_count++] = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             words[word_count++] = argv[i];
         } else {
@@ -252,8 +256,6 @@ int main(int argc, char **argv)
     size_t length = 0;
     char *source = read_file(path, &length);
     if (source == NULL) {
-        fprintf(stderr, "kiln-clc: cannot read %s: %s\n", path,
-                strerror(errno));
         translate_option_lists_free(&lists);
         return 2;
     }

@@ -241,6 +241,12 @@ static void cu_top_function_read(cu_state *st, void *arg)
                             "overloaded functions are not supported by "
                             "OpenCL C",
                   cu_name(st, name)->name);
+    /* A translated kernel's name fits translate_kernel's: a longer one
+     * was cut, and the kernel then not found by its own name. */
+    size_t longest = sizeof ((translate_kernel *)0)->name - 1;
+    if (r->kernel && st->target != NULL && st->tokens[name].length > longest)
+        cu_fail(st, name, "kernel name too long (%zu characters; at most %zu)",
+                (size_t)st->tokens[name].length, longest);
     f->force_inline |= r->force;
     f->no_inline |= r->no_inline;
     if (r->body || !f->defined) {

@@ -83,6 +83,25 @@ static const struct {
     {"free", 1, "device-side free is not supported by OpenCL C"},
 };
 
+/* Whether `name` is one of CUDA's arithmetic intrinsics with a directed
+ * rounding (__fadd_rz, __dmul_ru, __fmaf_rd, __fsqrt_rz...). */
+static int cu_directed_rounding(const char *name)
+{
+    static const char *const operations[] = {
+        "__fadd_", "__fsub_", "__fmul_", "__fdiv_", "__fmaf_", "__frcp_",
+        "__fsqrt_", "__dadd_", "__dsub_", "__dmul_", "__ddiv_", "__fma_",
+        "__drcp_", "__dsqrt_",
+    };
+    for (size_t k = 0; k < sizeof operations / sizeof operations[0]; ++k) {
+        size_t n = strlen(operations[k]);
+        if (strncmp(name, operations[k], n) == 0 && name[n] == 'r' &&
+            (name[n + 1] == 'z' || name[n + 1] == 'u' || name[n + 1] == 'd') &&
+            name[n + 2] == '\0')
+            return 1;
+    }
+    return 0;
+}
+
 void cu_check_identifier(cu_state *st, size_t i)
 {
     if (!cu_ident(st, i) || cu_is_member(st, i))
@@ -114,6 +133,10 @@ void cu_check_identifier(cu_state *st, size_t i)
     if (id == st->w_managed_)
         cu_refuse(st, i, "cannot translate '__managed__': managed memory is "
                          "not supported by OpenCL");
+    if (cu_directed_rounding(name))
+        cu_refuse(st, i, "cannot translate '%s': OpenCL C has no directed "
+                         "rounding for arithmetic (the _rn form, or the "
+                         "cuda backend, computes it)", name);
     for (size_t k = 0; k < sizeof cu_refused / sizeof cu_refused[0]; ++k) {
         if (cu_refused[k].prefix[0] != name[0] ||
             cu_refused[k].prefix[1] != name[1])

@@ -306,36 +306,6 @@ static cu_space cu_expr_space(cu_state *st, size_t begin, size_t end)
     return fallback;
 }
 
-/* OpenCL C built-in functions a CUDA kernel may be named after (CUDA by
- * Example's `dot`): an OpenCL kernel of that name does not compile. */
-static int cu_reserved_name(const char *name)
-{
-    static const char *const reserved[] = {
-        "dot", "cross", "length", "distance", "normalize", "fast_length",
-        "fast_distance", "fast_normalize", "clamp", "mix", "step",
-        "smoothstep", "sign", "degrees", "radians", "min", "max", "mad",
-        "select", "bitselect", "rotate", "shuffle", "shuffle2", "any", "all",
-        "popcount", "clz", "abs", "abs_diff", "add_sat", "sub_sat", "hadd",
-        "rhadd", "upsample", "mul24", "mad24", "mul_hi", "mad_hi", "exp",
-        "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow",
-        "pown", "powr", "rootn", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
-        "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "sincos",
-        "fma", "fabs", "floor", "ceil", "round", "trunc", "rint", "fmin",
-        "fmax", "fmod", "fract", "hypot", "ldexp", "frexp", "modf", "nan",
-        "erf", "erfc", "lgamma", "tgamma", "copysign", "isnan", "isinf",
-        "isfinite", "signbit", "prefetch", "barrier", "mem_fence", "printf",
-        "vload2", "vload4", "vstore2", "vstore4", "nextafter", "remainder",
-        /* OpenCL C's keywords: PyCUDA's tests name a kernel `kernel` */
-        "kernel", "global", "local", "constant", "private", "read_only",
-        "write_only", "read_write", "half", "event_t", "generic", "pipe",
-        "sampler_t",
-    };
-    for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; ++k)
-        if (strcmp(name, reserved[k]) == 0)
-            return 1;
-    return 0;
-}
-
 /* Whether two keys of one function's instances are the same. */
 static int cu_instance_key_equal(const cu_state *st, const cu_instance_key *a,
                                  const cu_instance_key *b)
@@ -344,18 +314,19 @@ static int cu_instance_key_equal(const cu_state *st, const cu_instance_key *a,
            memcmp(a->spaces, b->spaces, st->functions[a->fn].param_count) == 0;
 }
 
-/* An instance's name: a kernel's own (or CUDA_KERNEL_RENAMED_PREFIX's,
- * where OpenCL C reserves it); a helper's first instance __kiln_fn_NAME,
+/* An instance's name: a kernel's CUDA_KERNEL_RENAMED_PREFIX and its own;
+ * a helper's first instance __kiln_fn_NAME,
  * the others __kiln_fn_NAME_ and a letter per pointer's space. */
 static const char *cu_instance_name(cu_state *st, const cu_instance_key *key,
                                     int first)
 {
     const cu_function *f = &st->functions[key->fn];
     const char *name = clc_ident_get(st->interner, f->name)->name;
+    /* Every kernel: OpenCL C has built-ins (fdim, isequal, vload8,
+     * native_sin, ...) and the prelude macros (sinf, min, ...) of names a
+     * CUDA kernel may have, more than any list keeps. */
     if (f->is_kernel)
-        return cu_reserved_name(name)
-                   ? cu_printf(st, CUDA_KERNEL_RENAMED_PREFIX "%s", name)
-                   : name;
+        return cu_printf(st, CUDA_KERNEL_RENAMED_PREFIX "%s", name);
     /* Helpers get names of their own: CUDA C lets a program define dot,
      * clamp, length, rsqrtf..., which OpenCL C has as built-ins or the
      * prelude as macros. */

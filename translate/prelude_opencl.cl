@@ -107,8 +107,17 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define asinhf(x) asinh((float)(x))
 #define acoshf(x) acosh((float)(x))
 #define atanhf(x) atanh((float)(x))
-#define sinpif(x) sinpi((float)(x))
-#define cospif(x) cospi((float)(x))
+/* CUDA's sinpif and cospif are within 1 ulp, OpenCL's within 4 (PoCL's
+ * 2): through double where the device has it, rounded once. */
+#ifdef cl_khr_fp64
+#define __kiln_sinpif(x) ((float)sinpi((double)(x)))
+#define __kiln_cospif(x) ((float)cospi((double)(x)))
+#else
+#define __kiln_sinpif(x) sinpi(x)
+#define __kiln_cospif(x) cospi(x)
+#endif
+#define sinpif(x) __kiln_sinpif((float)(x))
+#define cospif(x) __kiln_cospif((float)(x))
 #define expf(x) exp((float)(x))
 #define exp2f(x) exp2((float)(x))
 #define exp10f(x) exp10((float)(x))
@@ -118,7 +127,13 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define log10f(x) log10((float)(x))
 #define log1pf(x) log1p((float)(x))
 #define logbf(x) logb((float)(x))
-#define ilogbf(x) ilogb((float)(x))
+/* CUDA: ilogbf(0) and ilogbf(NaN) are INT_MIN, ilogbf(+-inf) INT_MAX;
+ * OpenCL leaves FP_ILOGB0 and FP_ILOGBNAN to the implementation */
+__KILN_FN int __kiln_ilogbf(float x)
+{
+    return isnan(x) || x == 0.0f ? INT_MIN : isinf(x) ? INT_MAX : ilogb(x);
+}
+#define ilogbf(x) __kiln_ilogbf((float)(x))
 #define powf(x, y) pow((float)(x), (float)(y))
 #define sqrtf(x) sqrt((float)(x))
 #define rsqrtf(x) rsqrt((float)(x))
@@ -130,10 +145,24 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define ceilf(x) ceil((float)(x))
 #define truncf(x) trunc((float)(x))
 #define roundf(x) round((float)(x))
-#define rintf(x) rint((float)(x))
-#define nearbyintf(x) rint((float)(x))
-#define lrintf(x) ((long)rint((float)(x)))
-#define llrintf(x) ((long)rint((float)(x)))
+/* PoCL 3.1's rint crashes the kernel when its argument is a constant of
+ * 2^31 or more, infinite or NaN; a float that large is whole already. */
+__KILN_OV __KILN_FN float __kiln_rint(float x)
+{
+    return isnan(x) || fabs(x) >= 0x1p23f ? x : rint(x);
+}
+#ifdef cl_khr_fp64
+__KILN_OV __KILN_FN double __kiln_rint(double x)
+{
+    return isnan(x) || fabs(x) >= 0x1p52 ? x : rint(x);
+}
+#endif
+#undef rint
+#define rint(x) __kiln_rint(x)
+#define rintf(x) __kiln_rint((float)(x))
+#define nearbyintf(x) __kiln_rint((float)(x))
+#define lrintf(x) ((long)__kiln_rint((float)(x)))
+#define llrintf(x) ((long)__kiln_rint((float)(x)))
 #define lroundf(x) ((long)round((float)(x)))
 #define llroundf(x) ((long)round((float)(x)))
 #define fmodf(x, y) fmod((float)(x), (float)(y))
@@ -150,10 +179,28 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define erfcf(x) erfc((float)(x))
 #define tgammaf(x) tgamma((float)(x))
 #define lgammaf(x) lgamma((float)(x))
-#define sincosf(x, s, c) (*(s) = sin((float)(x)), *(c) = cos((float)(x)))
-#define sincospif(x, s, c) (*(s) = sinpi((float)(x)), *(c) = cospi((float)(x)))
+/* The sincos family as functions: CUDA evaluates each argument once
+ * (sincosf(in[k++], &s, &c) advances k by one).  OpenCL's sincos stores
+ * the cosine through a pointer of any address space; sincospi has no
+ * OpenCL twin, so it gets one here per space. */
+#define __KILN_SINCOS(T, S)                                                     \
+__KILN_OV __KILN_FN T __kiln_sincos(T x, S T *c) { return sincos(x, c); }      \
+__KILN_OV __KILN_FN T __kiln_sincospi(T x, S T *c) { *c = __kiln_cospi##T(x); return __kiln_sinpi##T(x); }
+#define __kiln_sinpidouble(x) sinpi(x)
+#define __kiln_cospidouble(x) cospi(x)
+#define __kiln_sinpifloat(x) __kiln_sinpif(x)
+#define __kiln_cospifloat(x) __kiln_cospif(x)
+__KILN_SINCOS(float, __private) __KILN_SINCOS(float, __local)
+__KILN_SINCOS(float, __global)
+#ifdef cl_khr_fp64
+__KILN_SINCOS(double, __private) __KILN_SINCOS(double, __local)
+__KILN_SINCOS(double, __global)
+#endif
+#define sincosf(x, s, c) ((void)(*(s) = __kiln_sincos((float)(x), (c))))
+#define sincospif(x, s, c) ((void)(*(s) = __kiln_sincospi((float)(x), (c))))
 #undef sincos
-#define sincos(x, s, c) (*(s) = sin(x), *(c) = cos(x))
+#define sincos(x, s, c) ((void)(*(s) = __kiln_sincos((x), (c))))
+#define sincospi(x, s, c) ((void)(*(s) = __kiln_sincospi((x), (c))))
 #define __sinf(x) native_sin((float)(x))
 #define __cosf(x) native_cos((float)(x))
 #define __tanf(x) native_tan((float)(x))
@@ -167,14 +214,33 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define __saturatef(x) clamp((float)(x), 0.0f, 1.0f)
 #define __fsqrt_rn(x) sqrt((float)(x))
 #define __frsqrt_rn(x) rsqrt((float)(x))
-#define __frcp_rn(x) (1.0f / (float)(x))
-#define __fadd_rn(x, y) ((float)(x) + (float)(y))
-#define __fsub_rn(x, y) ((float)(x) - (float)(y))
-#define __fmul_rn(x, y) ((float)(x) * (float)(y))
-#define __fdiv_rn(x, y) ((float)(x) / (float)(y))
+/* CUDA never contracts these into a fused multiply-add: each is a
+ * function of its own, which OpenCL's FP_CONTRACT (per expression) does
+ * not reach.  The directed roundings (_rz, _ru, _rd) are refused by the
+ * translation: OpenCL C has no per-operation rounding mode. */
+__KILN_FN float __kiln_fadd_rn(float x, float y) { return x + y; }
+__KILN_FN float __kiln_fsub_rn(float x, float y) { return x - y; }
+__KILN_FN float __kiln_fmul_rn(float x, float y) { return x * y; }
+__KILN_FN float __kiln_fdiv_rn(float x, float y) { return x / y; }
+#define __frcp_rn(x) __kiln_fdiv_rn(1.0f, (float)(x))
+#define __fadd_rn(x, y) __kiln_fadd_rn((float)(x), (float)(y))
+#define __fsub_rn(x, y) __kiln_fsub_rn((float)(x), (float)(y))
+#define __fmul_rn(x, y) __kiln_fmul_rn((float)(x), (float)(y))
+#define __fdiv_rn(x, y) __kiln_fdiv_rn((float)(x), (float)(y))
 #define __fmaf_rn(x, y, z) fma((float)(x), (float)(y), (float)(z))
-#define __fadd_rz(x, y) ((float)(x) + (float)(y))
-#define __fmul_rz(x, y) ((float)(x) * (float)(y))
+#ifdef cl_khr_fp64
+__KILN_FN double __kiln_dadd_rn(double x, double y) { return x + y; }
+__KILN_FN double __kiln_dsub_rn(double x, double y) { return x - y; }
+__KILN_FN double __kiln_dmul_rn(double x, double y) { return x * y; }
+__KILN_FN double __kiln_ddiv_rn(double x, double y) { return x / y; }
+#define __dadd_rn(x, y) __kiln_dadd_rn((double)(x), (double)(y))
+#define __dsub_rn(x, y) __kiln_dsub_rn((double)(x), (double)(y))
+#define __dmul_rn(x, y) __kiln_dmul_rn((double)(x), (double)(y))
+#define __ddiv_rn(x, y) __kiln_ddiv_rn((double)(x), (double)(y))
+#define __drcp_rn(x) __kiln_ddiv_rn(1.0, (double)(x))
+#define __dsqrt_rn(x) sqrt((double)(x))
+#define __fma_rn(x, y, z) fma((double)(x), (double)(y), (double)(z))
+#endif
 
 /* C++'s pow overloads (CUDA C is C++): pow(x, 2) with an int exponent
  * is ambiguous among OpenCL's. */
@@ -186,8 +252,9 @@ __KILN_OV __KILN_FN double __kiln_pow(double x, int y) { return pown(x, y); }
 #endif
 
 /* CUDA's abs returns the argument's type (OpenCL's an unsigned one). */
-__KILN_OV __KILN_FN int __kiln_abs(int x) { return x < 0 ? -x : x; }
-__KILN_OV __KILN_FN long __kiln_abs(long x) { return x < 0 ? -x : x; }
+/* abs(INT_MIN) is INT_MIN, as on CUDA, without a signed overflow */
+__KILN_OV __KILN_FN int __kiln_abs(int x) { return (int)(x < 0 ? 0u - (uint)x : (uint)x); }
+__KILN_OV __KILN_FN long __kiln_abs(long x) { return (long)(x < 0 ? 0ul - (ulong)x : (ulong)x); }
 __KILN_OV __KILN_FN float __kiln_abs(float x) { return fabs(x); }
 #ifdef cl_khr_fp64
 __KILN_OV __KILN_FN double __kiln_abs(double x) { return fabs(x); }
@@ -196,6 +263,32 @@ __KILN_OV __KILN_FN double __kiln_abs(double x) { return fabs(x); }
 #define abs(x) __kiln_abs(x)
 #define labs(x) __kiln_abs((long)(x))
 #define llabs(x) __kiln_abs((long)(x))
+/* CUDA's min and max are C++ overloads: mixed integer operands meet in
+ * the usual arithmetic conversions (min(int, unsigned) is unsigned),
+ * where OpenCL's min wants two operands of one type. */
+#define __KILN_MINMAX2(A, B, R)                                                 \
+__KILN_OV __KILN_FN R __kiln_min(A x, B y) { return min((R)x, (R)y); }         \
+__KILN_OV __KILN_FN R __kiln_max(A x, B y) { return max((R)x, (R)y); }
+#define __KILN_MINMAX(A, B, R) __KILN_MINMAX2(A, B, R) __KILN_MINMAX2(B, A, R)
+__KILN_MINMAX2(int, int, int) __KILN_MINMAX2(uint, uint, uint)
+__KILN_MINMAX2(long, long, long) __KILN_MINMAX2(ulong, ulong, ulong)
+__KILN_MINMAX(int, uint, uint) __KILN_MINMAX(int, long, long)
+__KILN_MINMAX(int, ulong, ulong) __KILN_MINMAX(uint, long, long)
+__KILN_MINMAX(uint, ulong, ulong) __KILN_MINMAX(long, ulong, ulong)
+/* floating point: CUDA's min is fminf, which ignores a NaN (OpenCL's
+ * min is undefined for one) */
+#define __KILN_FMINMAX2(A, B, R)                                                \
+__KILN_OV __KILN_FN R __kiln_min(A x, B y) { return fmin((R)x, (R)y); }        \
+__KILN_OV __KILN_FN R __kiln_max(A x, B y) { return fmax((R)x, (R)y); }
+__KILN_FMINMAX2(float, float, float)
+#ifdef cl_khr_fp64
+__KILN_FMINMAX2(double, double, double) __KILN_FMINMAX2(float, double, double)
+__KILN_FMINMAX2(double, float, double)
+#endif
+#undef min
+#undef max
+#define min(x, y) __kiln_min((x), (y))
+#define max(x, y) __kiln_max((x), (y))
 #define umin(x, y) min((uint)(x), (uint)(y))
 #define umax(x, y) max((uint)(x), (uint)(y))
 #define llmin(x, y) min((long)(x), (long)(y))
@@ -222,9 +315,25 @@ __KILN_FN uint __kiln_brev(uint x)
     return (x >> 16) | (x << 16);
 }
 #define __brev(x) __kiln_brev((uint)(x))
-#define __brevll(x) (((ulong)__kiln_brev((uint)(x)) << 32) | (ulong)__kiln_brev((uint)((ulong)(x) >> 32)))
-#define __mul24(x, y) mul24((int)(x), (int)(y))
-#define __umul24(x, y) mul24((uint)(x), (uint)(y))
+__KILN_FN ulong __kiln_brevll(ulong x)
+{
+    return ((ulong)__kiln_brev((uint)x) << 32) | (ulong)__kiln_brev((uint)(x >> 32));
+}
+#define __brevll(x) __kiln_brevll((ulong)(x))
+/* CUDA's 24-bit multiplies use the low 24 bits of each operand (signed:
+ * sign-extended from bit 23) and return the low 32 bits of the product;
+ * OpenCL's mul24 is undefined outside 24 bits. */
+__KILN_FN int __kiln_mul24(int x, int y)
+{
+    int a = (int)((uint)x << 8) >> 8, b = (int)((uint)y << 8) >> 8;
+    return (int)((uint)a * (uint)b);
+}
+__KILN_FN uint __kiln_umul24(uint x, uint y)
+{
+    return (x & 0xffffffu) * (y & 0xffffffu);
+}
+#define __mul24(x, y) __kiln_mul24((int)(x), (int)(y))
+#define __umul24(x, y) __kiln_umul24((uint)(x), (uint)(y))
 #define __mulhi(x, y) mul_hi((int)(x), (int)(y))
 #define __umulhi(x, y) mul_hi((uint)(x), (uint)(y))
 #define __mul64hi(x, y) mul_hi((long)(x), (long)(y))
@@ -246,6 +355,10 @@ __KILN_FN uint __kiln_byte_perm(uint x, uint y, uint s)
 #define __byte_perm(x, y, s) __kiln_byte_perm((uint)(x), (uint)(y), (uint)(s))
 #define __funnelshift_l(lo, hi, s) ((uint)(((((ulong)(uint)(hi)) << 32 | (uint)(lo)) << ((uint)(s) & 31)) >> 32))
 #define __funnelshift_r(lo, hi, s) ((uint)((((ulong)(uint)(hi)) << 32 | (uint)(lo)) >> ((uint)(s) & 31)))
+/* the _c forms clamp the shift to 32 instead of taking it modulo 32 */
+__KILN_FN uint __kiln_funnel_clamp(uint s) { return s > 32u ? 32u : s; }
+#define __funnelshift_lc(lo, hi, s) ((uint)(((((ulong)(uint)(hi)) << 32 | (uint)(lo)) << __kiln_funnel_clamp((uint)(s))) >> 32))
+#define __funnelshift_rc(lo, hi, s) ((uint)((((ulong)(uint)(hi)) << 32 | (uint)(lo)) >> __kiln_funnel_clamp((uint)(s))))
 
 /* ---- conversions and reinterpretation ---------------------------------------------------- */
 
@@ -255,22 +368,99 @@ __KILN_FN uint __kiln_byte_perm(uint x, uint y, uint s)
 #define __uint_as_float(x) as_float((uint)(x))
 #define __double_as_longlong(x) as_long((double)(x))
 #define __longlong_as_double(x) as_double((long)(x))
-#define __float2int_rn(x) convert_int_rte((float)(x))
-#define __float2int_rz(x) convert_int_rtz((float)(x))
-#define __float2int_ru(x) convert_int_rtp((float)(x))
-#define __float2int_rd(x) convert_int_rtn((float)(x))
-#define __float2uint_rn(x) convert_uint_rte((float)(x))
-#define __float2uint_rz(x) convert_uint_rtz((float)(x))
-#define __float2uint_ru(x) convert_uint_rtp((float)(x))
-#define __float2uint_rd(x) convert_uint_rtn((float)(x))
-#define __float2ll_rn(x) convert_long_rte((float)(x))
-#define __float2ll_rz(x) convert_long_rtz((float)(x))
+/* Float to integer as PTX's cvt does it: NaN gives 0 and out-of-range
+ * values saturate.  OpenCL's plain conversions are undefined out of
+ * range (compilers delete code around them), and PoCL 3.1's _sat ones
+ * crash the kernel when the argument is a constant, so the value is
+ * rounded in its own type (exact), clamped, and only then converted. */
+#define __KILN_F2I_ONE(F, T, N, MODE, ROUND, LOW, LIMIT, MIN, MAX)      \
+    __KILN_FN T __kiln_##N##_##MODE(F x)                                   \
+    {                                                                      \
+        F r = ROUND(x);                                                    \
+        return isnan(x) ? (T)0 : r <= (F)(LOW) ? (MIN)                     \
+               : r >= (F)(LIMIT) ? (MAX) : (T)r;                           \
+    }
+/* LOW is the type's minimum and LIMIT its maximum plus one (2^31, 2^32,
+ * 2^63, 2^64), both exact in F. */
+#define __KILN_F2I(F, T, N, LOW, LIMIT, MIN, MAX)                         \
+    __KILN_F2I_ONE(F, T, N, rn, __kiln_rint, LOW, LIMIT, MIN, MAX)                \
+    __KILN_F2I_ONE(F, T, N, rz, trunc, LOW, LIMIT, MIN, MAX)               \
+    __KILN_F2I_ONE(F, T, N, ru, ceil, LOW, LIMIT, MIN, MAX)                \
+    __KILN_F2I_ONE(F, T, N, rd, floor, LOW, LIMIT, MIN, MAX)
+#define __KILN_F2I_ALL(F, P)                                               \
+    __KILN_F2I(F, int, P##2int, -0x1p31f, 0x1p31f, INT_MIN, INT_MAX)      \
+    __KILN_F2I(F, uint, P##2uint, 0.0f, 0x1p32f, 0u, UINT_MAX)             \
+    __KILN_F2I(F, long, P##2ll, -0x1p63f, 0x1p63f, LONG_MIN, LONG_MAX)    \
+    __KILN_F2I(F, ulong, P##2ull, 0.0f, 0x1p64f, 0ul, ULONG_MAX)
+__KILN_F2I_ALL(float, float)
+#define __float2int_rn(x) __kiln_float2int_rn((float)(x))
+#define __float2int_rz(x) __kiln_float2int_rz((float)(x))
+#define __float2int_ru(x) __kiln_float2int_ru((float)(x))
+#define __float2int_rd(x) __kiln_float2int_rd((float)(x))
+#define __float2uint_rn(x) __kiln_float2uint_rn((float)(x))
+#define __float2uint_rz(x) __kiln_float2uint_rz((float)(x))
+#define __float2uint_ru(x) __kiln_float2uint_ru((float)(x))
+#define __float2uint_rd(x) __kiln_float2uint_rd((float)(x))
+#define __float2ll_rn(x) __kiln_float2ll_rn((float)(x))
+#define __float2ll_rz(x) __kiln_float2ll_rz((float)(x))
+#define __float2ll_ru(x) __kiln_float2ll_ru((float)(x))
+#define __float2ll_rd(x) __kiln_float2ll_rd((float)(x))
+#define __float2ull_rn(x) __kiln_float2ull_rn((float)(x))
+#define __float2ull_rz(x) __kiln_float2ull_rz((float)(x))
+#define __float2ull_ru(x) __kiln_float2ull_ru((float)(x))
+#define __float2ull_rd(x) __kiln_float2ull_rd((float)(x))
 #define __int2float_rn(x) convert_float_rte((int)(x))
 #define __int2float_rz(x) convert_float_rtz((int)(x))
+#define __int2float_ru(x) convert_float_rtp((int)(x))
+#define __int2float_rd(x) convert_float_rtn((int)(x))
 #define __uint2float_rn(x) convert_float_rte((uint)(x))
+#define __uint2float_rz(x) convert_float_rtz((uint)(x))
+#define __uint2float_ru(x) convert_float_rtp((uint)(x))
+#define __uint2float_rd(x) convert_float_rtn((uint)(x))
+#define __ll2float_rn(x) convert_float_rte((long)(x))
+#define __ll2float_rz(x) convert_float_rtz((long)(x))
+#define __ll2float_ru(x) convert_float_rtp((long)(x))
+#define __ll2float_rd(x) convert_float_rtn((long)(x))
+#define __ull2float_rn(x) convert_float_rte((ulong)(x))
+#define __ull2float_rz(x) convert_float_rtz((ulong)(x))
+#define __ull2float_ru(x) convert_float_rtp((ulong)(x))
+#define __ull2float_rd(x) convert_float_rtn((ulong)(x))
+#ifdef cl_khr_fp64
+__KILN_F2I_ALL(double, double)
+#define __double2int_rn(x) __kiln_double2int_rn((double)(x))
+#define __double2int_rz(x) __kiln_double2int_rz((double)(x))
+#define __double2int_ru(x) __kiln_double2int_ru((double)(x))
+#define __double2int_rd(x) __kiln_double2int_rd((double)(x))
+#define __double2uint_rn(x) __kiln_double2uint_rn((double)(x))
+#define __double2uint_rz(x) __kiln_double2uint_rz((double)(x))
+#define __double2uint_ru(x) __kiln_double2uint_ru((double)(x))
+#define __double2uint_rd(x) __kiln_double2uint_rd((double)(x))
+#define __double2ll_rn(x) __kiln_double2ll_rn((double)(x))
+#define __double2ll_rz(x) __kiln_double2ll_rz((double)(x))
+#define __double2ll_ru(x) __kiln_double2ll_ru((double)(x))
+#define __double2ll_rd(x) __kiln_double2ll_rd((double)(x))
+#define __double2ull_rn(x) __kiln_double2ull_rn((double)(x))
+#define __double2ull_rz(x) __kiln_double2ull_rz((double)(x))
+#define __double2ull_ru(x) __kiln_double2ull_ru((double)(x))
+#define __double2ull_rd(x) __kiln_double2ull_rd((double)(x))
 #define __double2float_rn(x) convert_float_rte((double)(x))
-#define __double2int_rn(x) convert_int_rte((double)(x))
-#define __double2int_rz(x) convert_int_rtz((double)(x))
+#define __double2float_rz(x) convert_float_rtz((double)(x))
+#define __double2float_ru(x) convert_float_rtp((double)(x))
+#define __double2float_rd(x) convert_float_rtn((double)(x))
+#define __int2double_rn(x) ((double)(int)(x))
+#define __uint2double_rn(x) ((double)(uint)(x))
+#define __ll2double_rn(x) convert_double_rte((long)(x))
+#define __ll2double_rz(x) convert_double_rtz((long)(x))
+#define __ll2double_ru(x) convert_double_rtp((long)(x))
+#define __ll2double_rd(x) convert_double_rtn((long)(x))
+#define __ull2double_rn(x) convert_double_rte((ulong)(x))
+#define __ull2double_rz(x) convert_double_rtz((ulong)(x))
+#define __ull2double_ru(x) convert_double_rtp((ulong)(x))
+#define __ull2double_rd(x) convert_double_rtn((ulong)(x))
+#define __double2hiint(x) ((int)(as_long((double)(x)) >> 32))
+#define __double2loint(x) ((int)as_long((double)(x)))
+#define __hiloint2double(hi, lo) as_double(((long)(int)(hi) << 32) | (long)(uint)(lo))
+#endif
 
 /* ---- atomics: the old value, on global and shared memory --------------------------------- */
 

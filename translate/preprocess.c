@@ -274,6 +274,7 @@ void clc_preprocess(const char *source, size_t length, const char *name,
     out->fp_contract_off = st->fp_contract_off;
     out->fast_relaxed_math = fast_math;
     out->included_files = 0;
+    out->left = NULL;
 }
 
 void clc_preprocess_program(const char *source, size_t length,
@@ -321,6 +322,7 @@ void clc_preprocess_program(const char *source, size_t length,
         flat->data[flat->length - 1] != '\n')
         clc_buffer_append(flat, "\n", 1);
     out->included_files = st->known_count;
+    out->left = st->left;
 
     clc_token eof;
     memset(&eof, 0, sizeof eof);
@@ -346,6 +348,7 @@ void clc_expansion_free(clc_expansion *expansion)
         free(expansion->files[i]);
     free(expansion->files);
     free(expansion->error);
+    free(expansion->left);
     memset(expansion, 0, sizeof *expansion);
 }
 
@@ -484,7 +487,11 @@ int clc_expand_includes(const char *source, size_t length, const char *name,
         clc_buffer_append(&flat, "\n", 1);
 
     int failed = 0;
-    if (st->known_count > 0) {
+    if (st->left != NULL) {
+        out->left = pp_strdup(st->left, strlen(st->left));
+        failed = out->left == NULL;
+    }
+    if (!failed && st->known_count > 0) {
         out->text = pp_strdup(flat.data, flat.length);
         out->length = flat.length;
         out->files = calloc(st->known_count, sizeof *out->files);

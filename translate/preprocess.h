@@ -35,6 +35,10 @@ typedef struct clc_pp_output {
     int fp_contract_off;      /* #pragma OPENCL FP_CONTRACT OFF seen */
     int fast_relaxed_math;    /* -cl-fast-relaxed-math in the options */
     size_t included_files;    /* files #include read (clc_preprocess_program) */
+    /* clc_preprocess_program with leave_unfound: the first #include of a
+     * group it takes that is left to the compiler ("name" at file:line, in
+     * the arena); NULL when none. */
+    const char *left;
 } clc_pp_output;
 
 /* Preprocesses `source`.  `name` names file 0 ("<kiln program>" when
@@ -77,6 +81,11 @@ typedef struct clc_expansion {
     char **files;      /* every file read, as the reader named it         */
     size_t file_count;
     char *error;       /* on failure: "file:line: message"                */
+    /* The first #include of a group the preprocessor takes that is left
+     * to the compiler (the reader did not find it, #include_next,
+     * #import, a malformed name): "\"name\" at file:line"; NULL when
+     * none.  What the compiler reads for it is not in `text`. */
+    char *left;
 } clc_expansion;
 
 /* Inlines the files the program's #include directives name, the way the
@@ -86,7 +95,10 @@ typedef struct clc_expansion {
  * comments, strings, line splices, digraphs and conditional groups are
  * what C says they are, and `#include MACRO` is expanded.  An #include in
  * a group that is not taken, or of a file the reader does not find, stays
- * for the compiler; a file whose include guard is defined, or that said
+ * for the compiler (the first one of a taken group is out->left; the
+ * reader is still asked for the file a not-taken group names, so that it
+ * can note it for the cache key); a file whose include guard is defined,
+ * or that said
  * #pragma once, is not read again.  The text is the tokens of each file
  * on their own lines, between #line markers.  Returns 0, -1 with
  * out->error (a cycle, more than 256 MiB of includes, an unreadable file,

@@ -232,6 +232,9 @@ static void pp_skip_group(pp_state *st)
             return; /* pp_read reports the open #if */
         if ((t->flags & CLC_TF_BOL) && pp_is_punct(t, P_HASH)) {
             const clc_token *d = &st->file_tokens[st->file_pos + 1];
+            if (d->kind == CLC_TOK_IDENT && !(d->flags & CLC_TF_BOL) &&
+                d->ident == W_include)
+                pp_probe_skipped_include(st, st->file_pos + 2);
             if (d->kind == CLC_TOK_IDENT && !(d->flags & CLC_TF_BOL)) {
                 if (d->ident == W_if || d->ident == W_ifdef ||
                     d->ident == W_ifndef) {
@@ -417,8 +420,14 @@ static void pp_include_directive(pp_state *st, const clc_token *hash,
         pp_include(st, hash, begin, end);
         return;
     }
-    if (st->expand_only)
+    if (st->expand_only) {
+        pp_note_left(st, hash,
+                     directive == W_import    ? "#import"
+                     : directive == W_include ? "#include"
+                                              : "#include_next",
+                     1);
         return; /* left to the compiler */
+    }
     clc_buffer what;
     clc_buffer_init(&what, st->arena);
     for (size_t i = begin; i < end; ++i)

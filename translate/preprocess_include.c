@@ -6,6 +6,7 @@
  */
 #include "preprocess_state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,8 +192,10 @@ void pp_include(pp_state *st, const clc_token *hash, size_t begin,
         name = pp_header_name(st, tokens, count, &quoted);
     }
     if (name == NULL) {
-        if (st->expand_only || st->leave_unfound)
+        if (st->expand_only || st->leave_unfound) {
+            pp_note_left(st, hash, "(a malformed name)", 1);
             return; /* the compiler reports it */
+        }
         pp_fail_at(st, hash, "#include expects \"FILENAME\" or <FILENAME>");
     }
     pp_known_file *known = NULL;
@@ -206,8 +209,10 @@ void pp_include(pp_state *st, const clc_token *hash, size_t begin,
     }
     if (known == NULL)
         known = pp_include_read(st, hash, name, quoted);
-    if (known == NULL)
+    if (known == NULL) {
+        pp_note_left(st, hash, name, quoted);
         return; /* not found: left in place */
+    }
     if (known->once ||
         (known->guard >= 0 && pp_macro_get(st, known->guard) != NULL)) {
         /* Included already, and it would add nothing. */
@@ -215,6 +220,50 @@ void pp_include(pp_state *st, const clc_token *hash, size_t begin,
         return;
     }
     pp_include_enter(st, hash, known);
+}
+
+/* Records the first #include the compiler is left to resolve: what it
+ * reads then is not in the text the core's cache key digests. */
+void pp_note_left(pp_state *st, const clc_token *hash, const char *name,
+                  int quoted)
+{
+    if (st->left != NULL)
+        return;
+    const char *file = hash->file < st->file_count
+                           ? st->file_names[hash->file]
+                           : "<kiln program>";
+    char text[512];
+    snprintf(text, sizeof text, "%s%s%s at %s:%u", quoted ? "\"" : "<", name,
+             quoted ? "\"" : ">", file, (unsigned)hash->line);
+    st->left = clc_arena_strndup(st->arena, text, strlen(text));
+}
+
+/* An #include in a group this preprocessor does not take: the compiler,
+ * whose own predefined macros may differ (__OPENCL_VERSION__, vendor
+ * macros), may take it.  The reader is asked for the file anyway, so that
+ * the core's cache key covers it (the reader records what it reads);
+ * nothing is inlined.  Names made by macros cannot be known.  `at`: the
+ * token after `include`. */
+void pp_probe_skipped_include(pp_state *st, size_t at)
+{
+    if (!(st->expand_only || st->leave_unfound) || st->reader == NULL)
+        return;
+    size_t end = at;
+    while (st->file_tokens[end].kind != CLC_TOK_EOF &&
+           !(st->file_tokens[end].flags & CLC_TF_BOL))
+        ++end;
+    int quoted = 0;
+    const char *name =
+        pp_header_name(st, st->file_tokens + at, end - at, &quoted);
+    if (name == NULL)
+        return;
+    char *path = NULL, *text = NULL, *error = NULL;
+    size_t length = 0;
+    (void)st->reader->read(st->reader->context, name, quoted, st->path, &path,
+                           &text, &length, &error);
+    free(path);
+    free(text);
+    free(error);
 }
 
 /* Asks the reader for the file; NULL when it is not found (and may be left

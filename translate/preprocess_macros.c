@@ -60,10 +60,60 @@ pp_tok *pp_new_tok(pp_state *st, const clc_token *t,
 
 static int pp_hideset_contains(const pp_hideset *hs, int32_t ident)
 {
-    for (; hs != NULL; hs = hs->next)
-        if (hs->ident == ident)
-            return 1;
-    return 0;
+    if (hs == NULL)
+        return 0;
+    size_t low = 0, high = hs->count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (hs->idents[middle] < ident)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < hs->count && hs->idents[low] == ident;
+}
+
+static pp_hideset *pp_hideset_new(pp_state *st, size_t count)
+{
+    pp_hideset *hs = clc_arena_alloc(st->arena,
+                                     sizeof *hs + count * sizeof *hs->idents);
+    hs->count = (uint32_t)count;
+    return hs;
+}
+
+static const pp_hideset *pp_hideset_union(pp_state *st, const pp_hideset *a,
+                                          const pp_hideset *b)
+{
+    if (a == NULL || a == b)
+        return b;
+    if (b == NULL)
+        return a;
+    /* Count first: when one holds the other, it is the answer. */
+    size_t i = 0, j = 0, count = 0;
+    while (i < a->count || j < b->count) {
+        if (j == b->count || (i < a->count && a->idents[i] < b->idents[j]))
+            ++i;
+        else if (i == a->count || b->idents[j] < a->idents[i])
+            ++j;
+        else
+            ++i, ++j;
+        ++count;
+    }
+    if (count == b->count)
+        return b;
+    if (count == a->count)
+        return a;
+    pp_hideset *result = pp_hideset_new(st, count);
+    i = j = count = 0;
+    while (i < a->count || j < b->count) {
+        if (j == b->count || (i < a->count && a->idents[i] < b->idents[j]))
+            result->idents[count++] = a->idents[i++];
+        else if (i == a->count || b->idents[j] < a->idents[i])
+            result->idents[count++] = b->idents[j++];
+        else
+            result->idents[count++] = a->idents[i++], ++j;
+    }
+    return result;
 }
 
 static const pp_hideset *pp_hideset_add(pp_state *st, const pp_hideset *hs,
@@ -71,28 +121,44 @@ static const pp_hideset *pp_hideset_add(pp_state *st, const pp_hideset *hs,
 {
     if (pp_hideset_contains(hs, ident))
         return hs;
-    pp_hideset *added = clc_arena_alloc(st->arena, sizeof *added);
-    added->ident = ident;
-    added->next = hs;
-    return added;
-}
-
-static const pp_hideset *pp_hideset_union(pp_state *st, const pp_hideset *a,
-                                          const pp_hideset *b)
-{
-    for (; b != NULL; b = b->next)
-        a = pp_hideset_add(st, a, b->ident);
-    return a;
+    pp_hideset *one = pp_hideset_new(st, 1);
+    one->idents[0] = ident;
+    return pp_hideset_union(st, hs, one);
 }
 
 static const pp_hideset *pp_hideset_intersect(pp_state *st,
                                               const pp_hideset *a,
                                               const pp_hideset *b)
 {
-    const pp_hideset *result = NULL;
-    for (; a != NULL; a = a->next)
-        if (pp_hideset_contains(b, a->ident))
-            result = pp_hideset_add(st, result, a->ident);
+    if (a == NULL || b == NULL)
+        return NULL;
+    if (a == b)
+        return a;
+    size_t i = 0, j = 0, count = 0;
+    while (i < a->count && j < b->count) {
+        if (a->idents[i] < b->idents[j])
+            ++i;
+        else if (b->idents[j] < a->idents[i])
+            ++j;
+        else
+            ++i, ++j, ++count;
+    }
+    if (count == 0)
+        return NULL;
+    if (count == a->count)
+        return a;
+    if (count == b->count)
+        return b;
+    pp_hideset *result = pp_hideset_new(st, count);
+    i = j = count = 0;
+    while (i < a->count && j < b->count) {
+        if (a->idents[i] < b->idents[j])
+            ++i;
+        else if (b->idents[j] < a->idents[i])
+            ++j;
+        else
+            result->idents[count++] = a->idents[i++], ++j;
+    }
     return result;
 }
 

@@ -27,9 +27,15 @@
 #define PP_MAX_INCLUDE_DEPTH 64
 #define PP_MAX_INCLUDED_BYTES ((size_t)64 << 20)
 
+/* A hide set (C99 6.10.3.4): the macros a token came from, as a sorted
+ * array of identifiers, shared between tokens and never changed once
+ * made.  Membership is a binary search and union and intersection a merge
+ * that returns an operand itself when it is the answer, so a chain of
+ * thousands of function-like macros costs what its tokens cost, not the
+ * cube of its depth (lists made it quadratic per token). */
 typedef struct pp_hideset {
-    int32_t ident;
-    const struct pp_hideset *next;
+    uint32_t count;
+    int32_t idents[];
 } pp_hideset;
 
 typedef struct pp_tok {
@@ -121,6 +127,10 @@ typedef struct pp_state {
                                compiler's business                        */
     clc_buffer *flat;       /* flattened text, or NULL                    */
     unsigned flat_line;     /* physical line the flattened text is at     */
+    /* the first #include of a group the preprocessor takes that it leaves
+     * to the compiler (not found, #include_next, #import, a malformed
+     * name): "name" at file:line, in the arena; NULL when none */
+    const char *left;
 } pp_state;
 
 /* A file an #include has read: its tokens (lexed once), and whether a
@@ -189,6 +199,9 @@ clc_token *pp_list_to_array(pp_state *st, const pp_tok *list, size_t *count);
 void pp_emit(pp_state *st, const clc_token *t);
 void pp_flat_copy(pp_state *st, size_t until);
 void pp_include(pp_state *st, const clc_token *hash, size_t begin, size_t end);
+void pp_note_left(pp_state *st, const clc_token *hash, const char *name,
+                  int quoted);
+void pp_probe_skipped_include(pp_state *st, size_t at);
 int pp_leave_file(pp_state *st);
 void pp_pragma_once(pp_state *st);
 void pp_directive(pp_state *st, const clc_token *hash);

@@ -31,6 +31,10 @@ struct translate_unit {
     const char *text;
     size_t length;
     char *expanded;               /* malloc'ed by clc_expand_includes     */
+    /* The first #include left to the compiler (translate_left); in the
+     * run's arena, or `left_owned`. */
+    const char *left;
+    char *left_owned;
     /* Reading: why the preprocessing failed (the text is then only
      * expanded, and translate_read reports this). */
     translate_error read_failure;
@@ -93,6 +97,7 @@ static void unit_preprocess(translate_unit *unit)
                            &unit->run.arena, &unit->run.interner, &unit->pp,
                            &flat);
     unit->preprocessed = 1;
+    unit->left = unit->pp.left;
     if (unit->pp.included_files > 0) {
         unit->text = clc_buffer_text(&flat);
         unit->length = flat.length;
@@ -111,6 +116,10 @@ static int unit_expand(translate_unit *unit, translate_error *error)
     if (result == -1) {
         error->message = expansion.error;
         expansion.error = NULL;
+    }
+    if (result == 0) {
+        unit->left = unit->left_owned = expansion.left;
+        expansion.left = NULL;
     }
     if (result == 0 && expansion.text != NULL) {
         unit->expanded = expansion.text;
@@ -173,6 +182,11 @@ const char *translate_text(const translate_unit *unit, size_t *length)
     return unit->text;
 }
 
+const char *translate_left(const translate_unit *unit)
+{
+    return unit->left;
+}
+
 int translate_needs_translation(const translate_unit *unit)
 {
     return unit->translating;
@@ -185,6 +199,7 @@ void translate_close(translate_unit *unit)
     if (unit->run_started)
         clc_run_end(&unit->run);
     free(unit->expanded);
+    free(unit->left_owned);
     translate_error_free(&unit->read_failure);
     free(unit);
 }

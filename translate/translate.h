@@ -104,6 +104,41 @@ typedef struct translate_include_reader {
     void *context;
 } translate_include_reader;
 
+/* ---- files: the one place Kiln reads them (include_files.c) ------------ */
+
+/* What a program file or an #include may hold: far more than any kernel. */
+#define TRANSLATE_MAX_FILE_BYTES ((size_t)64 << 20)
+
+/* Reads the regular file `path` whole, at most `limit` bytes, into a
+ * malloc'ed NUL-terminated *text.  Returns 0, or -1 with *error
+ * (malloc'ed): it cannot be opened or read, is no regular file (a FIFO is
+ * refused at once, not waited on; /dev/zero is not read forever), or is
+ * larger than `limit`. */
+int translate_file_read(const char *path, size_t limit, char **text,
+                        size_t *length, char **error);
+/* The directory part of `path` ("" for none), malloc'ed; NULL when out of
+ * memory. */
+char *translate_directory_of(const char *path);
+
+/* The #include search every reader of Kiln uses (the core's and
+ * kiln-clc's): quoted names beside the including file (the program's own
+ * directory for the program itself; NULL when the program is no file),
+ * then `dirs` in order; <names> in `dirs` only; absolute names as they
+ * are.  `on_read`, when not NULL, is told of every file read. */
+typedef struct translate_include_search {
+    const char *const *dirs;
+    size_t dir_count;
+    const char *program_dir;
+    void (*on_read)(void *context, const char *path, const char *includer,
+                    const char *text, size_t length);
+    void *on_read_context;
+} translate_include_search;
+/* A translate_include_reader's read over a translate_include_search (its
+ * context). */
+int translate_include_search_read(void *context, const char *name, int quoted,
+                                  const char *includer, char **path,
+                                  char **text, size_t *length, char **error);
+
 /* The device a program is built for: what its native compiler accepts and
  * what the translation may use.  Strings are never NULL ("" for none). */
 typedef struct translate_target {
@@ -164,6 +199,14 @@ int translate_open(const translate_input *input, translate_unit **unit,
  * the source itself when it includes nothing.  Valid while the unit
  * lives. */
 const char *translate_text(const translate_unit *unit, size_t *length);
+/* The first #include of a group the preprocessor takes that it left to the
+ * compiler (the reader did not find the file, #include_next, #import, a
+ * malformed name), as "\"name\" at file:line"; NULL when none.  What the
+ * compiler reads for it is not in translate_text.  The reader is also
+ * asked for the files that #include lines in groups the preprocessor
+ * does not take name (the compiler's own macros may take them), so that
+ * a reader that records what it reads covers those too. */
+const char *translate_left(const translate_unit *unit);
 /* Whether the program will be translated into the target's language. */
 int translate_needs_translation(const translate_unit *unit);
 void translate_close(translate_unit *unit);

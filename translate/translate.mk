@@ -9,7 +9,7 @@ noinst_LTLIBRARIES += translate/libkiln_translate.la
 translate_libkiln_translate_la_SOURCES = \
 	translate/translate.h translate/translate.c \
 	translate/lexer.c translate/lexer.h \
-	translate/options.c \
+	translate/options.c translate/include_files.c \
 	translate/preprocess.c translate/preprocess.h \
 	translate/preprocess_state.h translate/preprocess_macros.c \
 	translate/preprocess_directives.c translate/preprocess_expression.c \

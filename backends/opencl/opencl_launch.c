@@ -4,6 +4,11 @@
  */
 #include "opencl_private.h"
 
+#include <stdint.h>
+
+/* The most work-groups one launch may have (see opencl_kernel_launch). */
+#define OPENCL_MAX_GROUPS ((size_t)UINT32_MAX)
+
 /* The Kiln status of a clSetKernelArg error. */
 static kiln_status argument_status(cl_int error)
 {
@@ -67,6 +72,20 @@ kiln_status opencl_kernel_launch(kiln_backend_context *context,
     size_t global[3];
     for (int i = 0; i < 3; ++i)
         global[i] = grid[i] * block[i]; /* the core checked the product */
+    /* Each axis may be within the device's limits and the whole not:
+     * PoCL's scheduler counts a launch's work-groups in 32 bits, so 2^32
+     * of them wrap to 0 and it divides by zero (PoCL 3.1: SIGFPE/SIGILL).
+     * No OpenCL driver promises more, and no launch that fits in memory
+     * needs more (2^32 groups of one work-item are 4 G work-items). */
+    size_t groups = grid[0] * grid[1] * grid[2]; /* the core checked it */
+    if (groups > OPENCL_MAX_GROUPS)
+        return opencl_host->error(
+            KILN_ERR_INVALID_LAUNCH,
+            "opencl: a grid of %zu work-groups (%zux%zux%zu) is more than "
+            "the %llu an OpenCL launch may have (PoCL counts them in 32 "
+            "bits)",
+            groups, grid[0], grid[1], grid[2],
+            (unsigned long long)OPENCL_MAX_GROUPS);
     cl_command_queue queue =
         opencl_stream_resolve(context, launch->stream)->queue;
     const opencl_signature *signature = &kernel->signature;

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The longest kernel name the OpenCL backend builds (program_check_names). */
+#define OPENCL_MAX_KERNEL_NAME 200
+
 /* The build log of `program` (malloc'ed), or NULL when it says nothing:
  * drivers often leave a lone newline after a clean build. */
 static char *program_log(cl_program program, cl_device_id device)
@@ -321,6 +324,33 @@ static kiln_status program_signatures(kiln_backend_context *context,
     return status;
 }
 
+/* Refuses kernel names the driver would abort on, while nothing has
+ * linked them yet: PoCL builds a program without looking at its kernel
+ * names, then names a file after each kernel when it links one (at its
+ * first launch, or when the program's binary is read for the cache) and
+ * aborts the process when that name is past NAME_MAX (a kernel of 253
+ * characters, PoCL 3.1).  The limit leaves room for other versions'
+ * suffixes and a long cache path. */
+static kiln_status program_check_names(const kiln_backend_program *program)
+{
+    for (size_t k = 0; k < program->kernel_count; ++k) {
+        const char *name = program->kernels[k].name;
+        size_t length = strlen(name);
+        if (length <= OPENCL_MAX_KERNEL_NAME)
+            continue;
+        /* The name as the OpenCL C program spells it: a translated CUDA C
+         * kernel's carries the translation's prefix. */
+        return opencl_host->error(
+            KILN_ERR_UNSUPPORTED,
+            "kernel '%.40s...' has a name of %zu characters in the OpenCL "
+            "C program: the OpenCL backend takes at most %d (PoCL names a "
+            "file after each kernel and aborts the process past 252); give "
+            "it a shorter name",
+            name, length, OPENCL_MAX_KERNEL_NAME);
+    }
+    return KILN_OK;
+}
+
 /* `#line 1 "name"` with the name escaped as a C string literal; "" when
  * it does not fit. */
 static void opencl_line_marker(const char *name, char *out, size_t size)
@@ -508,6 +538,8 @@ kiln_status opencl_program_build(kiln_backend_context *context,
     free(options);
     if (status == KILN_OK)
         status = program_signatures(context, result);
+    if (status == KILN_OK)
+        status = program_check_names(result);
     /* Under the driver's type names, which the program's text spells. */
     if (status == KILN_OK)
         status = opencl_signature_probe_sizes(context, result->kernels,

@@ -3,7 +3,8 @@
 # kernels.  Built with clang (not the configured compiler), with
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = prepared env cache_entry saved_program source translate
+FUZZ_TARGETS = prepared env cache_entry saved_program source translate \
+	generator
 
 # The targets are automake programs (EXTRA_PROGRAMS: built only by make
 # fuzz), compiled with clang: make fuzz runs the build of each with
@@ -32,7 +33,8 @@ FUZZ_CORE_LIBS = tests/fuzz/libfuzzcore.a $(DL_LIBS) $(XXHASH_LIBS) -lm
 CLEANFILES += $(EXTRA_PROGRAMS) $(EXTRA_LIBRARIES)
 EXTRA_PROGRAMS = tests/fuzz/fuzz_prepared tests/fuzz/fuzz_env \
 	tests/fuzz/fuzz_cache_entry tests/fuzz/fuzz_source \
-	tests/fuzz/fuzz_translate tests/fuzz/fuzz_saved_program
+	tests/fuzz/fuzz_translate tests/fuzz/fuzz_saved_program \
+	tests/fuzz/fuzz_generator
 
 tests_fuzz_fuzz_prepared_SOURCES = tests/fuzz/fuzz_prepared.c
 tests_fuzz_fuzz_prepared_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
@@ -75,6 +77,16 @@ tests_fuzz_fuzz_translate_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
 tests_fuzz_fuzz_translate_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_translate_LDFLAGS = $(FUZZ_LINK_FLAGS)
 
+# The strings a generator takes (array/generator.c's check), put together
+# and preprocessed: nothing they hold may reach a file.  With the array
+# layer's sources, on the core's.
+tests_fuzz_fuzz_generator_SOURCES = tests/fuzz/fuzz_generator.c \
+	$(libkiln_array_la_SOURCES)
+tests_fuzz_fuzz_generator_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_generator_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_generator_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_generator_LDADD = $(FUZZ_CORE_LIBS)
+
 # Seeds: the test kernels for the translator and the include expander,
 # short examples for the rest.
 fuzz-corpus:
@@ -92,6 +104,10 @@ fuzz-corpus:
 	@printf 'opencl\0001\000/usr/lib/kiln:/opt/kiln\000128\0001\000cache' \
 	  > tests/fuzz/corpus-env/a
 	@printf '\000\000' > tests/fuzz/corpus-cache_entry/a
+	@printf 'float\000(0)\000a + b\000x[i] * 2\000global const float *x\000#define TWICE(v) (2 * (v))\n/* a # in a comment */\n' \
+	  > tests/fuzz/corpus-generator/a; \
+	 printf '\000\000y[i] = TWICE(x[i])\000\000global float *y, global const float *x\000#define TWICE(v) (2 * (v))\n' \
+	  > tests/fuzz/corpus-generator/b
 	@$(MAKE) $(AM_MAKEFLAGS) fuzz-corpus-saved
 
 fuzz: fuzz-corpus

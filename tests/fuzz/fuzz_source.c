@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const translate_target target = {
         .language = size % 2 == 0 ? TRANSLATE_CUDA_C : TRANSLATE_OPENCL_C};
     kiln_include_reader reader;
-    if (kiln_include_reader_init(&reader, "fuzz.cl", dirs, 1) != KILN_OK)
+    if (kiln_include_reader_init(&reader, "fuzz.cl", dirs, 1, false) != KILN_OK)
         abort();
     const translate_input input = {.text = (const char *)data,
                                    .length = size,
