@@ -205,8 +205,11 @@ typedef enum kiln_log_level {
     KILN_LOG_ERROR,   /**< errors Kiln cannot return to a caller            */
     KILN_LOG_WARN,    /**< what Kiln worked around (a kernel cache that
                            cannot be written)                             */
-    KILN_LOG_INFO,    /**< each program build: its name, backend, time and
-                           origin (compiled, memory cache, disk cache)    */
+    KILN_LOG_INFO,    /**< each program build: its name (the build
+                           options' name, else the source file, else the
+                           first kernel's), backend, time and origin
+                           (compiled, memory cache, disk cache); a compile
+                           also when it starts                            */
     KILN_LOG_DEBUG    /**< also the plugin search, backend choice, compiles
                            and cache entries                              */
 } kiln_log_level;
@@ -907,6 +910,9 @@ typedef struct kiln_build_options {
     /* Added after 1.0: read only when struct_size says the caller's
      * struct has them. */
     unsigned flags;                    /**< KILN_BUILD_* bits; 0: none     */
+    const char *name;                  /**< names the build in KILN_LOG's
+                                            lines; NULL: the source file,
+                                            else the first kernel's name   */
 } kiln_build_options;
 
 /** The size of kiln_build_options in Kiln 1.0: what struct_size 0 reads. */
