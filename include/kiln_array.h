@@ -316,6 +316,44 @@ kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
  * bytes. */
 kiln_status kiln_array_to_host(const kiln_array *array, void *host,
                                size_t size, kiln_stream *stream);
+/** Copies the one element of a 0-d or one-element array to `value`, in
+ * the array's dtype, and waits for it: NumPy's a.item(), CuPy's
+ * float(x.sum()).
+ * For example the result of kiln_array_reduce, or kiln_array_matmul of
+ * two vectors.
+ * @retval KILN_ERR_SHAPE the array has no element or more than one.
+ * @retval KILN_ERR_INVALID_SIZE `size` is not the size of one element of
+ * the array's dtype. */
+kiln_status kiln_array_to_scalar(const kiln_array *array, void *value,
+                                 size_t size, kiln_stream *stream);
+/** Reads the one element of a 0-d or one-element array as a double, and
+ * waits for it: Python's float(a).
+ * Integers beyond 2^53 become the nearest double.
+ * @retval KILN_ERR_SHAPE the array has no element or more than one. */
+kiln_status kiln_array_to_double(const kiln_array *array, double *value,
+                                 kiln_stream *stream);
+/** Writes the array as NumPy prints it (str(a)) into `text`, and waits for
+ * the copy from the device.
+ * Like snprintf: at most `size` bytes are written, the text cut to fit and
+ * ended by a NUL, and the whole text's length (without the NUL) goes to
+ * `*length` (when not NULL), so a call with `size` 0 (and `text` NULL)
+ * sizes the buffer.  NumPy's default print options: an array of more than
+ * 1000 elements is summarised, 3 items at each end of every axis longer
+ * than 6 with "..." between (only those are copied from the device);
+ * lines are wrapped before 75 columns; floating point has at most 8 digits
+ * after the point, each value the fewest that read back equal, in
+ * scientific notation when the largest magnitude is 1e8 or more, the
+ * smallest below 1e-4 or their ratio above 1000.  A 0-d array is its
+ * value alone ("2.5").
+ * @code
+ * char text[1024];
+ * kiln_array_format(a, text, sizeof text, NULL, NULL);
+ * puts(text);                                    // [[0. 1. 2.]
+ *                                                //  [3. 4. 5.]]
+ * @endcode
+ * @retval KILN_ERR_INVALID_ARGUMENT `text` is NULL with a `size` above 0. */
+kiln_status kiln_array_format(const kiln_array *array, char *text, size_t size,
+                              size_t *length, kiln_stream *stream);
 
 /** The array's element type.  Getters cannot fail on a valid array. */
 kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype);
@@ -346,6 +384,15 @@ kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
  * is after `stop`.
  * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
 kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
+                             kiln_array **view);
+/** A view of row `index` along the first axis, with that axis dropped:
+ * NumPy's z[1] (a row of a matrix, a 0-d element of a vector).
+ * A negative index counts from the end, as in NumPy: -1 is the last row.
+ * The view shares the array's memory.
+ * @retval KILN_ERR_OUT_OF_BOUNDS `index` is not below the first size, or
+ * a negative one past its start.
+ * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
+kiln_status kiln_array_index(kiln_array *array, int64_t index,
                              kiln_array **view);
 
 /** An array over memory that exists: `ndim`/`shape` elements of `dtype`
