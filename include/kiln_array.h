@@ -514,24 +514,25 @@ kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
 
 /* ---- linear algebra and layout --------------------------------------- */
 
-/** The matrix product of float32 or float64 arrays (numpy.matmul for 1-D
- * and 2-D).
+/** The matrix product of two arrays (numpy.matmul for 1-D and 2-D).
  * For 1-D and 2-D: (m,k)@(k,n) is (m,n); a 1-D operand is a row (left) or a column
  * (right) and its dimension is dropped from the result; 1-D@1-D is the
- * inner product, a 0-d array.  Mixed float32 and float64 compute in
- * float64.  Runs on
+ * inner product, a 0-d array.  The result's dtype is NumPy's promotion of
+ * the two (int32 and float32 compute in float64).  Integer products keep
+ * their dtype and wrap on overflow, as NumPy's do, on the generated
+ * kernel.  Floating-point products run on
  * cuBLAS (CUDA) or CLBlast (OpenCL) on a GPU when the library can be
  * loaded at run time, else on a generated tiled kernel
  * (kiln_array_blas_name tells which; KILN_ARRAY_BLAS=generated forces the
  * kernel, KILN_ARRAY_BLAS=library the library on CPU devices too).
- * @retval KILN_ERR_SHAPE the inner sizes differ.
- * @retval KILN_ERR_DTYPE an integer array.
+ * @retval KILN_ERR_SHAPE the inner sizes differ, or an array is 0-d.
+ * @retval KILN_ERR_DTYPE float64 on a device without double precision.
  * @retval KILN_ERR_UNSUPPORTED more than 2 dimensions. */
 kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
                               kiln_stream *stream, kiln_array **result);
 /** numpy.dot for 1-D and 2-D arrays: the same as kiln_array_matmul.
- * @retval KILN_ERR_SHAPE the inner sizes differ.
- * @retval KILN_ERR_DTYPE an integer array.
+ * @retval KILN_ERR_SHAPE the inner sizes differ, or an array is 0-d.
+ * @retval KILN_ERR_DTYPE float64 on a device without double precision.
  * @retval KILN_ERR_UNSUPPORTED more than 2 dimensions. */
 kiln_status kiln_array_dot(const kiln_array *a, const kiln_array *b,
                            kiln_stream *stream, kiln_array **result);
