@@ -5,7 +5,8 @@
  * copies, which are ordered after all work already queued on the legacy
  * default stream (and so, through its implicit synchronisation, after work
  * on Kiln's blocking streams) and return once the host memory may be
- * reused; a write then also waits for its data to land.  Blocking transfers on a Kiln stream are the asynchronous copy
+ * reused (a write from pageable memory may still be landing then: see
+ * cuda_memory_copy_peer).  Blocking transfers on a Kiln stream are the asynchronous copy
  * followed by a wait for that stream.  Device-to-device copies and memsets
  * are asynchronous even in their "synchronous" driver forms, so blocking
  * ones always wait for their stream.
@@ -184,15 +185,10 @@ kiln_status cuda_memory_write(kiln_backend_context *context,
     if (blocking && stream == NULL) {
         /* From pageable memory cuMemcpyHtoD returns once the bytes are
          * staged, with the last DMA still running: this context's later
-         * work is ordered after it, another context's (a peer copy queued
-         * by another GPU, another process through IPC) is not.  The ABI's
-         * blocking write has arrived when it returns: wait for it. */
+         * work is ordered after it; a copy another context queues is
+         * ordered by cuda_memory_copy_peer. */
         call = "cuMemcpyHtoD";
         result = cuMemcpyHtoD(destination, host, size);
-        if (result == CUDA_SUCCESS) {
-            call = "cuStreamSynchronize";
-            result = cuStreamSynchronize(NULL);
-        }
     } else {
         CUstream queue = cuda_stream_of(stream);
         call = "cuMemcpyHtoDAsync";
@@ -261,6 +257,42 @@ kiln_status cuda_memory_copy(kiln_backend_context *context,
  * cuMemcpyPeer: direct over NVLink or PCIe once peer access is enabled
  * (where cuDeviceCanAccessPeer allows it), else staged by the driver.
  */
+
+/* Orders `queue` (of `stream_context`) after what the other context's
+ * default stream holds.  A blocking write there from pageable memory
+ * returns before its DMA lands (cuMemcpyHtoD), and only that context's own
+ * later work is ordered after it: a copy queued here at once read the old
+ * bytes (issue 28).  The event recorded on the legacy stream completes
+ * after that DMA. */
+static CUresult peer_order_after(kiln_backend_context *other,
+                                 kiln_backend_context *stream_context,
+                                 CUstream queue, const char **call)
+{
+    CUevent event = NULL;
+    *call = "cuCtxSetCurrent";
+    CUresult result = cuCtxSetCurrent(other->context);
+    if (result == CUDA_SUCCESS) {
+        *call = "cuEventCreate";
+        result = cuEventCreate(&event, CU_EVENT_DISABLE_TIMING);
+    }
+    if (result == CUDA_SUCCESS) {
+        *call = "cuEventRecord";
+        result = cuEventRecord(event, NULL);
+    }
+    if (result == CUDA_SUCCESS) {
+        *call = "cuCtxSetCurrent";
+        result = cuCtxSetCurrent(stream_context->context);
+    }
+    if (result == CUDA_SUCCESS) {
+        *call = "cuStreamWaitEvent";
+        result = cuStreamWaitEvent(queue, event, 0);
+    }
+    /* Destroying a recorded event does not cancel a wait queued on it. */
+    if (event != NULL)
+        (void)cuEventDestroy(event);
+    return result;
+}
+
 kiln_status cuda_memory_copy_peer(
     kiln_backend_context *stream_context, kiln_backend_stream *stream,
     kiln_backend_context *destination_context,
@@ -304,11 +336,17 @@ kiln_status cuda_memory_copy_peer(
         }
     } else {
         CUstream queue = cuda_stream_of(stream);
-        call = "cuMemcpyPeerAsync";
-        result = cuda_memory_finish(
-            cuMemcpyPeerAsync(to, destination_context->context, from,
-                              source_context->context, size, queue),
-            queue, blocking, &call);
+        kiln_backend_context *other = stream_context == destination_context
+                                          ? source_context
+                                          : destination_context;
+        result = peer_order_after(other, stream_context, queue, &call);
+        if (result == CUDA_SUCCESS) {
+            call = "cuMemcpyPeerAsync";
+            result = cuda_memory_finish(
+                cuMemcpyPeerAsync(to, destination_context->context, from,
+                                  source_context->context, size, queue),
+                queue, blocking, &call);
+        }
     }
     if (result != CUDA_SUCCESS)
         return cuda_fail(stream_context->device, result, KILN_ERR_BACKEND,
