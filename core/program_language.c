@@ -7,7 +7,6 @@
 #include "translate.h" /* translate_text_spells */
 
 #include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 
 /* Where a CUDA C token that OpenCL C never has starts: `__global__` (the
@@ -144,7 +143,10 @@ bool kiln_first_kernel_name(const char *text, size_t length, char *name,
         while (next_token(text, length, &i, &token)) {
             if (token.punctuation == '(') {
                 if (depth == 0 && word.length > 0 && !before_kernel_name(&word)) {
-                    snprintf(name, size, "%.*s", (int)word.length, word.start);
+                    /* Cut to `size` here: "%.*s" takes an int. */
+                    size_t n = word.length < size ? word.length : size - 1;
+                    memcpy(name, word.start, n);
+                    name[n] = '\0';
                     return true;
                 }
                 ++depth;
