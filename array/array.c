@@ -542,6 +542,80 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host,
     return KILN_OK;
 }
 
+/* The one element of a 0-d or one-element array, in its dtype, into
+ * `value` (room for the dtype's size); waits for it. */
+static kiln_status read_only_element(const kiln_array *array, void *value,
+                                     kiln_stream *stream, const char *function)
+{
+    if (array->size != 1) {
+        char shape[160];
+        array_shape_text(array, shape, sizeof shape);
+        return array_error(KILN_ERR_SHAPE,
+                           "%s: the array of shape %s has %zu elements; only "
+                           "a 0-d or one-element array is read as a scalar",
+                           function, shape, array->size);
+    }
+    size_t bytes = dtypes[array->dtype].size;
+    kiln_status status = kiln_buffer_read_async(
+        array->buffer, array->offset * bytes, value, bytes, stream);
+    if (status == KILN_OK)
+        status = array_stream_synchronize(array->context, stream);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_to_scalar(const kiln_array *array, void *value,
+                                 size_t size, kiln_stream *stream)
+{
+    static const char function[] = "kiln_array_to_scalar";
+    kiln_status status = array_check(array, function, "array");
+    if (status != KILN_OK)
+        return status;
+    if (value == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: value is NULL",
+                           function);
+    if (size != dtypes[array->dtype].size)
+        return array_error(KILN_ERR_INVALID_SIZE,
+                           "%s: a %s element is %zu bytes, not %zu", function,
+                           dtypes[array->dtype].name, dtypes[array->dtype].size,
+                           size);
+    return read_only_element(array, value, stream, function);
+}
+
+kiln_status kiln_array_to_double(const kiln_array *array, double *value,
+                                 kiln_stream *stream)
+{
+    static const char function[] = "kiln_array_to_double";
+    kiln_status status = array_check(array, function, "array");
+    if (status != KILN_OK)
+        return status;
+    if (value == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: value is NULL",
+                           function);
+    array_scalar element;
+    status = read_only_element(array, &element, stream, function);
+    if (status != KILN_OK)
+        return status;
+    switch (array->dtype) {
+    case KILN_DTYPE_INT8: *value = element.i8; break;
+    case KILN_DTYPE_UINT8: *value = element.u8; break;
+    case KILN_DTYPE_INT16: *value = element.i16; break;
+    case KILN_DTYPE_UINT16: *value = element.u16; break;
+    case KILN_DTYPE_INT32: *value = element.i32; break;
+    case KILN_DTYPE_UINT32: *value = element.u32; break;
+    /* Beyond 2^53 the nearest double, as Python's float(). */
+    case KILN_DTYPE_INT64: *value = (double)element.i64; break;
+    case KILN_DTYPE_UINT64: *value = (double)element.u64; break;
+    case KILN_DTYPE_FLOAT32: *value = element.f32; break;
+    case KILN_DTYPE_FLOAT64: *value = element.f64; break;
+    default:
+        return array_error(KILN_ERR_DTYPE, "%s: %s has no double value",
+                           function, kiln_dtype_name(array->dtype));
+    }
+    return KILN_OK;
+}
+
 /* The checks every getter and view makes: a valid array, and the
  * out-parameter `out_name` not NULL. */
 static kiln_status check_array_and_out(const kiln_array *array,
@@ -747,6 +821,28 @@ kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
         kiln_buffer_retain(made->buffer);
     *array = made;
     return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_index(kiln_array *array, int64_t index,
+                             kiln_array **view)
+{
+    static const char function[] = "kiln_array_index";
+    kiln_status status = check_array_and_out(array, view, function, "view");
+    if (status != KILN_OK)
+        return status;
+    if (array->ndim == 0)
+        return array_error(KILN_ERR_SHAPE, "%s: a 0-d array has no rows",
+                           function);
+    size_t rows = array->shape[0];
+    /* As NumPy: a negative index counts from the end. */
+    if (index < -(int64_t)rows || index >= (int64_t)rows)
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: index %lld of an axis of %zu", function,
+                           (long long)index, rows);
+    size_t row = (size_t)(index < 0 ? index + (int64_t)rows : index);
+    size_t row_size = array->size / rows;
+    return make_view(array, row * row_size, array->ndim - 1,
+                     array->shape + 1, row_size, view);
 }
 
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,

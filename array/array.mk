@@ -13,6 +13,7 @@ libkiln_array_la_SOURCES = \
 	array/array.c \
 	array/blas.c \
 	array/elementwise.c \
+	array/format.c \
 	array/generator.c \
 	array/linalg.c \
 	array/random.c \

@@ -11,7 +11,9 @@
 /* The generated product: each 16 x 16 work-group computes a 64 x 64 tile of
  * C, each work-item 4 x 4 of it (rows ty + 16 i, columns tx + 16 j, so that
  * neighbouring work-items touch neighbouring columns), stepping along K 16
- * at a time through local memory.  Edges are padded with zeros. */
+ * at a time through local memory.  Edges are padded with zeros.  ACC is
+ * the sums' type and MULADD, STORE how they are made and written
+ * (generated_gemm defines them for floating point and for integers). */
 static const char matmul_source[] =
     "#define TILE 64\n"
     "#define STEP 16\n"
@@ -25,10 +27,10 @@ static const char matmul_source[] =
     "    const int tx = get_local_id(0), ty = get_local_id(1);\n"
     "    const int flat = ty * 16 + tx;\n"
     "    const int row0 = get_group_id(1) * TILE, col0 = get_group_id(0) * TILE;\n"
-    "    REAL sum[4][4];\n"
+    "    ACC sum[4][4];\n"
     "    for (int i = 0; i < 4; ++i)\n"
     "        for (int j = 0; j < 4; ++j)\n"
-    "            sum[i][j] = (REAL)0;\n"
+    "            sum[i][j] = (ACC)0;\n"
     "    for (int k0 = 0; k0 < k; k0 += STEP) {\n"
     "        for (int l = 0; l < 4; ++l) {\n"
     "            const int index = flat + l * 256;\n"
@@ -50,7 +52,7 @@ static const char matmul_source[] =
     "                bv[j] = b_tile[kk][tx + 16 * j];\n"
     "            for (int i = 0; i < 4; ++i)\n"
     "                for (int j = 0; j < 4; ++j)\n"
-    "                    sum[i][j] = mad(av[i], bv[j], sum[i][j]);\n"
+    "                    sum[i][j] = MULADD(av[i], bv[j], sum[i][j]);\n"
     "        }\n"
     "        barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    }\n"
@@ -58,7 +60,7 @@ static const char matmul_source[] =
     "        for (int j = 0; j < 4; ++j) {\n"
     "            const int row = row0 + ty + 16 * i, col = col0 + tx + 16 * j;\n"
     "            if (row < m && col < n)\n"
-    "                c[c_offset + (long)row * n + col] = sum[i][j];\n"
+    "                c[c_offset + (long)row * n + col] = STORE(sum[i][j]);\n"
     "        }\n"
     "}\n";
 
@@ -68,8 +70,38 @@ static kiln_status generated_gemm(kiln_context *context, kiln_dtype dtype,
                                   kiln_array *c, kiln_stream *stream)
 {
     array_text source = {0};
-    array_text_add(&source, ARRAY_SOURCE_HEADER "#define REAL %s\n%s",
-                   array_dtype_ctype(dtype), matmul_source);
+    const char *real = array_dtype_ctype(dtype);
+    if (array_dtype_is_float(dtype)) {
+        array_text_add(&source,
+                       ARRAY_SOURCE_HEADER "#define REAL %1$s\n"
+                       "#define ACC %1$s\n"
+                       "#define MULADD(a, b, c) mad(a, b, c)\n"
+                       "#define STORE(x) (x)\n%2$s",
+                       real, matmul_source);
+    } else {
+        /* NumPy's integer products wrap.  Signed overflow is undefined in
+         * OpenCL C as in C, so the sums are unsigned (uint for 8 to 32
+         * bits: the low bits of a sum do not depend on the bits above),
+         * and the result keeps their low bits, reinterpreted. */
+        bool wide = kiln_dtype_size(dtype) == 8;
+        const char *unsigned_type = real[0] == 'u' ? real : NULL;
+        char unsigned_name[16];
+        if (unsigned_type == NULL) {
+            snprintf(unsigned_name, sizeof unsigned_name, "u%s", real);
+            unsigned_type = unsigned_name;
+        }
+        array_text_add(&source,
+                       ARRAY_SOURCE_HEADER "#define REAL %s\n"
+                       "#define ACC %s\n"
+                       "#define MULADD(a, b, c) ((c) + (ACC)(a) * (ACC)(b))\n",
+                       real, wide ? "ulong" : "uint");
+        if (array_dtype_is_signed(dtype))
+            array_text_add(&source, "#define STORE(x) as_%s((%s)(x))\n%s",
+                           real, unsigned_type, matmul_source);
+        else
+            array_text_add(&source, "#define STORE(x) ((REAL)(x))\n%s",
+                           matmul_source);
+    }
     kiln_kernel *kernel = NULL;
     kiln_status status =
         array_kernel_build_text(context, &source, "kiln_matmul", &kernel);
@@ -133,12 +165,9 @@ kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
         return status;
     for (int k = 0; k < 2; ++k) {
         const kiln_array *x = k ? b : a;
-        if (!array_dtype_is_float(x->dtype))
-            return array_error(KILN_ERR_DTYPE,
-                               "%s: %s is %s: matrix products take float32 "
-                               "or float64 arrays",
-                               function, k ? "b" : "a",
-                               kiln_dtype_name(x->dtype));
+        status = array_check_dtype(x->dtype, function);
+        if (status != KILN_OK)
+            return status;
         if (x->ndim == 0 || x->ndim > 2)
             return array_error(x->ndim == 0 ? KILN_ERR_SHAPE
                                             : KILN_ERR_UNSUPPORTED,
@@ -167,8 +196,9 @@ kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
     if (b->ndim == 2)
         shape[ndim++] = n;
 
-    if (a->ndim == 1 && b->ndim == 1) {
-        /* the inner product: multiply, then sum */
+    if (a->ndim == 1 && b->ndim == 1 && array_dtype_is_float(dtype)) {
+        /* the inner product: multiply, then sum (integers go through the
+         * product below, which keeps their dtype and wraps as NumPy's) */
         kiln_array *product = NULL;
         status = kiln_array_binary(KILN_OP_MULTIPLY, a, b, stream, &product);
         if (status != KILN_OK)
@@ -197,7 +227,10 @@ kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
     if (status == KILN_OK)
         status = as_dtype(b, dtype, stream, &b_typed);
     if (status == KILN_OK) {
-        blas_library library = blas_library_for(a->context);
+        /* cuBLAS and CLBlast multiply floating point only. */
+        blas_library library = array_dtype_is_float(dtype)
+                                   ? blas_library_for(a->context)
+                                   : BLAS_GENERATED;
         if (library == BLAS_GENERATED)
             status = generated_gemm(a->context, dtype, m, n, inner_a, a_typed,
                                     b_typed, made, stream);

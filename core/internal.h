@@ -535,6 +535,12 @@ KILN_INTERNAL void kiln_program_options_free(kiln_program_options *parsed);
  * are skipped; sets *line to the token's line. */
 KILN_INTERNAL long kiln_language_cuda_marker(const char *text, size_t length,
                                              unsigned *line);
+/* The name of the first kernel `text` defines or declares (after
+ * __kernel, kernel or __global__), into `name` (at most `size` - 1 bytes
+ * and a NUL; `size` > 0): false when there is none.  For messages only:
+ * comments and literals are skipped, macros are not expanded. */
+KILN_INTERNAL bool kiln_first_kernel_name(const char *text, size_t length,
+                                          char *name, size_t size);
 
 KILN_INTERNAL void kiln_context_release_internal(kiln_context *context);
 KILN_INTERNAL void kiln_stream_release_internal(kiln_stream *stream);

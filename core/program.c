@@ -117,6 +117,22 @@ static double seconds_now(void)
     return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
+/* What KILN_LOG's lines call a build: the options' name, else the source
+ * file, else the first kernel's name (a program that builds many
+ * generated kernels can then tell which one is compiling). */
+static const char *build_log_name(const kiln_build_options *options,
+                                  const char *text, size_t length,
+                                  char *buffer, size_t size)
+{
+    if (options->name != NULL && options->name[0] != '\0')
+        return options->name;
+    if (options->source_name != NULL)
+        return options->source_name;
+    if (kiln_first_kernel_name(text, length, buffer, size))
+        return buffer;
+    return default_source_name;
+}
+
 /* KILN_LOG=info: one line per build, with where the binary came from. */
 static void log_build(const kiln_context *context, const char *name,
                       kiln_program_origin origin, double started)
@@ -168,6 +184,7 @@ static kiln_status program_describe(kiln_context *context,
 /* Compiles a program the caches did not have. */
 static kiln_status program_compile(kiln_context *context,
                                    kiln_front_end *front,
+                                   const char *log_name,
                                    kiln_backend_program **backend,
                                    kiln_program_description *description,
                                    char **log)
@@ -175,8 +192,11 @@ static kiln_status program_compile(kiln_context *context,
     kiln_native_source native;
     kiln_status status = kiln_front_end_native(front, &native);
     if (status == KILN_OK) {
-        kiln_trace("compiling %s (%zu bytes) on %s", native.source.name,
-                   native.source.length, context->ops->name);
+        /* Said when it starts: a compile can take seconds (PoCL), and a
+         * cold start of many kernels shows which one is compiling. */
+        kiln_log(KILN_LOG_INFO, "compiling %s (%zu bytes) on %s:%d (%s)",
+                 log_name, native.source.length, context->ops->name,
+                 context->device.index, context->device.name);
         status = context->ops->program_build(context->backend, &native.source,
                                              backend, log);
     }
@@ -225,6 +245,7 @@ static kiln_status program_compile(kiln_context *context,
 static kiln_status program_find_or_build(kiln_context *context,
                                          kiln_front_end *front,
                                          const kiln_program_options *options,
+                                         const char *name,
                                          kiln_program **program)
 {
     double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
@@ -239,7 +260,6 @@ static kiln_status program_find_or_build(kiln_context *context,
         &key);
     if (status != KILN_OK)
         return status;
-    const char *name = front->input.name;
     /* An #include the compiler resolves alone (Kiln did not find its
      * file: the compiler's own search, such as PoCL's current directory)
      * reads a file no key covers: such a program is compiled every time,
@@ -280,8 +300,8 @@ static kiln_status program_find_or_build(kiln_context *context,
     }
     char *log = NULL;
     if (backend == NULL) {
-        status = program_compile(context, front, &backend, &description,
-                                 &log);
+        status = program_compile(context, front, name, &backend,
+                                 &description, &log);
         if (status != KILN_OK) {
             /* The backend's message already carries the log. */
             free(log);
@@ -348,11 +368,18 @@ static kiln_status program_build_common(kiln_context *context,
         return status;
     const char *name =
         options->source_name ? options->source_name : default_source_name;
+    char kernel_name[128];
+    const char *log_name =
+        kiln_log_enabled(KILN_LOG_INFO)
+            ? build_log_name(options, text, length, kernel_name,
+                             sizeof kernel_name)
+            : name;
     kiln_front_end front;
     status = kiln_front_end_open(context, text, length, name,
                                  options->language, &parsed, &front);
     if (status == KILN_OK)
-        status = program_find_or_build(context, &front, &parsed, program);
+        status = program_find_or_build(context, &front, &parsed, log_name,
+                                       program);
     if (status == KILN_ERR_BUILD && marker >= 0 &&
         options->language == KILN_LANGUAGE_OPENCL_C)
         kiln_error_prefix(status,

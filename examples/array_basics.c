@@ -8,6 +8,7 @@
  *   column (3, 1) + row (3,) -> (3, 3) broadcasting
  *   cp.random.rand(1000); cp.random.normal(5, 2, 100000)
  *   cp.asnumpy(...)                    (kiln_array_to_host)
+ *   print(y); float(y.sum())           (kiln_array_format, _to_double)
  *
  * Every result is copied back and checked against the same computation
  * on the CPU; the program exits non-zero on any difference.
@@ -28,14 +29,12 @@ static void check(const char *what, const kiln_array *array,
     wrong += example_compare(what, got, expected, count, tolerance) != 0;
 }
 
-static void print_row(const char *name, const kiln_array *array, size_t n)
+/* print(array), as NumPy and CuPy print it. */
+static void print_array(const char *name, const kiln_array *array)
 {
-    float v[16];
-    EXAMPLE_CHECK(kiln_array_to_host(array, v, n * sizeof(float), NULL));
-    printf("  %s = [", name);
-    for (size_t i = 0; i < n; ++i)
-        printf("%s%g", i ? ", " : "", (double)v[i]);
-    printf("]\n");
+    char text[1024];
+    EXAMPLE_CHECK(kiln_array_format(array, text, sizeof text, NULL, NULL));
+    printf("%s =\n%s\n", name, text);
 }
 
 int main(int argc, char **argv)
@@ -51,7 +50,7 @@ int main(int argc, char **argv)
     kiln_array *x = NULL;
     EXAMPLE_CHECK(kiln_array_from_host(context, KILN_DTYPE_FLOAT32, 1, three,
                                        x_host, sizeof x_host, NULL, &x));
-    print_row("x", x, 3);
+    print_array("x", x);
 
     /* cp.zeros((2, 3)) and cp.ones((3,)) */
     const size_t two_by_three[] = {2, 3};
@@ -73,6 +72,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 6; ++i)
         y_host[i] = (float)i;
     check("arange(6).reshape(2, 3)", y, y_host, 6, 0);
+    print_array("y", y);
 
     /* y * 2 + 1: one new array per operation, as in CuPy */
     kiln_array *twice = NULL, *affine = NULL;
@@ -101,6 +101,11 @@ int main(int argc, char **argv)
     const float fifteen = 15, two_and_a_half = 2.5f;
     const float column_sums[3] = {3, 5, 7};
     check("y.sum()", total, &fifteen, 1, 0);
+    /* float(y.sum()): a 0-d result read as a host number */
+    double total_value = 0;
+    EXAMPLE_CHECK(kiln_array_to_double(total, &total_value, NULL));
+    printf("float(y.sum()) = %g\n", total_value);
+    wrong += total_value != 15;
     check("y.mean()", mean, &two_and_a_half, 1, 0);
     check("y.sum(axis=0)", columns, column_sums, 3, 0);
 

@@ -2,14 +2,20 @@
  * multi_device_jacobi: the Jacobi stencil of examples/mpi_jacobi in one
  * process, its grid split in bands of rows over the devices of Kiln's
  * default backend (examples/jacobi.h has the stencil and each band's two
- * streams).  A host thread drives each device.  Every iteration each band
- * updates its two edge rows first; once all are queued, each band's edge
- * stream waits for its neighbours' edge rows (kiln_stream_wait_event with
- * another context's event: on the device for two CUDA contexts) and copies
- * them into its halo rows (kiln_buffer_copy_async between two contexts:
- * GPU to GPU over NVLink or PCIe on CUDA, staged through page-locked host
- * memory between OpenCL contexts), while the interior rows are computed on
- * the other stream.
+ * streams).  Every iteration each band updates its two edge rows first;
+ * then its edge stream waits for its neighbours' edge rows
+ * (kiln_stream_wait_event with another context's event: on the device for
+ * two CUDA contexts) and copies them into its halo rows
+ * (kiln_buffer_copy_async between two contexts: GPU to GPU over NVLink or
+ * PCIe on CUDA, staged through page-locked host memory between OpenCL
+ * contexts), while the interior rows are computed on the other stream.
+ *
+ * A host thread drives each device, and the threads do not meet every
+ * iteration: each band keeps its events in a ring, one per iteration for
+ * the last few, and a thread waits for a neighbour's only until that one
+ * has recorded the event it needs.  So one thread's launches and copies
+ * overlap the others', and a thread that falls behind for a moment (the
+ * host is shared) delays no one while the devices still have work queued.
  *
  * Which devices: part i of N runs on device kiln_device_for_rank(NULL, i),
  * that is i modulo the default backend's device count, in the backend's
@@ -34,21 +40,66 @@
 
 #define MAX_PARTS 64
 
+/* How many iterations a band's events are kept for: a band's host thread
+ * may run that many iterations ahead of its neighbours' before it waits
+ * for them. */
+#define RING 4
+
+/* How far the host threads have come, for their neighbours: one lock and
+ * one condition for all of them. */
+typedef struct jacobi_progress {
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+} jacobi_progress;
+
+/* What a band's thread tells its neighbours, each as a count of
+ * iterations: those whose edge_ready (pulled) it has recorded, and those
+ * for which it has queued its waits for the neighbours' edge_ready
+ * (pulled). */
+enum { EDGE_RECORDED, PULLED_RECORDED, EDGE_WAITED, PULLED_WAITED, STAGES };
+
 typedef struct worker {
     jacobi_part part;
     int index;
     struct worker *above, *below;  /* neighbouring bands, NULL at the edges */
-    kiln_event *pulled;            /* after this band's halo copies        */
+    /* Slot k % RING: after iteration k's edge rows, and after its halo
+     * copies. */
+    kiln_event *edge_ready[RING], *pulled[RING];
+    int done[STAGES];              /* guarded by progress->lock            */
     kiln_device_info device;
     /* shared by all workers: */
     int iterations, warmup;
+    jacobi_progress *progress;
     pthread_barrier_t *barrier;
     double *start_ms, *end_ms;
 } worker;
 
-/* One band's host thread: queues every iteration, meeting the others at a
- * barrier twice an iteration so that the events it waits for are the ones
- * of this iteration. */
+static void progress_tell(worker *w, int stage, int iterations)
+{
+    pthread_mutex_lock(&w->progress->lock);
+    w->done[stage] = iterations;
+    pthread_cond_broadcast(&w->progress->moved);
+    pthread_mutex_unlock(&w->progress->lock);
+}
+
+/* Waits until both neighbours (those there are) have told `stage` for
+ * `iterations` iterations. */
+static void progress_await(worker *w, int stage, int iterations)
+{
+    pthread_mutex_lock(&w->progress->lock);
+    while ((w->above != NULL && w->above->done[stage] < iterations) ||
+           (w->below != NULL && w->below->done[stage] < iterations))
+        pthread_cond_wait(&w->progress->moved, &w->progress->lock);
+    pthread_mutex_unlock(&w->progress->lock);
+}
+
+/* One band's host thread: queues every iteration.  It waits for its
+ * neighbours' threads only where it needs an event of theirs recorded for
+ * the right iteration, or is about to record one of its own events again
+ * and a neighbour has not yet queued its wait for the earlier record;
+ * otherwise the threads run freely, at most RING iterations apart.  (A
+ * wait for an event is queued at once, so recording it again afterwards
+ * does not change what the wait waits for.) */
 static void *worker_run(void *argument)
 {
     worker *w = argument;
@@ -66,33 +117,44 @@ static void *worker_run(void *argument)
             /* The neighbours have copied this band's edge rows of k-1
              * (this iteration's edge rows overwrite those of k-2, in the
              * same grid: waiting for k-1's copies covers k-2's). */
+            progress_await(w, PULLED_RECORDED, k);
             if (w->above != NULL)
-                EXAMPLE_CHECK(kiln_stream_wait_event(p->edge, w->above->pulled));
+                EXAMPLE_CHECK(kiln_stream_wait_event(
+                    p->edge, w->above->pulled[(k - 1) % RING]));
             if (w->below != NULL)
-                EXAMPLE_CHECK(kiln_stream_wait_event(p->edge, w->below->pulled));
+                EXAMPLE_CHECK(kiln_stream_wait_event(
+                    p->edge, w->below->pulled[(k - 1) % RING]));
+            progress_tell(w, PULLED_WAITED, k);
         }
         jacobi_step(p, current, k);
-        /* Every band's edge_done now marks iteration k. */
-        pthread_barrier_wait(w->barrier);
+        /* The slot last marked iteration k - RING. */
+        progress_await(w, EDGE_WAITED, k - RING + 1);
+        EXAMPLE_CHECK(kiln_event_record(w->edge_ready[k % RING], p->edge));
+        progress_tell(w, EDGE_RECORDED, k + 1);
+
         int out = 1 - current;
         kiln_buffer *grid = p->grid[out];
+        progress_await(w, EDGE_RECORDED, k + 1);
         if (w->above != NULL) {
             jacobi_part *a = &w->above->part;
-            EXAMPLE_CHECK(kiln_stream_wait_event(p->edge, a->edge_done));
+            EXAMPLE_CHECK(kiln_stream_wait_event(
+                p->edge, w->above->edge_ready[k % RING]));
             EXAMPLE_CHECK(kiln_buffer_copy_async(
                 grid, jacobi_row_offset(p, 0), a->grid[out],
                 jacobi_row_offset(a, a->rows), row_bytes, p->edge));
         }
         if (w->below != NULL) {
             jacobi_part *b = &w->below->part;
-            EXAMPLE_CHECK(kiln_stream_wait_event(p->edge, b->edge_done));
+            EXAMPLE_CHECK(kiln_stream_wait_event(
+                p->edge, w->below->edge_ready[k % RING]));
             EXAMPLE_CHECK(kiln_buffer_copy_async(
                 grid, jacobi_row_offset(p, p->rows + 1), b->grid[out],
                 jacobi_row_offset(b, 1), row_bytes, p->edge));
         }
-        EXAMPLE_CHECK(kiln_event_record(w->pulled, p->edge));
-        /* Every band's pulled marks iteration k before any waits for it. */
-        pthread_barrier_wait(w->barrier);
+        progress_tell(w, EDGE_WAITED, k + 1);
+        progress_await(w, PULLED_WAITED, k - RING + 1);
+        EXAMPLE_CHECK(kiln_event_record(w->pulled[k % RING], p->edge));
+        progress_tell(w, PULLED_RECORDED, k + 1);
         current = out;
     }
     EXAMPLE_CHECK(kiln_context_synchronize(p->context));
@@ -146,6 +208,8 @@ int main(int argc, char **argv)
     static worker workers[MAX_PARTS];
     pthread_barrier_t barrier;
     pthread_barrier_init(&barrier, NULL, (unsigned)parts);
+    jacobi_progress progress = {PTHREAD_MUTEX_INITIALIZER,
+                                PTHREAD_COND_INITIALIZER};
     double start_ms = 0, end_ms = 0;
     int warmup = iterations / 10 < 10 ? iterations / 10 : 10;
     for (int i = 0; i < parts; ++i) {
@@ -159,12 +223,17 @@ int main(int argc, char **argv)
         jacobi_share(ny - 2, i, parts, &first, &rows);
         jacobi_part_open(&w->part, context, seed, nx, ny, first + 1, rows,
                          edge_priority);
-        EXAMPLE_CHECK(kiln_event_create_untimed(context, &w->pulled));
+        for (int slot = 0; slot < RING; ++slot) {
+            EXAMPLE_CHECK(
+                kiln_event_create_untimed(context, &w->edge_ready[slot]));
+            EXAMPLE_CHECK(kiln_event_create_untimed(context, &w->pulled[slot]));
+        }
         w->index = i;
         w->above = i > 0 ? &workers[i - 1] : NULL;
         w->below = i < parts - 1 ? &workers[i + 1] : NULL;
         w->iterations = iterations;
         w->warmup = warmup;
+        w->progress = &progress;
         w->barrier = &barrier;
         w->start_ms = &start_ms;
         w->end_ms = &end_ms;
@@ -220,7 +289,10 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < parts; ++i) {
         kiln_context *context = workers[i].part.context;
-        EXAMPLE_CHECK(kiln_event_release(workers[i].pulled));
+        for (int slot = 0; slot < RING; ++slot) {
+            EXAMPLE_CHECK(kiln_event_release(workers[i].edge_ready[slot]));
+            EXAMPLE_CHECK(kiln_event_release(workers[i].pulled[slot]));
+        }
         jacobi_part_close(&workers[i].part);
         EXAMPLE_CHECK(kiln_context_release(context));
     }

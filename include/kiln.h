@@ -205,8 +205,11 @@ typedef enum kiln_log_level {
     KILN_LOG_ERROR,   /**< errors Kiln cannot return to a caller            */
     KILN_LOG_WARN,    /**< what Kiln worked around (a kernel cache that
                            cannot be written)                             */
-    KILN_LOG_INFO,    /**< each program build: its name, backend, time and
-                           origin (compiled, memory cache, disk cache)    */
+    KILN_LOG_INFO,    /**< each program build: its name (the build
+                           options' name, else the source file, else the
+                           first kernel's), backend, time and origin
+                           (compiled, memory cache, disk cache); a compile
+                           also when it starts                            */
     KILN_LOG_DEBUG    /**< also the plugin search, backend choice, compiles
                            and cache entries                              */
 } kiln_log_level;
@@ -681,7 +684,14 @@ kiln_status kiln_buffer_get_base(const kiln_buffer *buffer, kiln_buffer **base,
 
 /** Copies `size` bytes from `host` to the buffer at byte `offset`.
  * It runs after all work already queued on the default stream and returns
- * when the data has arrived.
+ * once `host` may be reused.  Whatever Kiln queues afterwards sees the
+ * data, in this context and in any other (a copy between contexts waits
+ * for it on the device).  Code outside Kiln may not yet: on CUDA a write
+ * from pageable memory returns as cuMemcpyHtoD does, with its last bytes
+ * still landing.  Before another process reads the buffer (through
+ * kiln_buffer_get_ipc_handle) or work queued with the vendor's API does,
+ * call kiln_context_synchronize, kiln_stream_synchronize of the default
+ * stream, or kiln_event_synchronize of an event recorded after the write.
  * @retval KILN_ERR_OUT_OF_BOUNDS `offset` + `size` is past the end of the
  * buffer.
  * @retval KILN_ERR_INVALID_SIZE `size` is 0. */
@@ -706,7 +716,9 @@ kiln_status kiln_buffer_read(kiln_buffer *buffer, size_t offset, void *host,
  * other pair (two OpenCL contexts, CUDA <-> OpenCL) is staged by the host
  * through page-locked memory in chunks, reading the next chunks while the
  * earlier ones are written.  The synchronous copy runs after the work
- * already queued on the default streams of both contexts.  The async form
+ * already queued on the default streams of both contexts.  Either form
+ * sees what a synchronous kiln_buffer_write to either buffer wrote before
+ * it, even where that write was still landing (CUDA).  The async form
  * takes a stream of either buffer's context (NULL: the destination's
  * default stream; a stream of a third context is
  * KILN_ERR_CONTEXT_MISMATCH) and is ordered after that stream's earlier
@@ -844,6 +856,13 @@ typedef struct kiln_ipc_handle {
  * no such handles) answers
  * KILN_ERR_UNSUPPORTED: stage the data through host memory instead
  * (kiln_buffer_read, MPI, kiln_buffer_write).
+ *
+ * Kiln sees no work of the other process, nor the other process Kiln's:
+ * before telling it that the data is there, wait for what wrote it
+ * (kiln_context_synchronize, or kiln_event_synchronize of an event
+ * recorded after the work), a kiln_buffer_write included, which on CUDA
+ * may return before its last bytes have landed.  The same holds the other
+ * way for what the other process writes into the memory.
  * @retval KILN_ERR_INVALID_ARGUMENT `buffer` is a view.
  * @retval KILN_ERR_UNSUPPORTED the backend cannot share device memory
  * between processes (OpenCL). */
@@ -854,8 +873,9 @@ kiln_status kiln_buffer_get_ipc_handle(kiln_buffer *buffer,
  * cuIpcOpenMemHandle; peer access is enabled where the two processes'
  * GPUs differ).  It serves as any buffer of `context` (copies, kernel
  * arguments); kiln_buffer_release unmaps it.  Kiln sees no work of the
- * other process: order the two sides yourself (synchronize, then send a
- * message).
+ * other process: order the two sides yourself (each waits for its own
+ * work on the memory, then sends a message; see
+ * kiln_buffer_get_ipc_handle).
  * @retval KILN_ERR_INVALID_ARGUMENT bytes that are not a handle, a handle
  * of another backend, or one this process exported (use the buffer
  * itself).
@@ -907,6 +927,9 @@ typedef struct kiln_build_options {
     /* Added after 1.0: read only when struct_size says the caller's
      * struct has them. */
     unsigned flags;                    /**< KILN_BUILD_* bits; 0: none     */
+    const char *name;                  /**< names the build in KILN_LOG's
+                                            lines; NULL: the source file,
+                                            else the first kernel's name   */
 } kiln_build_options;
 
 /** The size of kiln_build_options in Kiln 1.0: what struct_size 0 reads. */

@@ -316,6 +316,44 @@ kiln_status kiln_array_from_host(kiln_context *context, kiln_dtype dtype,
  * bytes. */
 kiln_status kiln_array_to_host(const kiln_array *array, void *host,
                                size_t size, kiln_stream *stream);
+/** Copies the one element of a 0-d or one-element array to `value`, in
+ * the array's dtype, and waits for it: NumPy's a.item(), CuPy's
+ * float(x.sum()).
+ * For example the result of kiln_array_reduce, or kiln_array_matmul of
+ * two vectors.
+ * @retval KILN_ERR_SHAPE the array has no element or more than one.
+ * @retval KILN_ERR_INVALID_SIZE `size` is not the size of one element of
+ * the array's dtype. */
+kiln_status kiln_array_to_scalar(const kiln_array *array, void *value,
+                                 size_t size, kiln_stream *stream);
+/** Reads the one element of a 0-d or one-element array as a double, and
+ * waits for it: Python's float(a).
+ * Integers beyond 2^53 become the nearest double.
+ * @retval KILN_ERR_SHAPE the array has no element or more than one. */
+kiln_status kiln_array_to_double(const kiln_array *array, double *value,
+                                 kiln_stream *stream);
+/** Writes the array as NumPy prints it (str(a)) into `text`, and waits for
+ * the copy from the device.
+ * Like snprintf: at most `size` bytes are written, the text cut to fit and
+ * ended by a NUL, and the whole text's length (without the NUL) goes to
+ * `*length` (when not NULL), so a call with `size` 0 (and `text` NULL)
+ * sizes the buffer.  NumPy's default print options: an array of more than
+ * 1000 elements is summarised, 3 items at each end of every axis longer
+ * than 6 with "..." between (only those are copied from the device);
+ * lines are wrapped before 75 columns; floating point has at most 8 digits
+ * after the point, each value the fewest that read back equal, in
+ * scientific notation when the largest magnitude is 1e8 or more, the
+ * smallest below 1e-4 or their ratio above 1000.  A 0-d array is its
+ * value alone ("2.5").
+ * @code
+ * char text[1024];
+ * kiln_array_format(a, text, sizeof text, NULL, NULL);
+ * puts(text);                                    // [[0. 1. 2.]
+ *                                                //  [3. 4. 5.]]
+ * @endcode
+ * @retval KILN_ERR_INVALID_ARGUMENT `text` is NULL with a `size` above 0. */
+kiln_status kiln_array_format(const kiln_array *array, char *text, size_t size,
+                              size_t *length, kiln_stream *stream);
 
 /** The array's element type.  Getters cannot fail on a valid array. */
 kiln_status kiln_array_get_dtype(const kiln_array *array, kiln_dtype *dtype);
@@ -346,6 +384,15 @@ kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
  * is after `stop`.
  * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
 kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
+                             kiln_array **view);
+/** A view of row `index` along the first axis, with that axis dropped:
+ * NumPy's z[1] (a row of a matrix, a 0-d element of a vector).
+ * A negative index counts from the end, as in NumPy: -1 is the last row.
+ * The view shares the array's memory.
+ * @retval KILN_ERR_OUT_OF_BOUNDS `index` is not below the first size, or
+ * a negative one past its start.
+ * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
+kiln_status kiln_array_index(kiln_array *array, int64_t index,
                              kiln_array **view);
 
 /** An array over memory that exists: `ndim`/`shape` elements of `dtype`
@@ -467,24 +514,25 @@ kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
 
 /* ---- linear algebra and layout --------------------------------------- */
 
-/** The matrix product of float32 or float64 arrays (numpy.matmul for 1-D
- * and 2-D).
+/** The matrix product of two arrays (numpy.matmul for 1-D and 2-D).
  * For 1-D and 2-D: (m,k)@(k,n) is (m,n); a 1-D operand is a row (left) or a column
  * (right) and its dimension is dropped from the result; 1-D@1-D is the
- * inner product, a 0-d array.  Mixed float32 and float64 compute in
- * float64.  Runs on
+ * inner product, a 0-d array.  The result's dtype is NumPy's promotion of
+ * the two (int32 and float32 compute in float64).  Integer products keep
+ * their dtype and wrap on overflow, as NumPy's do, on the generated
+ * kernel.  Floating-point products run on
  * cuBLAS (CUDA) or CLBlast (OpenCL) on a GPU when the library can be
  * loaded at run time, else on a generated tiled kernel
  * (kiln_array_blas_name tells which; KILN_ARRAY_BLAS=generated forces the
  * kernel, KILN_ARRAY_BLAS=library the library on CPU devices too).
- * @retval KILN_ERR_SHAPE the inner sizes differ.
- * @retval KILN_ERR_DTYPE an integer array.
+ * @retval KILN_ERR_SHAPE the inner sizes differ, or an array is 0-d.
+ * @retval KILN_ERR_DTYPE float64 on a device without double precision.
  * @retval KILN_ERR_UNSUPPORTED more than 2 dimensions. */
 kiln_status kiln_array_matmul(const kiln_array *a, const kiln_array *b,
                               kiln_stream *stream, kiln_array **result);
 /** numpy.dot for 1-D and 2-D arrays: the same as kiln_array_matmul.
- * @retval KILN_ERR_SHAPE the inner sizes differ.
- * @retval KILN_ERR_DTYPE an integer array.
+ * @retval KILN_ERR_SHAPE the inner sizes differ, or an array is 0-d.
+ * @retval KILN_ERR_DTYPE float64 on a device without double precision.
  * @retval KILN_ERR_UNSUPPORTED more than 2 dimensions. */
 kiln_status kiln_array_dot(const kiln_array *a, const kiln_array *b,
                            kiln_stream *stream, kiln_array **result);

@@ -349,9 +349,10 @@ typedef struct kiln_backend_ops {
     kiln_status (*memory_view)(kiln_backend_context *context,
                                kiln_backend_memory *memory, size_t offset,
                                size_t size, kiln_backend_memory **view);
-    /* A blocking write has landed when it returns: other contexts and
-     * other processes may read the bytes at once, not only this context's
-     * later work. */
+    /* A blocking write returns once the host memory may be reused; this
+     * context's later work sees the data.  A backend whose write may
+     * still be landing then (CUDA, from pageable memory) orders its
+     * memory_copy_peer after it. */
     kiln_status (*memory_write)(kiln_backend_context *context,
                                 kiln_backend_stream *stream,
                                 kiln_backend_memory *memory, size_t offset,

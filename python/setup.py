@@ -7,7 +7,9 @@ Where libkiln is found, in this order:
      quick start: ./configure && make);
   3. pkg-config's kiln.pc (an installed Kiln: make install).
 The extension is linked with an rpath to that library's folder, so a wheel
-works from any directory on the machine that built it.
+works from any directory on the machine that built it; KILN_PYTHON_RPATH=no
+leaves it out, for a distribution's package whose libkiln is in the
+system's library path (debian/rules).
 """
 import os
 import re
@@ -74,7 +76,8 @@ extension = Extension(
     include_dirs=includes,
     library_dirs=[libdir],
     libraries=["kiln-array", "kiln"],
-    runtime_library_dirs=[libdir],
+    runtime_library_dirs=[] if os.environ.get("KILN_PYTHON_RPATH") == "no"
+    else [libdir],
     extra_compile_args=["-std=c11", "-Wall", "-Wextra"] +
     shlex.split(os.environ.get("KILN_PYTHON_CFLAGS", "")),
     py_limited_api=True,

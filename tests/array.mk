@@ -7,7 +7,8 @@ KILN_ARRAY_TESTS = \
 	tests/test_array_reduce \
 	tests/test_array_errors \
 	tests/test_array_views \
-	tests/test_array_hostile
+	tests/test_array_hostile \
+	tests/test_array_format
 KILN_TESTS += $(KILN_ARRAY_TESTS)
 ARRAY_TEST_LDADD = tests/libkilntest.la libkiln-array.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
@@ -19,3 +20,4 @@ tests_test_array_reduce_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_errors_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_views_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_hostile_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_format_LDADD = $(ARRAY_TEST_LDADD)

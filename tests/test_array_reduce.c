@@ -414,6 +414,122 @@ static void matmul_through_the_library(void **state)
     kiln_array_release(c);
 }
 
+/* Integer products as NumPy computes them: the dtype kept, every sum
+ * wrapped (int8 sums of 29 products of up to 127 * 127 wrap many times;
+ * int32 and uint64 take the whole range), a 1-D @ 1-D product a 0-d
+ * array of the dtype, and int32 with float32 in float64. */
+static void matmul_of_integers(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t m = 37, k = 29, n = 41;
+    const size_t shape_a[] = {m, k}, shape_b[] = {k, n};
+    const kiln_dtype dtypes[] = {KILN_DTYPE_INT8, KILN_DTYPE_UINT16,
+                                 KILN_DTYPE_INT32, KILN_DTYPE_UINT64};
+    for (size_t t = 0; t < sizeof dtypes / sizeof dtypes[0]; ++t) {
+        kiln_dtype dtype = dtypes[t];
+        size_t bytes = kiln_dtype_size(dtype);
+        uint64_t mask = bytes == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * bytes)) - 1;
+        unsigned char *ha = test_alloc(m * k * bytes), *hb = test_alloc(k * n * bytes);
+        for (size_t i = 0; i < m * k * bytes; ++i)
+            ha[i] = (unsigned char)test_random_u64();
+        for (size_t i = 0; i < k * n * bytes; ++i)
+            hb[i] = (unsigned char)test_random_u64();
+        kiln_array *a = NULL, *b = NULL, *c = NULL;
+        TEST_OK(kiln_array_from_host(context, dtype, 2, shape_a, ha,
+                                     m * k * bytes, NULL, &a));
+        TEST_OK(kiln_array_from_host(context, dtype, 2, shape_b, hb,
+                                     k * n * bytes, NULL, &b));
+        TEST_OK(kiln_array_matmul(a, b, NULL, &c));
+        const size_t shape_c[] = {m, n};
+        array_test_shape(c, 2, shape_c);
+        kiln_dtype got_dtype;
+        TEST_OK(kiln_array_get_dtype(c, &got_dtype));
+        assert_int_equal(got_dtype, dtype);
+        unsigned char *hc = test_alloc(m * n * bytes);
+        TEST_OK(kiln_array_to_host(c, hc, m * n * bytes, NULL));
+        /* The reference: the operands' two's complement bits (sign
+         * extended for the signed types), summed in uint64 and cut to the
+         * dtype: the low bits of the true sum. */
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                uint64_t sum = 0;
+                for (size_t l = 0; l < k; ++l) {
+                    uint64_t x = 0, y = 0;
+                    memcpy(&x, ha + (i * k + l) * bytes, bytes);
+                    memcpy(&y, hb + (l * n + j) * bytes, bytes);
+                    if (dtype == KILN_DTYPE_INT8 || dtype == KILN_DTYPE_INT32) {
+                        uint64_t sign = (uint64_t)1 << (8 * bytes - 1);
+                        x = (x ^ sign) - sign;
+                        y = (y ^ sign) - sign;
+                    }
+                    sum += x * y;
+                }
+                uint64_t got = 0;
+                memcpy(&got, hc + (i * n + j) * bytes, bytes);
+                if (got != (sum & mask))
+                    fail_msg("%s: c[%zu][%zu] is %#llx, expected %#llx",
+                             kiln_dtype_name(dtype), i, j,
+                             (unsigned long long)got,
+                             (unsigned long long)(sum & mask));
+            }
+        free(ha);
+        free(hb);
+        free(hc);
+        kiln_array_release(a);
+        kiln_array_release(b);
+        kiln_array_release(c);
+    }
+
+    /* 1-D @ 1-D: a 0-d int32, wrapped */
+    const size_t s[] = {1000};
+    int32_t hv[1000], hw[1000];
+    uint32_t sum = 0;
+    for (size_t i = 0; i < 1000; ++i) {
+        hv[i] = (int32_t)(uint32_t)test_random_u64();
+        hw[i] = (int32_t)(uint32_t)test_random_u64();
+        sum += (uint32_t)hv[i] * (uint32_t)hw[i];
+    }
+    kiln_array *v = NULL, *w = NULL, *inner = NULL;
+    TEST_OK(kiln_array_from_host(context, KILN_DTYPE_INT32, 1, s, hv,
+                                 sizeof hv, NULL, &v));
+    TEST_OK(kiln_array_from_host(context, KILN_DTYPE_INT32, 1, s, hw,
+                                 sizeof hw, NULL, &w));
+    TEST_OK(kiln_array_dot(v, w, NULL, &inner));
+    array_test_shape(inner, 0, NULL);
+    int32_t got = 0;
+    TEST_OK(kiln_array_to_scalar(inner, &got, sizeof got, NULL));
+    assert_true((uint32_t)got == sum);
+
+    /* int32 @ float32: float64, as NumPy promotes */
+    const size_t s23[] = {2, 3}, s32[] = {3, 2};
+    double *vf = NULL;
+    int32_t hi[6];
+    for (size_t i = 0; i < 6; ++i)
+        hi[i] = (int32_t)(test_random_u64() % 2001) - 1000;
+    kiln_array *ai = NULL, *bf = NULL, *cf = NULL;
+    TEST_OK(kiln_array_from_host(context, KILN_DTYPE_INT32, 2, s23, hi,
+                                 sizeof hi, NULL, &ai));
+    bf = array_test_random(context, KILN_DTYPE_FLOAT32, 2, s32, -1, 1, &vf);
+    TEST_OK(kiln_array_matmul(ai, bf, NULL, &cf));
+    double *gotf = array_test_read(cf, KILN_DTYPE_FLOAT64);
+    double expected[4];
+    for (size_t i = 0; i < 2; ++i)
+        for (size_t j = 0; j < 2; ++j) {
+            expected[i * 2 + j] = 0;
+            for (size_t l = 0; l < 3; ++l)
+                expected[i * 2 + j] += hi[i * 3 + l] * vf[l * 2 + j];
+        }
+    array_test_near(gotf, expected, 4, 1e-12, "int32 @ float32");
+    free(gotf);
+    free(vf);
+    kiln_array_release(v);
+    kiln_array_release(w);
+    kiln_array_release(inner);
+    kiln_array_release(ai);
+    kiln_array_release(bf);
+    kiln_array_release(cf);
+}
+
 static void transposes(void **state)
 {
     kiln_context *context = test_context(state);
@@ -494,6 +610,7 @@ int main(void)
         KILN_TEST(nan_wins_min_and_max),
         KILN_TEST(matmul_generated_kernel),
         KILN_TEST(matmul_through_the_library),
+        KILN_TEST(matmul_of_integers),
         KILN_TEST(transposes),
         KILN_TEST(operations_on_a_stream),
     };

@@ -95,17 +95,23 @@ static void builds_are_reported_at_info(void **state)
     assert_int_equal(count_lines(from, ": compiled", KILN_LOG_INFO), 1);
     assert_int_equal(count_lines(from, ": memory cache", KILN_LOG_INFO), 1);
     assert_int_equal(count_lines(from, " ms: ", KILN_LOG_INFO), 2);
+    /* The compile is told when it starts, before its result; the memory
+     * cache's hit is not a compile. */
+    assert_int_equal(
+        count_lines(from, "compiling log_probe.cl", KILN_LOG_INFO), 1);
+    assert_true(strncmp(seen.lines[from], "compiling log_probe.cl", 22) == 0);
     /* Nothing below info. */
     assert_int_equal(count_lines(from, "", KILN_LOG_DEBUG), 0);
-    /* debug adds the trace of a compile; off silences everything. */
+    /* debug adds the search and cache traces; off silences everything. */
     TEST_OK(kiln_log_set_level(KILN_LOG_DEBUG));
     snprintf(source, sizeof source,
              "kernel void k(global int *x) { x[1] = %llu; }\n",
              (unsigned long long)(test_random_u64() >> 2));
     kiln_program *third = NULL;
     TEST_OK(kiln_program_build_with(context, source, 0, &options, &third));
-    assert_true(count_lines(from, "compiling log_probe.cl", KILN_LOG_DEBUG) >=
-                1);
+    assert_int_equal(
+        count_lines(from, "compiling log_probe.cl", KILN_LOG_INFO), 2);
+    assert_true(count_lines(from, "", KILN_LOG_DEBUG) >= 1);
     TEST_OK(kiln_log_set_level(KILN_LOG_OFF));
     int before = seen.count;
     kiln_program *fourth = NULL;
@@ -187,6 +193,65 @@ static void refused_cache_directory_is_a_warning(void **state)
     rmdir(open_dir);
 }
 
+/* Builds a fresh source, `before` and `after` around a number no earlier
+ * run used, with `options` and returns how many info lines name the build
+ * `expected`. */
+static int lines_naming(kiln_context *context, const char *before,
+                        const char *after, const kiln_build_options *options,
+                        const char *expected)
+{
+    char source[512];
+    snprintf(source, sizeof source, "%s%llu%s", before,
+             (unsigned long long)(test_random_u64() >> 2), after);
+    int from = seen.count;
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, source, 0, options, &program));
+    TEST_OK(kiln_program_release(program));
+    char compiling[160], built[160];
+    snprintf(compiling, sizeof compiling, "compiling %s (", expected);
+    snprintf(built, sizeof built, "built %s on ", expected);
+    return count_lines(from, compiling, KILN_LOG_INFO) +
+           count_lines(from, built, KILN_LOG_INFO);
+}
+
+static void builds_are_named(void **state)
+{
+    kiln_context *context = test_context(state);
+    TEST_OK(kiln_log_set_level(KILN_LOG_INFO));
+    /* The options' name first (read when struct_size covers it). */
+    kiln_build_options named = {.struct_size = sizeof named,
+                                .source_name = "named.cl",
+                                .name = "sum of squares, step 2"};
+    assert_int_equal(lines_naming(context,
+                                  "kernel void k(global long *x) { x[0] = ",
+                                  "; }\n", &named, "sum of squares, step 2"),
+                     2);
+    /* A 1.0 struct (struct_size 0) has no name: the source file's. */
+    kiln_build_options old = {.source_name = "old.cl", .name = "not read"};
+    assert_int_equal(lines_naming(context,
+                                  "kernel void k(global long *x) { x[1] = ",
+                                  "; }\n", &old, "old.cl"),
+                     2);
+    /* Neither: the first kernel's name, past comments, attributes and
+     * CUDA's qualifiers. */
+    assert_int_equal(lines_naming(context,
+                                  "/* kernel void not_this(void) */\n"
+                                  "__kernel __attribute__((reqd_work_group_size"
+                                  "(1, 1, 1))) void first_one(global long *x)"
+                                  " { x[2] = ",
+                                  "; }\nkernel void second(global int *y) "
+                                  "{ }\n",
+                                  NULL, "first_one"),
+                     2);
+    assert_int_equal(lines_naming(context,
+                                  "extern \"C\" __global__ void "
+                                  "__launch_bounds__(64) doublify(float *a) "
+                                  "{ a[threadIdx.x] *= 2.0f + ",
+                                  "; }\n", NULL, "doublify"),
+                     2);
+    TEST_OK(kiln_log_set_level(KILN_LOG_OFF));
+}
+
 int main(void)
 {
     setenv("KILN_LOG", "chatty", 1);
@@ -200,6 +265,7 @@ int main(void)
         KILN_TEST(unknown_value_is_reported_once),
         KILN_TEST(builds_are_reported_at_info),
         KILN_TEST(refused_cache_directory_is_a_warning),
+        KILN_TEST(builds_are_named),
     };
     return kiln_test_main("log", tests, sizeof tests / sizeof tests[0]);
 }

@@ -165,15 +165,20 @@ static void copies_to_every_other_device(void **state)
     free(devices);
 }
 
-/* A synchronous write has arrived when it returns, for every context: a
- * copy that another context queues at once on its own stream (another GPU,
- * which waits for nothing queued on the first) must see the new bytes.
- * CUDA's cuMemcpyHtoD from pageable memory returns once the bytes are
- * staged, before its DMA has landed; a peer copy started right after by
- * the other GPU read the old bytes (issue 28: round_trip failed 2 runs in 3
- * beside other tests keeping the first GPU busy).  The copy here takes
- * only the tail, which the DMA writes last, with new data every round, on
- * a stream of the reading context and on its default stream. */
+/* A synchronous write has arrived when it returns, for every copy Kiln
+ * queues afterwards, in any context: a copy that another context queues at
+ * once on its own stream (another GPU, which waits for nothing queued on
+ * the first) must see the new bytes.  CUDA's cuMemcpyHtoD from pageable
+ * memory returns once the bytes are staged, before its DMA has landed; a
+ * peer copy started right after by the other GPU read the old bytes (issue
+ * 28: round_trip failed 2 runs in 3 beside other tests keeping the first
+ * GPU busy).  Each round writes new data to the source and junk to the
+ * destination, both from pageable memory, then copies the source's tail
+ * (which the DMA writes last) over the destination's, so a copy that ran
+ * before either write landed shows: on a stream of the reading context, on
+ * its default stream, and on a stream of the writing context (there the
+ * destination's write is the other context's; on OpenCL the read of the
+ * source goes on another queue than its write). */
 static void writes_have_arrived_for_other_contexts(void **state)
 {
     kiln_context *context = test_context(state);
@@ -186,44 +191,60 @@ static void writes_have_arrived_for_other_contexts(void **state)
     const size_t sizes[] = {4096 + 12, ((size_t)1 << 20) + 36,
                             ((size_t)24 << 20) + 1028};
     const size_t tail = 4096 + 4;
+    static const char *const on[] = {"reader's", "reader's default",
+                                     "writer's"};
     kiln_context *sides[2][2] = {{context, other}, {other, context}};
     for (int direction = 0; direction < 2; ++direction) {
         kiln_context *writer = sides[direction][0];
         kiln_context *reader = sides[direction][1];
-        kiln_stream *stream = NULL;
-        TEST_OK(kiln_stream_create(reader, &stream));
+        kiln_stream *streams[3] = {NULL, NULL, NULL};
+        TEST_OK(kiln_stream_create(reader, &streams[0]));
+        TEST_OK(kiln_stream_create(writer, &streams[2]));
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
             size_t size = sizes[s];
             unsigned char *data = test_alloc(size);
+            unsigned char *junk = test_alloc(size);
             kiln_buffer *written = test_buffer(writer, size);
-            kiln_buffer *copied = test_buffer(reader, tail);
+            kiln_buffer *copied = test_buffer(reader, size);
             for (int round = 0; round < rounds; ++round) {
+                int which = round % 3;
                 test_random_bytes(data, size);
+                test_random_bytes(junk, size);
                 TEST_OK(kiln_buffer_write(written, 0, data, size));
-                TEST_OK(kiln_buffer_copy_async(copied, 0, written, size - tail,
-                                               tail,
-                                               round % 2 ? NULL : stream));
+                TEST_OK(kiln_buffer_write(copied, 0, junk, size));
+                TEST_OK(kiln_buffer_copy_async(copied, size - tail, written,
+                                               size - tail, tail,
+                                               streams[which]));
+                if (streams[which] != NULL)
+                    TEST_OK(kiln_stream_synchronize(streams[which]));
                 TEST_OK(kiln_context_synchronize(reader));
                 unsigned char *back = test_alloc(tail);
-                TEST_OK(kiln_buffer_read(copied, 0, back, tail));
+                TEST_OK(kiln_buffer_read(copied, size - tail, back, tail));
                 if (memcmp(back, data + size - tail, tail) != 0) {
                     size_t i = 0;
                     while (back[i] == data[size - tail + i])
                         ++i;
+                    int junk_there = back[i] == junk[size - tail + i];
                     free(back);
                     fail_msg("write of %zu bytes, round %d of %d, copy on "
                              "the %s stream: byte %zu of the last %zu "
-                             "differs",
-                             size, round, rounds,
-                             round % 2 ? "default" : "reader's", i, tail);
+                             "differs (%s)",
+                             size, round, rounds, on[which], i, tail,
+                             junk_there ? "the destination's junk: its "
+                                          "write landed after the copy"
+                                        : "older bytes: the copy read the "
+                                          "source before its write "
+                                          "landed");
                 }
                 free(back);
             }
             TEST_OK(kiln_buffer_release(written));
             TEST_OK(kiln_buffer_release(copied));
             free(data);
+            free(junk);
         }
-        TEST_OK(kiln_stream_release(stream));
+        TEST_OK(kiln_stream_release(streams[0]));
+        TEST_OK(kiln_stream_release(streams[2]));
     }
     TEST_OK(kiln_context_release(other));
 }

@@ -28,3 +28,10 @@ $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
   libc6-dev libxxhash-dev ocl-icd-libopencl1 ocl-icd-opencl-dev \
   opencl-headers pocl-opencl-icd libcmocka-dev ca-certificates \
   python3-dev python3-numpy python3-pytest python3-pip python3-venv
+# debhelper, dh-python, lintian: the Debian packages (debian/:
+# dpkg-buildpackage -us -uc -b) and their check; debootstrap: the fresh
+# Debian root CI installs them in.  KILN_DEPS_PACKAGING=0 skips them.
+if [ "${KILN_DEPS_PACKAGING:-1}" != 0 ]; then
+  $as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends debhelper dh-python lintian debootstrap
+fi

@@ -60,6 +60,9 @@ kiln_status cuda_devices_init(void)
         }
         devices[i].ordinal = i;
         atomic_init(&devices[i].fault, 0);
+        atomic_init(&devices[i].writes_queued, 0);
+        pthread_mutex_init(&devices[i].landing_lock, NULL);
+        devices[i].landing_complete = true;
     }
     pthread_mutex_lock(&cuda_devices_lock);
     free(cuda_devices);
@@ -244,6 +247,7 @@ void cuda_device_release(cuda_device *device)
             if (cuda_result_is_sticky(result))
                 atomic_store(&device->fault, (int)result);
         }
+        cuda_memory_landing_forget(device);
         if (atomic_load(&device->fault) != 0) {
             /* See the top of this file.  Reset does not drop our
              * reference; the release after it does. */

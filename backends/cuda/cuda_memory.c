@@ -5,10 +5,12 @@
  * copies, which are ordered after all work already queued on the legacy
  * default stream (and so, through its implicit synchronisation, after work
  * on Kiln's blocking streams) and return once the host memory may be
- * reused; a write then also waits for its data to land.  Blocking transfers on a Kiln stream are the asynchronous copy
- * followed by a wait for that stream.  Device-to-device copies and memsets
- * are asynchronous even in their "synchronous" driver forms, so blocking
- * ones always wait for their stream.
+ * reused (a write from pageable memory may still be landing then: see
+ * "Writes still landing" below).  Blocking transfers on a Kiln stream are
+ * the asynchronous copy followed by a wait for that stream.
+ * Device-to-device copies and memsets are asynchronous even in their
+ * "synchronous" driver forms, so blocking ones always wait for their
+ * stream.
  */
 #include "cuda_private.h"
 
@@ -184,15 +186,12 @@ kiln_status cuda_memory_write(kiln_backend_context *context,
     if (blocking && stream == NULL) {
         /* From pageable memory cuMemcpyHtoD returns once the bytes are
          * staged, with the last DMA still running: this context's later
-         * work is ordered after it, another context's (a peer copy queued
-         * by another GPU, another process through IPC) is not.  The ABI's
-         * blocking write has arrived when it returns: wait for it. */
+         * work is ordered after it; a copy another context queues waits
+         * for the writes counted here (landing_order). */
         call = "cuMemcpyHtoD";
         result = cuMemcpyHtoD(destination, host, size);
-        if (result == CUDA_SUCCESS) {
-            call = "cuStreamSynchronize";
-            result = cuStreamSynchronize(NULL);
-        }
+        if (result == CUDA_SUCCESS)
+            atomic_fetch_add(&context->device->writes_queued, 1);
     } else {
         CUstream queue = cuda_stream_of(stream);
         call = "cuMemcpyHtoDAsync";
@@ -261,6 +260,85 @@ kiln_status cuda_memory_copy(kiln_backend_context *context,
  * cuMemcpyPeer: direct over NVLink or PCIe once peer access is enabled
  * (where cuDeviceCanAccessPeer allows it), else staged by the driver.
  */
+
+/*
+ * Writes still landing.  From pageable memory cuMemcpyHtoD returns once the
+ * bytes are staged, with the last DMA still running on the legacy stream:
+ * this context's later work is ordered after it, a copy that another
+ * context queues is not, and read the old bytes (issue 28).  So blocking
+ * writes are counted per device, and a copy between contexts waits, on the
+ * device, for an event recorded on the other device's legacy stream after
+ * the writes it has not yet covered; once that event has completed, copies
+ * go on without a wait until the next write.  Not an event for every
+ * copy: one recorded on the legacy stream also waits for every kernel
+ * queued on the context's blocking streams, so each halo copy of a stencil
+ * (examples/multi_device_jacobi) would wait for the other GPU's interior
+ * kernel, and the halo exchange would no longer overlap it.
+ */
+void cuda_memory_landing_forget(cuda_device *device)
+{
+    pthread_mutex_lock(&device->landing_lock);
+    if (device->landing != NULL)
+        (void)cuEventDestroy(device->landing);
+    device->landing = NULL;
+    device->writes_covered = atomic_load(&device->writes_queued);
+    device->landing_complete = true;
+    pthread_mutex_unlock(&device->landing_lock);
+}
+
+/* Makes `queue` (of `stream_context`, current) wait for the blocking
+ * writes queued on `writer`'s device that may still be landing; leaves
+ * `stream_context` current. */
+static CUresult landing_order(kiln_backend_context *writer,
+                              kiln_backend_context *stream_context,
+                              CUstream queue, const char **call)
+{
+    cuda_device *device = writer->device;
+    CUresult result = CUDA_SUCCESS;
+    pthread_mutex_lock(&device->landing_lock);
+    uint64_t queued = atomic_load(&device->writes_queued);
+    if (queued != device->writes_covered || !device->landing_complete) {
+        *call = "cuCtxSetCurrent";
+        result = cuCtxSetCurrent(writer->context);
+        if (result == CUDA_SUCCESS && queued != device->writes_covered) {
+            if (device->landing == NULL) {
+                *call = "cuEventCreate";
+                result =
+                    cuEventCreate(&device->landing, CU_EVENT_DISABLE_TIMING);
+                if (result != CUDA_SUCCESS)
+                    device->landing = NULL;
+            }
+            if (result == CUDA_SUCCESS) {
+                *call = "cuEventRecord";
+                result = cuEventRecord(device->landing, NULL);
+            }
+            if (result == CUDA_SUCCESS) {
+                device->writes_covered = queued;
+                device->landing_complete = false;
+            }
+        } else if (result == CUDA_SUCCESS) {
+            /* No new write: has the last record completed meanwhile? */
+            *call = "cuEventQuery";
+            result = cuEventQuery(device->landing);
+            if (result == CUDA_SUCCESS)
+                device->landing_complete = true;
+            else if (result == CUDA_ERROR_NOT_READY)
+                result = CUDA_SUCCESS;
+        }
+        CUresult back = cuCtxSetCurrent(stream_context->context);
+        if (result == CUDA_SUCCESS && back != CUDA_SUCCESS) {
+            *call = "cuCtxSetCurrent";
+            result = back;
+        }
+        if (result == CUDA_SUCCESS && !device->landing_complete) {
+            *call = "cuStreamWaitEvent";
+            result = cuStreamWaitEvent(queue, device->landing, 0);
+        }
+    }
+    pthread_mutex_unlock(&device->landing_lock);
+    return result;
+}
+
 kiln_status cuda_memory_copy_peer(
     kiln_backend_context *stream_context, kiln_backend_stream *stream,
     kiln_backend_context *destination_context,
@@ -304,11 +382,17 @@ kiln_status cuda_memory_copy_peer(
         }
     } else {
         CUstream queue = cuda_stream_of(stream);
-        call = "cuMemcpyPeerAsync";
-        result = cuda_memory_finish(
-            cuMemcpyPeerAsync(to, destination_context->context, from,
-                              source_context->context, size, queue),
-            queue, blocking, &call);
+        kiln_backend_context *other = stream_context == destination_context
+                                          ? source_context
+                                          : destination_context;
+        result = landing_order(other, stream_context, queue, &call);
+        if (result == CUDA_SUCCESS) {
+            call = "cuMemcpyPeerAsync";
+            result = cuda_memory_finish(
+                cuMemcpyPeerAsync(to, destination_context->context, from,
+                                  source_context->context, size, queue),
+                queue, blocking, &call);
+        }
     }
     if (result != CUDA_SUCCESS)
         return cuda_fail(stream_context->device, result, KILN_ERR_BACKEND,

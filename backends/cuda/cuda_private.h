@@ -37,6 +37,16 @@ typedef struct cuda_device {
      * hardware: kept). */
     uint64_t peers_enabled;
     uint64_t peers_refused;
+    /* Blocking writes on the legacy stream, whose last DMA may still be
+     * landing when they return (cuda_memory.c): how many were queued, and
+     * under landing_lock, how many of them `landing` was recorded after,
+     * whether that record has completed, and the event itself (of the
+     * primary context; NULL until needed, destroyed with the context). */
+    atomic_uint_fast64_t writes_queued;
+    pthread_mutex_t landing_lock;
+    uint64_t writes_covered;
+    bool landing_complete;
+    CUevent landing;
 } cuda_device;
 
 struct kiln_backend_context {
@@ -228,6 +238,9 @@ CUDA_INTERNAL kiln_status cuda_memory_copy_peer(
 CUDA_INTERNAL kiln_status cuda_host_alloc(kiln_backend_context *context,
                                           size_t size, void **host);
 CUDA_INTERNAL void cuda_host_free(kiln_backend_context *context, void *host);
+/* Forgets what cuda_memory_copy_peer knew of the device's landing writes,
+ * before its primary context goes (which must be current). */
+CUDA_INTERNAL void cuda_memory_landing_forget(cuda_device *device);
 
 /* ---- cuda_stream.c -------------------------------------------------------------- */
 
