@@ -77,3 +77,9 @@ EXTRA_DIST += \
 	tests/kernels/cuda/shared.cu \
 	tests/kernels/cuda/tutorial.cu \
 	tests/kernels/cuda/types.cu
+
+# CUDA's barriers: threads that return before __syncthreads() (tests/
+# kernels/cuda/early_exit.cu), block votes, what the translation refuses.
+KILN_TESTS += tests/test_cuda_barriers
+tests_test_cuda_barriers_SOURCES = tests/test_cuda_barriers.c
+EXTRA_DIST += tests/kernels/cuda/early_exit.cu

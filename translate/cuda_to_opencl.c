@@ -19,6 +19,8 @@
  */
 #include "cuda_to_opencl_pass.h"
 
+#include "cuda_barriers.h"
+
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,7 +306,12 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     for (size_t i = 0; options != NULL && i < options->flag_count; ++i)
         if (strstr(options->flags[i], "use_fast_math") != NULL)
             out->fast_math = 1;
-    cu_state *st = cu_begin(run, pp, target);
+    /* CUDA's execution model lowered first (cuda_barriers.h): threads
+     * that return before a barrier, block votes */
+    clc_pp_output lowered = *pp;
+    cuda_lower_barriers(&run->arena, &run->interner, &run->failure,
+                        &run->unsupported, &lowered.tokens, &lowered.count);
+    cu_state *st = cu_begin(run, &lowered, target);
     cu_scan_functions(st);
     for (size_t k = 0; k < st->function_count; ++k) {
         const cu_function *f = &st->functions[k];

@@ -79,6 +79,36 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define warpSize 32
 
 #define __syncthreads() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+/* __syncthreads_count/and/or (translate/cuda_barriers.c rewrites them to
+ * these, with a counter in shared memory that the function declares, and
+ * a returned thread's predicate false for count and or, true for and):
+ * first the barrier CUDA's has, then the first work-item clears the
+ * counter (every read of the last vote's result came before the barrier),
+ * every work-item counts, and all read the total. */
+__KILN_FN int __kiln_syncthreads_count(int predicate, volatile __local int *counter)
+{
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0)
+        *counter = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (predicate)
+        atomic_inc(counter);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *counter;
+}
+__KILN_FN int __kiln_syncthreads_and(int predicate, volatile __local int *counter)
+{
+    return __kiln_syncthreads_count(predicate, counter) ==
+           (int)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+}
+__KILN_FN int __kiln_syncthreads_or(int predicate, volatile __local int *counter)
+{
+    return __kiln_syncthreads_count(predicate, counter) != 0;
+}
+/* An integer divisor in code that threads which returned run too (a
+ * loop's condition): zero, which no running thread divides by, is 1. */
+#define __kiln_nonzero(x) ((x) ? (x) : 1)
 #define __threadfence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_system() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)

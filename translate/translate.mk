@@ -27,7 +27,8 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cuda_to_opencl.c translate/cuda_to_opencl.h \
 	translate/cuda_to_opencl_pass.h translate/cuda_to_opencl_tokens.c \
 	translate/cuda_to_opencl_declare.c translate/cuda_to_opencl_spaces.c \
-	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c
+	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c \
+	translate/cuda_barriers.c translate/cuda_barriers.h
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
 	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \
