@@ -219,8 +219,11 @@ kiln_status kiln_front_end_native(kiln_front_end *front,
     /* Native: the text as preprocessed, the options as its compiler takes
      * them (NVRTC maps the OpenCL-style ones). */
     native->source.text = kiln_front_end_text(front, &native->source.length);
-    int mapped = translate_native_options(&front->input,
-                                          &native->native_options);
+    /* the options of the text as compiled: its files inlined */
+    translate_input compiled = front->input;
+    compiled.text = native->source.text;
+    compiled.length = native->source.length;
+    int mapped = translate_native_options(&compiled, &native->native_options);
     if (mapped < 0)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     kiln_status status = native_options(

@@ -964,6 +964,77 @@ static void test_grids_and_scalars(void **state)
     expect_near("__host__ __device__", y, want, 100, 1e-5, 1e-5);
 }
 
+/* ---- --fmad=false and FP_CONTRACT OFF ----------------------------------------------------------- */
+
+/* a*b + c rounded twice, as a CPU computes it when told not to fuse: the
+ * product is stored (volatile) before the sum. */
+static float multiply_then_add(float a, float b, float c)
+{
+    volatile float product = a * b;
+    return product + c;
+}
+
+static void test_fmad_false(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char kernel[] =
+        "__global__ void axpc(const float *a, const float *b, const float *c,\n"
+        "                     float *out, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n)\n"
+        "        out[i] = a[i] * b[i] + c[i];\n"
+        "}\n";
+    static const char pragma[] = "#pragma OPENCL FP_CONTRACT OFF\n";
+    enum { N = 4096 };
+    float *a = ARRAY(float, N), *b = ARRAY(float, N), *c = ARRAY(float, N);
+    float *out = ARRAY(float, N);
+    test_random_floats(a, N, -1.0f, 1.0f);
+    test_random_floats(b, N, -1.0f, 1.0f);
+    test_random_floats(c, N, -1.0f, 1.0f);
+    size_t fused_differ = 0;
+    for (int i = 0; i < N; ++i)
+        fused_differ += fmaf(a[i], b[i], c[i]) != multiply_then_add(a[i], b[i], c[i]);
+    if (fused_differ == 0)
+        fail_msg("no input where a fused multiply-add differs: the test "
+                 "could not fail");
+    kiln_buffer *ba = test_temp_buffer_from(context, a, N * sizeof *a);
+    kiln_buffer *bb = test_temp_buffer_from(context, b, N * sizeof *b);
+    kiln_buffer *bc = test_temp_buffer_from(context, c, N * sizeof *c);
+    kiln_buffer *bout = test_temp_buffer(context, N * sizeof *out);
+    /* NVRTC's option, then the pragma in the source */
+    char with_pragma[sizeof pragma + sizeof kernel];
+    snprintf(with_pragma, sizeof with_pragma, "%s%s", pragma, kernel);
+    const struct {
+        const char *source, *options;
+    } builds[] = {{kernel, "--fmad=false"},
+                  {kernel, "-fmad=false"},
+                  {with_pragma, NULL}};
+    for (size_t k = 0; k < sizeof builds / sizeof builds[0]; ++k) {
+        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                      .options = builds[k].options};
+        kiln_program *program = NULL;
+        TEST_OK(kiln_program_build_with(context, builds[k].source, 0, &options,
+                                        &program));
+        kiln_kernel *axpc = test_kernel(program, "axpc");
+        TEST_LAUNCH(axpc, KILN_DIM1(N / 128), KILN_DIM1(128), 0,
+                    KILN_ARG_BUFFER(ba), KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bc),
+                    KILN_ARG_BUFFER(bout), KILN_ARG_INT(N));
+        test_read(bout, out, N * sizeof *out);
+        for (int i = 0; i < N; ++i) {
+            float want = multiply_then_add(a[i], b[i], c[i]);
+            if (memcmp(&out[i], &want, sizeof want) != 0)
+                fail_msg("build %zu (%s): axpc[%d] = %a, a*b+c rounded twice "
+                         "is %a (fused: %a)",
+                         k, builds[k].options ? builds[k].options : "pragma",
+                         i, (double)out[i], (double)want,
+                         (double)fmaf(a[i], b[i], c[i]));
+        }
+        TEST_OK(kiln_kernel_release(axpc));
+        TEST_OK(kiln_program_release(program));
+    }
+}
+
 /* ---- what Kiln reads of CUDA C --------------------------------------------------------------- */
 
 static void expect_param(kiln_kernel *kernel, size_t index, kiln_param_kind kind,
@@ -1136,6 +1207,7 @@ int main(void)
         KILN_TEST(test_constant_table_and_structs),
         KILN_TEST(test_globals),
         KILN_TEST(test_grids_and_scalars),
+        KILN_TEST(test_fmad_false),
         KILN_TEST(test_signatures),
         KILN_TEST(test_refusals),
     };

@@ -241,6 +241,73 @@ translate_options cuda_to_opencl_defines(clc_run *run,
     return all;
 }
 
+/* NVRTC's --fmad=false (also -fmad=false, and --fmad false as two
+ * words); the last --fmad given wins. */
+static int cu_fmad_off(const translate_options *options)
+{
+    int off = 0;
+    for (size_t i = 0; options != NULL && i < options->flag_count; ++i) {
+        const char *flag = options->flags[i];
+        while (*flag == '-')
+            ++flag;
+        if (strncmp(flag, "fmad", 4) != 0)
+            continue;
+        const char *value = flag[4] == '=' ? flag + 5
+                            : flag[4] == '\0' && i + 1 < options->flag_count
+                                ? options->flags[i + 1]
+                                : NULL;
+        if (value != NULL)
+            off = strcmp(value, "false") == 0;
+    }
+    return off;
+}
+
+/* The source's #pragma OPENCL FP_CONTRACT OFF, through the preprocessor
+ * (not in a comment or a group not taken). */
+static int cu_pragma_contract_off(const char *source, size_t length,
+                                  const translate_options *options)
+{
+    clc_run run;
+    clc_run_begin(&run);
+    if (setjmp(run.failure.unwind) != 0) {
+        char *error = NULL;
+        int line = 0, unsupported = 0;
+        clc_run_failed(&run, &error, &line, &unsupported);
+        free(error);
+        return 0;
+    }
+    clc_interner_init(&run.interner, &run.arena);
+    translate_options all = cuda_to_opencl_defines(&run, options);
+    /* #include lines are blanked: the pragma in an included file counts
+     * where the compiler sees the file inlined, as the core gives it */
+    char *text = clc_arena_strndup(&run.arena, source, length);
+    for (char *line = text; line != NULL && *line != '\0';) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        char *end = strchr(line, '\n');
+        char *include = strstr(p, "include");
+        if (*p == '#' && include != NULL && (end == NULL || include < end))
+            memset(line, ' ', end ? (size_t)(end - line) : strlen(line));
+        line = end ? end + 1 : NULL;
+    }
+    clc_pp_output pp;
+    clc_preprocess(text, length, "<fp contract>", &all, &run.arena,
+                   &run.interner, &pp);
+    int off = pp.fp_contract_off;
+    clc_run_end(&run);
+    return off;
+}
+
+int cuda_fp_contract_pragma(const char *source, size_t length,
+                            const translate_options *options)
+{
+    if (source == NULL ||
+        !translate_text_spells(source, length, "FP_CONTRACT", 3))
+        return 0;
+    return cu_pragma_contract_off(source, length, options);
+}
+
 /* The pass's state over a preprocessed program, its top level read. */
 static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
                           const translate_target *target)
@@ -306,6 +373,7 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     for (size_t i = 0; options != NULL && i < options->flag_count; ++i)
         if (strstr(options->flags[i], "use_fast_math") != NULL)
             out->fast_math = 1;
+    int fmad_off = cu_fmad_off(options);
     /* CUDA's execution model lowered first (cuda_barriers.h): threads
      * that return before a barrier, block votes */
     clc_pp_output lowered = *pp;
@@ -332,6 +400,10 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
 
     clc_buffer output;
     clc_buffer_init(&output, &run->arena);
+    /* --fmad=false, FP_CONTRACT OFF: for the prelude and the program */
+    out->fp_contract_off = fmad_off || pp->fp_contract_off;
+    if (out->fp_contract_off)
+        clc_buffer_puts(&output, "#pragma OPENCL FP_CONTRACT OFF\n");
     clc_buffer_puts(&output, translate_prelude_opencl());
     clc_writer w;
     clc_writer_init(&w, &output, st->tokens, st->file_names, st->file_count,

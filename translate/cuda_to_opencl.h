@@ -87,6 +87,10 @@ typedef struct cuda_to_opencl_result {
     cuda_variable *variables;
     int uses_double;
     int fast_math;        /* --use_fast_math among the options          */
+    /* --fmad=false among the options, or #pragma OPENCL FP_CONTRACT OFF in
+     * the source: a*b+c is never contracted (the text says so to the
+     * OpenCL compiler with the pragma; its options must not ask for mad). */
+    int fp_contract_off;
     /* On failure: "file:line: cannot translate '...': why", the line, and
      * whether the source is valid CUDA C that the pass cannot translate
      * (KILN_ERR_TRANSLATION) rather than a wrong source (KILN_ERR_BUILD). */
@@ -119,8 +123,8 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
 
 /* Preprocesses and translates `length` bytes of CUDA C in one call (the
  * module's tests and fuzzers).  `options` (NULL: none): -D and -U are
- * applied, a --use_fast_math flag sets fast_math, the rest (NVRTC's) are
- * ignored.  Returns 0 on success; -1 with out->error set; -2 when memory
+ * applied, a --use_fast_math flag sets fast_math, --fmad=false (NVRTC's
+ * spellings) fp_contract_off, the rest (NVRTC's) are ignored.  Returns 0 on success; -1 with out->error set; -2 when memory
  * runs out.  Always call cuda_to_opencl_result_free. */
 int cuda_to_opencl_translate(const char *source, size_t length,
                              const char *source_name,
@@ -128,6 +132,14 @@ int cuda_to_opencl_translate(const char *source, size_t length,
                              cuda_to_opencl_result *out);
 
 void cuda_to_opencl_result_free(cuda_to_opencl_result *translation);
+
+/* Whether CUDA C has #pragma OPENCL FP_CONTRACT OFF (preprocessed with
+ * `options`' -D and -U: not in a comment or a group left out), without
+ * translating it: NVRTC ignores the pragma, so a native build gets
+ * --fmad=false for it.  1 yes, 0 no (or a source the preprocessor cannot
+ * read). */
+int cuda_fp_contract_pragma(const char *source, size_t length,
+                            const translate_options *options);
 
 #ifdef __cplusplus
 }

@@ -515,12 +515,21 @@ static int from_cuda(const cuda_to_opencl_result *result, int translated,
 
 /* The options of CUDA C translated to OpenCL C: NVRTC's mean nothing to an
  * OpenCL compiler (-D and -U were applied by the translation), but fast
- * math asked for is fast math. */
-static int cuda_options_for_opencl(int fast_math,
+ * math asked for is fast math: -cl-fast-relaxed-math, or with --fmad=false
+ * as well its parts but the permission to contract (it implies
+ * -cl-mad-enable). */
+static int cuda_options_for_opencl(const cuda_to_opencl_result *result,
                                    translate_option_lists *out)
 {
-    static const char *const fast[] = {"-cl-fast-relaxed-math"};
-    return translate_options_parse_words(fast, fast_math ? 1 : 0, out);
+    const char *words[2];
+    size_t count = 0;
+    if (result->fast_math && result->fp_contract_off) {
+        words[count++] = "-cl-finite-math-only";
+        words[count++] = "-cl-no-signed-zeros";
+    } else if (result->fast_math) {
+        words[count++] = "-cl-fast-relaxed-math";
+    }
+    return translate_options_parse_words(words, count, out);
 }
 
 int translate_to_target(translate_unit *unit, translate_program *out,
@@ -556,8 +565,7 @@ int translate_to_target(translate_unit *unit, translate_program *out,
             out->uses_double = from_cu->uses_double;
             result = from_cuda(from_cu, 1, out);
             if (result == 0)
-                result = cuda_options_for_opencl(from_cu->fast_math,
-                                                 &out->options);
+                result = cuda_options_for_opencl(from_cu, &out->options);
         }
     }
     opencl_to_cuda_result_free(from_cl);
@@ -612,8 +620,13 @@ int translate_native_options(const translate_input *input,
     /* OpenCL compilers take the options as they are. */
     if (target == NULL || target->language != TRANSLATE_CUDA_C)
         return 0;
-    if (opencl_to_cuda_options(input->options, input->language, 0,
-                               target->compiler_version, out) != 0)
+    /* NVRTC ignores #pragma OPENCL FP_CONTRACT OFF: --fmad=false says it */
+    int fp_contract_off =
+        input->language == TRANSLATE_CUDA_C &&
+        cuda_fp_contract_pragma(input->text, input->length, input->options);
+    if (opencl_to_cuda_options(input->options, input->language,
+                               fp_contract_off, target->compiler_version,
+                               out) != 0)
         return -2;
     return 1;
 }

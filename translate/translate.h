@@ -355,7 +355,8 @@ int translate_read(translate_unit *unit, translate_program *out,
 
 /* The options of a program built in its own language, as its compiler
  * takes them: 1 with *out holding them (NVRTC takes no -cl-* option: those
- * with a meaning become NVRTC's, the others go); 0 when the compiler takes
+ * with a meaning become NVRTC's, the others go; CUDA C with #pragma OPENCL
+ * FP_CONTRACT OFF, which NVRTC ignores, gets --fmad=false); 0 when the compiler takes
  * the user's options as they are (OpenCL's); -2 when memory runs out.
  * Call translate_option_lists_free(out) after either. */
 int translate_native_options(const translate_input *input,
