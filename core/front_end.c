@@ -37,6 +37,7 @@ kiln_status kiln_front_end_open(kiln_context *context, const char *text,
         .opencl_c_version = opencl_c_version(device),
         .extensions = device->extensions,
         .vendor = device->vendor,
+        .platform = device->platform,
         .compute_capability =
             (unsigned)(device->compute_capability_major * 10 +
                        device->compute_capability_minor),
@@ -128,6 +129,16 @@ const char *kiln_front_end_left(const kiln_front_end *front)
 bool kiln_front_end_translates(const kiln_front_end *front)
 {
     return front->language != front->native_language;
+}
+
+void kiln_front_end_target_choices(const kiln_front_end *front, char *out,
+                                   size_t size)
+{
+    if (kiln_front_end_translates(front))
+        translate_target_choices(front->input.language, &front->target, out,
+                                 size);
+    else if (size > 0)
+        out[0] = '\0';
 }
 
 bool kiln_front_end_reads(const kiln_front_end *front)

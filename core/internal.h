@@ -719,12 +719,15 @@ typedef struct kiln_cache_key {
 /* The key of a program (`source`: its text with the #include files
  * inlined; `file_digests`: every file the include search read, NULL for
  * none); `translated`: the front end translated or read it, so the key
- * names the translator (translate_digest). */
+ * names the translator (translate_digest); `target_choices`: what the
+ * translation made of the device's facts (kiln_front_end_target_choices;
+ * "" none). */
 KILN_INTERNAL kiln_status kiln_cache_key_make(
     kiln_context *context, kiln_language source_language,
     const translate_options *options, const char *const *include_dirs,
     size_t include_dir_count, const char *source, size_t length,
-    const char *file_digests, bool translated, kiln_cache_key *key);
+    const char *file_digests, bool translated, const char *target_choices,
+    kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
 /* Memory cache: the built program of an earlier build in this context.
  * find returns it with a reference added for the caller; store adds the
@@ -817,6 +820,10 @@ KILN_INTERNAL const char *kiln_front_end_left(const kiln_front_end *front);
  * for its signatures (native CUDA C): then its key names the translator. */
 KILN_INTERNAL bool kiln_front_end_translates(const kiln_front_end *front);
 KILN_INTERNAL bool kiln_front_end_reads(const kiln_front_end *front);
+/* What the translation makes of the device's facts, in words (""
+ * when it is not translated or uses none): part of the cache key. */
+KILN_INTERNAL void kiln_front_end_target_choices(const kiln_front_end *front,
+                                                 char *out, size_t size);
 /* The status and message of a front-end failure. */
 KILN_INTERNAL kiln_status kiln_front_end_failed(const kiln_front_end *front,
                                                 const translate_error *error);

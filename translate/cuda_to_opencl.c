@@ -308,6 +308,41 @@ int cuda_fp_contract_pragma(const char *source, size_t length,
     return cu_pragma_contract_off(source, length, options);
 }
 
+/* Whether the space-separated list `list` has the word `word`. */
+static int cu_has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; p != NULL && (p = strstr(p, word)) != NULL;
+         p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
+cuda_float_atomics cuda_to_opencl_float_atomics(const translate_target *target,
+                                                const char **cl_std)
+{
+    if (cl_std != NULL)
+        *cl_std = NULL;
+    if (target == NULL || target->language != TRANSLATE_OPENCL_C)
+        return CUDA_FLOAT_ATOMICS_CAS;
+    const char *extensions = target->extensions ? target->extensions : "";
+    /* NVIDIA's own OpenCL (PoCL's CUDA device names NVIDIA as its vendor,
+     * not its platform, and has no inline PTX) */
+    if ((target->platform != NULL &&
+         strstr(target->platform, "NVIDIA") != NULL) ||
+        cu_has_word(extensions, "cl_nv_device_attribute_query"))
+        return CUDA_FLOAT_ATOMICS_PTX;
+    /* the extension's functions are OpenCL C 3.0's */
+    if (cu_has_word(extensions, "cl_ext_float_atomics") &&
+        target->opencl_c_version >= 300) {
+        if (cl_std != NULL)
+            *cl_std = "CL3.0";
+        return CUDA_FLOAT_ATOMICS_EXT;
+    }
+    return CUDA_FLOAT_ATOMICS_CAS;
+}
+
 /* The pass's state over a preprocessed program, its top level read. */
 static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
                           const translate_target *target)
@@ -404,6 +439,13 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     out->fp_contract_off = fmad_off || pp->fp_contract_off;
     if (out->fp_contract_off)
         clc_buffer_puts(&output, "#pragma OPENCL FP_CONTRACT OFF\n");
+    /* the device's float atomics (the prelude chooses by these) */
+    cuda_float_atomics atomics =
+        cuda_to_opencl_float_atomics(target, &out->cl_std);
+    if (atomics == CUDA_FLOAT_ATOMICS_PTX)
+        clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_PTX 1\n");
+    if (atomics == CUDA_FLOAT_ATOMICS_EXT)
+        clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_EXT 1\n");
     clc_buffer_puts(&output, translate_prelude_opencl());
     clc_writer w;
     clc_writer_init(&w, &output, st->tokens, st->file_names, st->file_count,

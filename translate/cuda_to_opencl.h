@@ -91,6 +91,9 @@ typedef struct cuda_to_opencl_result {
      * the source: a*b+c is never contracted (the text says so to the
      * OpenCL compiler with the pragma; its options must not ask for mad). */
     int fp_contract_off;
+    /* The -cl-std= the text needs for its target's float atomics ("CL3.0"),
+     * NULL: the compiler's default. */
+    const char *cl_std;
     /* On failure: "file:line: cannot translate '...': why", the line, and
      * whether the source is valid CUDA C that the pass cannot translate
      * (KILN_ERR_TRANSLATION) rather than a wrong source (KILN_ERR_BUILD). */
@@ -98,6 +101,25 @@ typedef struct cuda_to_opencl_result {
     int error_line;
     int unsupported;
 } cuda_to_opencl_result;
+
+/* How float (and double) atomicAdd is done on an OpenCL device. */
+typedef enum cuda_float_atomics {
+    CUDA_FLOAT_ATOMICS_CAS = 0, /* compare-and-swap loops: any OpenCL 1.2
+                                   device, slow where many threads add to
+                                   one address                            */
+    CUDA_FLOAT_ATOMICS_PTX,     /* NVIDIA's OpenCL: the instructions CUDA
+                                   uses (atom/red.global.add.f32, .f64),
+                                   through inline PTX (asm volatile)       */
+    CUDA_FLOAT_ATOMICS_EXT      /* cl_ext_float_atomics: OpenCL C 3.0's
+                                   atomic_fetch_add on atomic_float, where
+                                   the compiler says it has it             */
+} cuda_float_atomics;
+
+/* The float atomics of the device `target` describes (NULL: a generic
+ * OpenCL 1.2 device), and in *cl_std (may be NULL) the -cl-std= they need
+ * (NULL for the default). */
+cuda_float_atomics cuda_to_opencl_float_atomics(const translate_target *target,
+                                                const char **cl_std);
 
 /* The program's text with the #include lines of the headers the prelude
  * stands for (cuda_runtime.h...) blanked; a CUDA library header the

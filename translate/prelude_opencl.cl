@@ -533,20 +533,13 @@ __KILN_OV __KILN_FN uint atomicDec(volatile S uint *p, uint bound)              
     } while (old != seen);                                                               \
     return old;                                                                          \
 }                                                                                        \
-__KILN_OV __KILN_FN float atomicAdd(volatile S float *p, float v)                       \
-{                                                                                        \
-    volatile S uint *q = (volatile S uint *)p;                                           \
-    uint old = *q, seen;                                                                 \
-    do {                                                                                 \
-        seen = old;                                                                      \
-        old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));                      \
-    } while (old != seen);                                                               \
-    return as_float(old);                                                                \
-}                                                                                        \
-__KILN_OV __KILN_FN float atomicSub(volatile S float *p, float v) { return atomicAdd(p, -v); }
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S int *p, int v) { atomic_add(p, v); } \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S uint *p, uint v) { atomic_add(p, v); }
 
 #define __KILN_ATOMIC64(S)                                                               \
 __KILN_OV __KILN_FN ulong atomicAdd(volatile S ulong *p, ulong v) { return atom_add(p, v); }    \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S ulong *p, ulong v) { atom_add(p, v); } \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S long *p, long v) { atom_add(p, v); } \
 __KILN_OV __KILN_FN long atomicAdd(volatile S long *p, long v) { return atom_add(p, v); }       \
 __KILN_OV __KILN_FN ulong atomicExch(volatile S ulong *p, ulong v) { return atom_xchg(p, v); }  \
 __KILN_OV __KILN_FN long atomicExch(volatile S long *p, long v) { return atom_xchg(p, v); }     \
@@ -565,8 +558,25 @@ __KILN_ATOMIC32(__local)
 __KILN_ATOMIC64(__global)
 __KILN_ATOMIC64(__local)
 
-#ifdef cl_khr_fp64
-#define __KILN_ATOMIC_DOUBLE(S)                                                          \
+/* Float and double atomicAdd: the device's own instruction where the
+ * translation knows it (cuda_opencl_target: __KILN_FLOAT_ATOMICS_PTX on NVIDIA's
+ * OpenCL, whose compiler takes the PTX that CUDA's atomicAdd is made of;
+ * __KILN_FLOAT_ATOMICS_EXT where cl_ext_float_atomics gives OpenCL C 3.0
+ * atomic_fetch_add), else a compare-and-swap loop.  The _discard forms
+ * are for calls whose old value nothing reads (CUDA's red.add). */
+#define __KILN_FLOAT_ADD_CAS(S)                                                          \
+__KILN_OV __KILN_FN float atomicAdd(volatile S float *p, float v)                       \
+{                                                                                        \
+    volatile S uint *q = (volatile S uint *)p;                                           \
+    uint old = *q, seen;                                                                 \
+    do {                                                                                 \
+        seen = old;                                                                      \
+        old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));                      \
+    } while (old != seen);                                                               \
+    return as_float(old);                                                                \
+}                                                                                        \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S float *p, float v) { (void)atomicAdd(p, v); }
+#define __KILN_DOUBLE_ADD_CAS(S)                                                         \
 __KILN_OV __KILN_FN double atomicAdd(volatile S double *p, double v)                    \
 {                                                                                        \
     volatile S ulong *q = (volatile S ulong *)p;                                         \
@@ -577,6 +587,75 @@ __KILN_OV __KILN_FN double atomicAdd(volatile S double *p, double v)            
     } while (old != seen);                                                               \
     return as_double(old);                                                               \
 }                                                                                        \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S double *p, double v) { (void)atomicAdd(p, v); }
+
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN float atomicAdd(volatile __global float *p, float v)
+{
+    float old;
+    asm volatile("atom.global.add.f32 %0, [%1], %2;" : "=f"(old) : "l"(p), "f"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global float *p, float v)
+{
+    asm volatile("red.global.add.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp32_global_atomic_add)
+__KILN_OV __KILN_FN float atomicAdd(volatile __global float *p, float v)
+{
+    return atomic_fetch_add_explicit((volatile __global atomic_float *)p, v,
+                                     memory_order_relaxed, memory_scope_device);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global float *p, float v) { (void)atomicAdd(p, v); }
+#else
+__KILN_FLOAT_ADD_CAS(__global)
+#endif
+#if defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp32_local_atomic_add)
+__KILN_OV __KILN_FN float atomicAdd(volatile __local float *p, float v)
+{
+    return atomic_fetch_add_explicit((volatile __local atomic_float *)p, v,
+                                     memory_order_relaxed, memory_scope_work_group);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local float *p, float v) { (void)atomicAdd(p, v); }
+#else
+__KILN_FLOAT_ADD_CAS(__local)
+#endif
+__KILN_OV __KILN_FN float atomicSub(volatile __global float *p, float v) { return atomicAdd(p, -v); }
+__KILN_OV __KILN_FN float atomicSub(volatile __local float *p, float v) { return atomicAdd(p, -v); }
+
+#ifdef cl_khr_fp64
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN double atomicAdd(volatile __global double *p, double v)
+{
+    double old;
+    asm volatile("atom.global.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global double *p, double v)
+{
+    asm volatile("red.global.add.f64 [%0], %1;" : : "l"(p), "d"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp64_global_atomic_add)
+__KILN_OV __KILN_FN double atomicAdd(volatile __global double *p, double v)
+{
+    return atomic_fetch_add_explicit((volatile __global atomic_double *)p, v,
+                                     memory_order_relaxed, memory_scope_device);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global double *p, double v) { (void)atomicAdd(p, v); }
+#else
+__KILN_DOUBLE_ADD_CAS(__global)
+#endif
+#if defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp64_local_atomic_add)
+__KILN_OV __KILN_FN double atomicAdd(volatile __local double *p, double v)
+{
+    return atomic_fetch_add_explicit((volatile __local atomic_double *)p, v,
+                                     memory_order_relaxed, memory_scope_work_group);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local double *p, double v) { (void)atomicAdd(p, v); }
+#else
+__KILN_DOUBLE_ADD_CAS(__local)
+#endif
+#define __KILN_ATOMIC_DOUBLE(S)                                                          \
 __KILN_OV __KILN_FN double atomicExch(volatile S double *p, double v)                   \
 {                                                                                        \
     return as_double(atom_xchg((volatile S ulong *)p, as_ulong(v)));                     \

@@ -11,6 +11,7 @@
 #include "opencl_to_cuda.h"
 #include "preprocess.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -521,13 +522,19 @@ static int from_cuda(const cuda_to_opencl_result *result, int translated,
 static int cuda_options_for_opencl(const cuda_to_opencl_result *result,
                                    translate_option_lists *out)
 {
-    const char *words[2];
+    const char *words[3];
     size_t count = 0;
     if (result->fast_math && result->fp_contract_off) {
         words[count++] = "-cl-finite-math-only";
         words[count++] = "-cl-no-signed-zeros";
     } else if (result->fast_math) {
         words[count++] = "-cl-fast-relaxed-math";
+    }
+    /* the dialect the device's float atomics need */
+    char cl_std[32];
+    if (result->cl_std != NULL) {
+        snprintf(cl_std, sizeof cl_std, "-cl-std=%s", result->cl_std);
+        words[count++] = cl_std;
     }
     return translate_options_parse_words(words, count, out);
 }
@@ -610,6 +617,21 @@ int translate_read(translate_unit *unit, translate_program *out,
     if (result != 0)
         translate_program_free(out);
     return result;
+}
+
+void translate_target_choices(translate_language language,
+                              const translate_target *target, char *out,
+                              size_t size)
+{
+    static const char *const atomics[] = {"cas", "ptx",
+                                          "cl_ext_float_atomics"};
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    if (language == TRANSLATE_CUDA_C && target != NULL &&
+        target->language == TRANSLATE_OPENCL_C)
+        snprintf(out, size, "float atomics %s",
+                 atomics[cuda_to_opencl_float_atomics(target, NULL)]);
 }
 
 int translate_native_options(const translate_input *input,

@@ -143,12 +143,14 @@ int translate_include_search_read(void *context, const char *name, int quoted,
  * what the translation may use.  Strings are never NULL ("" for none). */
 typedef struct translate_target {
     translate_language language;  /* the language the device builds      */
-    /* OpenCL: the device's OpenCL C version (120 for 1.2, 300 for 3.0),
-     * its extensions (CL_DEVICE_EXTENSIONS, separated by spaces) and its
-     * vendor (CL_DEVICE_VENDOR). */
+    /* OpenCL: the highest OpenCL C version the device compiles (120 for
+     * 1.2, 300 for 3.0), its extensions (CL_DEVICE_EXTENSIONS, separated
+     * by spaces), its vendor (CL_DEVICE_VENDOR) and its platform's name
+     * (CL_PLATFORM_NAME: "NVIDIA CUDA"). */
     unsigned opencl_c_version;
     const char *extensions;
     const char *vendor;
+    const char *platform;
     /* CUDA: the device's compute capability (90 for 9.0) and the version
      * of the compiler that builds the text (NVRTC 12.4: 12040; 0 when not
      * known). */
@@ -167,6 +169,16 @@ typedef struct translate_input {
     const translate_include_reader *reader;
     const translate_target *target;
 } translate_input;
+
+/* What a translation from `language` for `target` makes of the target's
+ * facts, in words ("float atomics ptx": CUDA C's float atomicAdd on
+ * NVIDIA's OpenCL is the PTX CUDA uses), into out[size] ("" when it uses
+ * none).  The same words, the same translation: the core puts them in the
+ * cache key of every translated program, so a binary built for one device
+ * is never loaded for another whose facts choose differently. */
+void translate_target_choices(translate_language language,
+                              const translate_target *target, char *out,
+                              size_t size);
 
 /* ---- 1. preprocessing, once --------------------------------------------- */
 
