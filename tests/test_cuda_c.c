@@ -636,6 +636,62 @@ static void test_math(void **state)
     expect_ints("math_integer", iout, iwant, 10 * N);
 }
 
+/* Float and double atomicAdd on shared memory (NVIDIA's OpenCL: CUDA's
+ * atom/red.shared.add through inline PTX). */
+static void test_shared_atomics(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_device_info info;
+    TEST_OK(kiln_context_get_device_info(context, &info));
+    if (!info.supports_double) {
+        printf("# %s has no double precision\n", info.name);
+        skip();
+    }
+    kiln_program *program = cuda_program(context, "atomics_math");
+    kiln_kernel *kernel = test_temp_kernel(program, "shared_sums");
+    enum { N = 1000, B = 128, BLOCKS = (N + B - 1) / B };
+    float *x = ARRAY(float, N), *fold = ARRAY(float, N);
+    float *sums = ARRAY(float, 2 * BLOCKS);
+    double *d = ARRAY(double, N), *dsums = ARRAY(double, BLOCKS);
+    double *olds = ARRAY(double, B), *steps = ARRAY(double, B);
+    int *ints = ARRAY(int, N);
+    /* small whole numbers: every float sum is exact */
+    test_random_ints(ints, N, 1, 64);
+    for (int i = 0; i < N; ++i)
+        x[i] = (float)ints[i];
+    test_random_doubles(d, N, -1.0, 1.0);
+    kiln_buffer *bx = test_temp_buffer_from(context, x, N * sizeof *x);
+    kiln_buffer *bd = test_temp_buffer_from(context, d, N * sizeof *d);
+    kiln_buffer *bfold = test_temp_buffer(context, N * sizeof *fold);
+    kiln_buffer *bsums = test_temp_buffer(context, 2 * BLOCKS * sizeof *sums);
+    kiln_buffer *bdsums = test_temp_buffer(context, BLOCKS * sizeof *dsums);
+    TEST_LAUNCH(kernel, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0, KILN_ARG_BUFFER(bx),
+                KILN_ARG_BUFFER(bd), KILN_ARG_BUFFER(bfold),
+                KILN_ARG_BUFFER(bsums), KILN_ARG_BUFFER(bdsums),
+                KILN_ARG_INT(N));
+    test_read(bfold, fold, N * sizeof *fold);
+    test_read(bsums, sums, 2 * BLOCKS * sizeof *sums);
+    test_read(bdsums, dsums, BLOCKS * sizeof *dsums);
+    for (int b = 0; b < BLOCKS; ++b) {
+        size_t count = 0;
+        double sum = 0.25, dsum = 0.125;
+        for (int i = b * B; i < (b + 1) * B && i < N; ++i) {
+            olds[count] = fold[i];
+            steps[count++] = x[i];
+            sum += x[i];
+            dsum += d[i];
+        }
+        expect_serial("shared float atomicAdd", olds, steps, count, 0.5,
+                      sums[2 * b]);
+        if (sums[2 * b + 1] != sum)
+            fail_msg("block %d: shared float atomicAdd without its value: "
+                     "%.9g, expected %.9g", b, (double)sums[2 * b + 1], sum);
+        if (fabs(dsums[b] - dsum) > 1e-12)
+            fail_msg("block %d: shared double atomicAdd: %.17g, expected "
+                     "%.17g", b, dsums[b], dsum);
+    }
+}
+
 static void test_double(void **state)
 {
     kiln_context *context = test_context(state);
@@ -1202,6 +1258,7 @@ int main(void)
         KILN_TEST(test_atomic_family),
         KILN_TEST(test_math),
         KILN_TEST(test_double),
+        KILN_TEST(test_shared_atomics),
         KILN_TEST(test_float3_and_structs),
         KILN_TEST(test_vectors),
         KILN_TEST(test_constant_table_and_structs),

@@ -559,8 +559,9 @@ __KILN_ATOMIC64(__global)
 __KILN_ATOMIC64(__local)
 
 /* Float and double atomicAdd: the device's own instruction where the
- * translation knows it (cuda_opencl_target: __KILN_FLOAT_ATOMICS_PTX on NVIDIA's
- * OpenCL, whose compiler takes the PTX that CUDA's atomicAdd is made of;
+ * translation knows it (cuda_opencl_target: __KILN_FLOAT_ATOMICS_PTX on
+ * NVIDIA's OpenCL, whose compiler takes the PTX that CUDA's atomicAdd is
+ * made of, for global and shared memory;
  * __KILN_FLOAT_ATOMICS_EXT where cl_ext_float_atomics gives OpenCL C 3.0
  * atomic_fetch_add), else a compare-and-swap loop.  The _discard forms
  * are for calls whose old value nothing reads (CUDA's red.add). */
@@ -610,7 +611,18 @@ __KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global float *p, fl
 #else
 __KILN_FLOAT_ADD_CAS(__global)
 #endif
-#if defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp32_local_atomic_add)
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN float atomicAdd(volatile __local float *p, float v)
+{
+    float old;
+    asm volatile("atom.shared.add.f32 %0, [%1], %2;" : "=f"(old) : "l"(p), "f"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local float *p, float v)
+{
+    asm volatile("red.shared.add.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp32_local_atomic_add)
 __KILN_OV __KILN_FN float atomicAdd(volatile __local float *p, float v)
 {
     return atomic_fetch_add_explicit((volatile __local atomic_float *)p, v,
@@ -645,7 +657,18 @@ __KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global double *p, d
 #else
 __KILN_DOUBLE_ADD_CAS(__global)
 #endif
-#if defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp64_local_atomic_add)
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN double atomicAdd(volatile __local double *p, double v)
+{
+    double old;
+    asm volatile("atom.shared.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local double *p, double v)
+{
+    asm volatile("red.shared.add.f64 [%0], %1;" : : "l"(p), "d"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp64_local_atomic_add)
 __KILN_OV __KILN_FN double atomicAdd(volatile __local double *p, double v)
 {
     return atomic_fetch_add_explicit((volatile __local atomic_double *)p, v,
