@@ -266,6 +266,67 @@ static void test_block_votes(void **state)
                      expected[i]);
 }
 
+/* Warp-synchronous code: the unrolled last warp of a reduction in
+ * volatile shared memory (no barrier: the 32 lanes of a warp move in
+ * lockstep on a GPU, not on a CPU), and with __syncwarp().  The CPU
+ * models each step as a warp runs it: every lane reads, then writes. */
+static void test_warp_synchronous(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = early_exit_program(context);
+    kiln_kernel *reduce6 = test_temp_kernel(program, "reduce6");
+    kiln_kernel *syncwarp = test_temp_kernel(program, "reduce_syncwarp");
+    enum { N = 3000, B = 256, BLOCKS = (N + 2 * B - 1) / (2 * B) };
+    float *x = ARRAY(float, N), *out = ARRAY(float, BLOCKS * 8);
+    float *expected = ARRAY(float, BLOCKS * 8);
+    test_random_floats(x, N, -1.0f, 1.0f);
+    for (int b = 0; b < BLOCKS; ++b) {
+        float sdata[B], sum[B], step[32];
+        for (int t = 0; t < B; ++t) {
+            int i = b * 2 * B + t;
+            sum[t] = i < N ? x[i] : 0;
+            if (i + B < N)
+                sum[t] += x[i + B];
+            sdata[t] = sum[t];
+        }
+        for (int stride = B / 2; stride > 32; stride >>= 1)
+            for (int t = 0; t < stride; ++t)
+                sdata[t] = sum[t] = sum[t] + sdata[t + stride];
+        for (int offset = 32; offset > 0; offset >>= 1) {
+            for (int t = 0; t < 32; ++t)
+                step[t] = sdata[t] + sdata[t + offset];
+            memcpy(sdata, step, sizeof step);
+        }
+        expected[b] = sdata[0];
+    }
+    kiln_buffer *bx = test_temp_buffer_from(context, x, N * sizeof *x);
+    kiln_buffer *bout = test_temp_buffer(context, BLOCKS * 8 * sizeof *out);
+    TEST_LAUNCH(reduce6, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0, KILN_ARG_BUFFER(bx),
+                KILN_ARG_BUFFER(bout), KILN_ARG_UINT(N));
+    test_read(bout, out, BLOCKS * sizeof *out);
+    expect_floats("reduce6", out, expected, BLOCKS);
+
+    enum { B2 = 64, BLOCKS2 = N / B2 };
+    for (int b = 0; b < BLOCKS2; ++b) {
+        float sdata[B2], v[32];
+        memcpy(sdata, &x[b * B2], sizeof sdata);
+        for (int t = 0; t < 32; ++t)
+            v[t] = sdata[t];
+        for (int offset = 32; offset > 0; offset >>= 1) {
+            for (int t = 0; t < 32; ++t)
+                v[t] += sdata[t + offset];
+            memcpy(sdata, v, sizeof v);
+        }
+        expected[b] = v[0];
+    }
+    kiln_buffer *bout2 = test_temp_buffer(context, BLOCKS2 * sizeof *out);
+    float *out2 = ARRAY(float, BLOCKS2);
+    TEST_LAUNCH(syncwarp, KILN_DIM1(BLOCKS2), KILN_DIM1(B2), 0,
+                KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bout2));
+    test_read(bout2, out2, BLOCKS2 * sizeof *out2);
+    expect_floats("reduce_syncwarp", out2, expected, BLOCKS2);
+}
+
 /* ---- refused on OpenCL, with the construct and the line ------------------ */
 
 static void test_refusals(void **state)
@@ -338,6 +399,18 @@ static void test_refusals(void **state)
          "  a[i] = a[i] > 0 ? total(a[i], s) : 0;\n"
          "}\n",
          "'?'", "refused.cu:10:"},
+        /* warp-synchronous code in a loop whose trip count is the thread's */
+        {"__global__ void k(float *a) {\n"
+         "  __shared__ float s[65];\n"
+         "  volatile float *v = s;\n"
+         "  int t = threadIdx.x;\n"
+         "  s[t] = a[t];\n"
+         "  __syncthreads();\n"
+         "  for (int j = 0; j < t; ++j)\n"
+         "    v[t] += v[t + 1];\n"
+         "  a[t] = s[t];\n"
+         "}\n",
+         "warp-synchronous", "refused.cu:8:"},
         /* a barrier inside a switch */
         {"__global__ void k(float *a, int n, int m) {\n"
          "  int i = threadIdx.x;\n"
@@ -378,6 +451,7 @@ int main(void)
         KILN_TEST(test_returns_and_helpers),
         KILN_TEST(test_fall_off_the_end),
         KILN_TEST(test_block_votes),
+        KILN_TEST(test_warp_synchronous),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_barriers", tests,

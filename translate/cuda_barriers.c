@@ -20,6 +20,7 @@
  */
 #include "cuda_barriers.h"
 
+#include "expr_type.h"
 #include "symbols.h"
 
 #include <stdarg.h>
@@ -45,7 +46,13 @@ typedef enum bx_class {
     BX_STRUCTURE,    /* a block, or an if/loop on uniform conditions       */
     BX_END_IF,       /* a kernel's last if, entered by some threads, that
                         synchronises                                       */
-    BX_DIVERGENT     /* synchronises where only some threads may get      */
+    BX_DIVERGENT,    /* synchronises where only some threads may get      */
+    BX_LOCKSTEP,     /* a store of warp-synchronous code: lanes read, meet,
+                        write, meet                                        */
+    BX_WARP_BARRIER, /* __syncwarp(): a barrier of every thread           */
+    BX_LOCKSTEP_IF   /* an if that some threads enter, holding only
+                        warp-synchronous code: every thread runs it, with
+                        the flag of whether it entered                     */
 } bx_class;
 
 typedef struct bx_stmt bx_stmt;
@@ -61,7 +68,10 @@ struct bx_stmt {
     bx_stmt *other;      /* if: else                                       */
     bx_stmt **items;     /* block                                          */
     size_t item_count;
-    int sync;            /* holds a barrier, a vote or a synchronising call */
+    int sync;            /* holds a barrier, a vote or a synchronising call,
+                            or warp-synchronous code                         */
+    int hard;            /* ... a barrier, a vote or a call of one          */
+    int lockstep;        /* ... warp-synchronous code                        */
     int after_sync;      /* a barrier may run after it in this function     */
     int at_end;          /* a kernel's statement with nothing after it     */
     int divergent_jump;  /* loop: a break/continue that only some threads
@@ -81,6 +91,8 @@ typedef struct bx_function {
     size_t body_open, body_close;
     int defined, is_kernel, translated, is_void;
     int sync, uses_votes, analysed;
+    int hard;            /* barriers or votes, here or in what it calls     */
+    int lockstep;        /* warp-synchronous code, here or in what it calls */
     int lowered, takes_active;
     bx_stmt *body;
     bx_call *calls;
@@ -101,7 +113,10 @@ enum {
     BX_SYM_TRACKED = 2,   /* a local or parameter held in a register       */
     BX_SYM_ARRAY = 4,
     BX_SYM_CONSTANT = 8,  /* file scope, never written by device code      */
-    BX_SYM_VARYING = 16   /* tracked, and not uniform                      */
+    BX_SYM_VARYING = 16,  /* tracked, and not uniform                      */
+    BX_SYM_LOCKSTEP = 32, /* declared volatile: warp-synchronous memory (a
+                             kernel's pointer parameters are global: not) */
+    BX_SYM_KERNEL_PARAMETER = 64
 };
 
 typedef struct bx_state {
@@ -136,6 +151,7 @@ typedef struct bx_state {
 enum {
     BX_W_NONE = 0,
     BX_W_BARRIER,        /* __syncthreads                                 */
+    BX_W_WARP_BARRIER,   /* __syncwarp                                    */
     BX_W_VOTE_COUNT, BX_W_VOTE_AND, BX_W_VOTE_OR,
     BX_W_THREAD,         /* threadIdx                                      */
     BX_W_BLOCK,          /* blockIdx, blockDim, gridDim                    */
@@ -375,12 +391,39 @@ static size_t bx_declaration_start(const bx_state *st, size_t name, int file_sco
     return k;
 }
 
+/* The first token of the parameter whose name is at `name`. */
+static size_t bx_parameter_start(const bx_state *st, size_t name)
+{
+    size_t k = name;
+    while (k > 0 && !bx_punct(st, k - 1, P_COMMA) &&
+           !(bx_punct(st, k - 1, P_LPAREN) && st->match[k - 1] > name)) {
+        if (bx_punct(st, k - 1, P_RPAREN) || bx_punct(st, k - 1, P_RBRACKET))
+            k = st->match[k - 1];
+        else
+            --k;
+    }
+    return k;
+}
+
 static uint8_t bx_symbol_flags(bx_state *st, const clc_symbol *symbol)
 {
     uint8_t *flags = &st->symbol_flags[symbol->index];
     if (*flags & BX_SYM_KNOWN)
         return *flags;
     uint8_t f = BX_SYM_KNOWN;
+    if (symbol->kind == CLC_SYMBOL_OBJECT) {
+        size_t start = symbol->is_parameter
+                           ? bx_parameter_start(st, symbol->token)
+                           : bx_declaration_start(st, symbol->token,
+                                                  symbol->depth == 0);
+        int is_volatile = 0, device = 0;
+        for (size_t k = start; k < symbol->token; ++k) {
+            is_volatile |= bx_is(st, k, W_volatile);
+            device |= bx_word(st, k) == BX_W_DEVICE;
+        }
+        if (is_volatile && !(symbol->depth == 0 && device))
+            f |= BX_SYM_LOCKSTEP;
+    }
     int array = symbol->type != NULL && symbol->type->kind == CLC_TYPE_ARRAY;
     if (array)
         f |= BX_SYM_ARRAY;
@@ -703,16 +746,104 @@ static int bx_range_syncs(const bx_state *st, size_t b, size_t e)
     return 0;
 }
 
+/* Barriers, votes, calls of functions that have them. */
+static int bx_range_hard(const bx_state *st, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; ++i) {
+        if (bx_sync_word_call(st, i))
+            return 1;
+        long callee = bx_call_at(st, i);
+        if (callee >= 0 && st->functions[callee].hard)
+            return 1;
+    }
+    return 0;
+}
+
+/* __syncwarp() and calls of functions with warp-synchronous code. */
+static int bx_range_lockstep_calls(const bx_state *st, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; ++i) {
+        if (bx_word(st, i) == BX_W_WARP_BARRIER && bx_punct(st, i + 1, P_LPAREN))
+            return 1;
+        long callee = bx_call_at(st, i);
+        if (callee >= 0 && st->functions[callee].lockstep)
+            return 1;
+    }
+    return 0;
+}
+
+/* A store into warp-synchronous memory, [b, e) a statement without its
+ * ';' (`sdata[tid] += sdata[tid + 16]`, `*p = v`, a volatile __shared__
+ * scalar): its assignment operator's index, 0 when it is not one. */
+static size_t bx_lockstep_store(bx_state *st, size_t b, size_t e)
+{
+    size_t op = b;
+    while (op < e && !bx_is_assign(st, op)) {
+        if (bx_is_open(st, op))
+            op = st->match[op];
+        ++op;
+    }
+    if (op >= e || op == b)
+        return 0;
+    int memory = bx_punct(st, b, P_STAR), target = 0;
+    for (size_t k = b; k < op; ++k) {
+        if (bx_punct(st, k, P_LBRACKET))
+            memory = 1;
+        const clc_symbol *symbol = bx_symbol(st, k);
+        if (symbol == NULL || symbol->kind != CLC_SYMBOL_OBJECT ||
+            !(bx_symbol_flags(st, symbol) & BX_SYM_LOCKSTEP))
+            continue;
+        target = 1;
+        if (op == b + 1 && symbol->type != NULL &&
+            symbol->type->kind != CLC_TYPE_POINTER &&
+            symbol->type->kind != CLC_TYPE_ARRAY)
+            memory = 1; /* a volatile scalar */
+    }
+    return target && memory ? op : 0;
+}
+
+static int bx_warp_barrier_statement(const bx_state *st, const bx_stmt *s)
+{
+    return s->kind == BX_EXPR && bx_word(st, s->head) == BX_W_WARP_BARRIER &&
+           bx_punct(st, s->head + 1, P_LPAREN) &&
+           st->match[s->head + 1] + 2 == s->end;
+}
+
+/* Whether a function's own statements are warp-synchronous code. */
+static int bx_lockstep_direct(bx_state *st, const bx_stmt *s)
+{
+    if (s->kind == BX_EXPR &&
+        (bx_lockstep_store(st, s->head, s->end - 1) ||
+         bx_warp_barrier_statement(st, s)))
+        return 1;
+    if ((s->body && bx_lockstep_direct(st, s->body)) ||
+        (s->other && bx_lockstep_direct(st, s->other)))
+        return 1;
+    for (size_t k = 0; k < s->item_count; ++k)
+        if (bx_lockstep_direct(st, s->items[k]))
+            return 1;
+    return 0;
+}
+
 static void bx_mark_sync(bx_state *st, bx_stmt *s)
 {
-    s->sync = bx_range_syncs(st, s->begin, s->end);
-    if (s->body)
-        bx_mark_sync(st, s->body);
-    if (s->other)
-        bx_mark_sync(st, s->other);
-    for (size_t k = 0; k < s->item_count; ++k)
+    s->hard = bx_range_hard(st, s->begin, s->end);
+    s->lockstep = bx_range_lockstep_calls(st, s->begin, s->end) ||
+                  (s->kind == BX_EXPR &&
+                   bx_lockstep_store(st, s->head, s->end - 1));
+    bx_stmt *parts[2] = {s->body, s->other};
+    for (int k = 0; k < 2; ++k)
+        if (parts[k] != NULL) {
+            bx_mark_sync(st, parts[k]);
+            s->lockstep |= parts[k]->lockstep;
+        }
+    for (size_t k = 0; k < s->item_count; ++k) {
         bx_mark_sync(st, s->items[k]);
+        s->lockstep |= s->items[k]->lockstep;
+    }
+    s->sync = s->hard || s->lockstep;
 }
+
 
 /* after_sync and at_end, from the statement's place. */
 static void bx_mark_place(bx_state *st, bx_stmt *s, int after_sync, int at_end)
@@ -841,7 +972,8 @@ static void bx_classify(bx_state *st, bx_function *f, bx_stmt *s);
 /* A break or continue under guarded code that leaves or restarts `loop`. */
 static int bx_divergent_jump(const bx_stmt *s, int guarded, int in_switch)
 {
-    if (s->cls == BX_GUARDED || s->cls == BX_DIVERGENT)
+    if (s->cls == BX_GUARDED || s->cls == BX_DIVERGENT ||
+        s->cls == BX_LOCKSTEP_IF || s->cls == BX_END_IF)
         guarded = 1;
     switch (s->kind) {
     case BX_BREAK:
@@ -897,6 +1029,16 @@ static void bx_classify(bx_state *st, bx_function *f, bx_stmt *s)
             s->cls = BX_BARRIER;
             return;
         }
+        if (bx_warp_barrier_statement(st, s)) {
+            s->cls = BX_WARP_BARRIER;
+            return;
+        }
+        if (bx_lockstep_store(st, s->head, semi) &&
+            !bx_range_hard(st, s->head, semi) &&
+            !bx_range_lockstep_calls(st, s->head, semi)) {
+            bx_guard(st, s, BX_LOCKSTEP);
+            return;
+        }
         bx_guard(st, s, s->sync ? BX_SYNC_CALL : BX_GUARDED);
         return;
     }
@@ -911,6 +1053,15 @@ static void bx_classify(bx_state *st, bx_function *f, bx_stmt *s)
     case BX_IF:
         if (bx_uniform(st, s->open + 1, s->close, 1)) {
             s->cls = BX_STRUCTURE;
+            bx_classify(st, f, s->body);
+            if (s->other)
+                bx_classify(st, f, s->other);
+            return;
+        }
+        if (s->sync && !s->hard && !bx_range_syncs(st, s->open + 1, s->close) &&
+            !bx_range_lockstep_calls(st, s->open + 1, s->close)) {
+            s->cls = BX_LOCKSTEP_IF;
+            bx_spoil(st, s->open, s->close);
             bx_classify(st, f, s->body);
             if (s->other)
                 bx_classify(st, f, s->other);
@@ -1037,6 +1188,7 @@ static void bx_intern_words(bx_state *st)
         int word;
     } words[] = {
         {"__syncthreads", BX_W_BARRIER},
+        {"__syncwarp", BX_W_WARP_BARRIER},
         {"__syncthreads_count", BX_W_VOTE_COUNT},
         {"__syncthreads_and", BX_W_VOTE_AND},
         {"__syncthreads_or", BX_W_VOTE_OR},
@@ -1101,6 +1253,14 @@ static void bx_read_params(bx_state *st, bx_function *f)
         f->param_names = bx_grow(st, f->param_names, f->param_count,
                                  sizeof *f->param_names);
         f->param_names[f->param_count++] = name;
+        const clc_symbol *symbol = name ? bx_symbol(st, name) : NULL;
+        if (symbol != NULL && f->is_kernel) {
+            /* a kernel's pointers point to global memory: never a warp's */
+            bx_symbol_flags(st, symbol);
+            st->symbol_flags[symbol->index] = (uint8_t)(
+                (st->symbol_flags[symbol->index] & ~BX_SYM_LOCKSTEP) |
+                BX_SYM_KERNEL_PARAMETER);
+        }
         b = e + 1;
     }
 }
@@ -1214,7 +1374,7 @@ static int bx_read_functions(bx_state *st)
             continue;
         for (size_t t = fn->body_open + 1; t < fn->body_close; ++t) {
             if (bx_sync_word_call(st, t)) {
-                fn->sync = 1;
+                fn->hard = 1;
                 if (bx_word(st, t) != BX_W_BARRIER)
                     fn->uses_votes = 1;
             }
@@ -1372,6 +1532,8 @@ typedef struct bx_lowering {
     int open;            /* a run of guarded code is open                    */
     int used;            /* ... and a goto names its label                   */
     int certain;         /* no thread can have returned yet: no test needed  */
+    size_t saved[32];    /* the flags of the ifs only some threads entered  */
+    size_t saved_count;  /* (a return clears them: the thread stays out)   */
 } bx_lowering;
 
 static void bx_emit(bx_state *st, bx_lowering *lw, bx_stmt *s);
@@ -1405,8 +1567,12 @@ static void bx_edit_returns(bx_state *st, bx_lowering *lw, const bx_stmt *s)
     if (s->kind == BX_RETURN && s->after_sync) {
         lw->used = 1;
         size_t semi = s->end - 1;
-        const char *leave = bx_printf(st, "__kiln_active = 0; goto __kiln_skip_%zu; }",
-                                      lw->label);
+        const char *saved = "";
+        for (size_t k = 0; k < lw->saved_count; ++k)
+            saved = bx_printf(st, "%s __kiln_saved_%zu = 0;", saved, lw->saved[k]);
+        const char *leave = bx_printf(st, "__kiln_active = 0;%s goto "
+                                          "__kiln_skip_%zu; }",
+                                      saved, lw->label);
         if (semi > s->head + 1) {
             st->replace[s->head] = "{ __kiln_ret =";
             st->after[semi] = leave;
@@ -1628,6 +1794,12 @@ static void bx_emit_end_if(bx_state *st, bx_lowering *lw, bx_stmt *s)
             s->head);
     bx_copy(st, s->open + 1, s->close);
     bx_text(st, ");", s->close);
+    if (lw->saved_count == sizeof lw->saved / sizeof lw->saved[0])
+        bx_refuse(st, s->head, "cannot translate this 'if': more than %zu "
+                               "nested ifs that only some threads enter and "
+                               "that synchronise",
+                  lw->saved_count);
+    lw->saved[lw->saved_count++] = number;
     /* the branch without barriers first: in CUDA its threads are done
      * before the others pass their first barrier */
     int then_first = s->other == NULL || s->other->sync;
@@ -1642,8 +1814,108 @@ static void bx_emit_end_if(bx_state *st, bx_lowering *lw, bx_stmt *s)
                 branch->begin);
         bx_emit_nested(st, lw, branch);
     }
+    lw->saved_count--;
     bx_text(st, bx_printf(st, "__kiln_active = __kiln_saved_%zu; }", number),
             s->end - 1);
+}
+
+/* The first warp-synchronous token in (b, e): a store or __syncwarp, or
+ * a call of a function that has them; 0 when none. */
+static size_t bx_lockstep_in(bx_state *st, size_t b, size_t e)
+{
+    for (size_t i = b + 1; i < e; ++i) {
+        if (bx_range_lockstep_calls(st, i, i + 1))
+            return i;
+        if (!bx_is_assign(st, i))
+            continue;
+        size_t start = i;
+        while (start > b + 1 && !bx_punct(st, start - 1, P_SEMI) &&
+               !bx_punct(st, start - 1, P_LBRACE) &&
+               !bx_punct(st, start - 1, P_RBRACE) &&
+               !bx_punct(st, start - 1, P_RPAREN))
+            --start;
+        if (bx_lockstep_store(st, start, i + 1) == i)
+            return start;
+    }
+    return 0;
+}
+
+static size_t bx_lockstep_at(bx_state *st, const bx_function *f)
+{
+    size_t at = bx_lockstep_in(st, f->body_open, f->body_close);
+    return at ? at : f->body_open;
+}
+
+/* CUDA's spelling of a scalar or vector type, NULL for others. */
+static const char *bx_type_spelling(bx_state *st, const clc_type *type)
+{
+    static const char *const scalars[] = {
+        [CLC_S_BOOL] = "bool", [CLC_S_CHAR] = "char",
+        [CLC_S_UCHAR] = "unsigned char", [CLC_S_SHORT] = "short",
+        [CLC_S_USHORT] = "unsigned short", [CLC_S_INT] = "int",
+        [CLC_S_UINT] = "unsigned int", [CLC_S_LONG] = "long long",
+        [CLC_S_ULONG] = "unsigned long long", [CLC_S_FLOAT] = "float",
+        [CLC_S_DOUBLE] = "double"};
+    static const char *const elements[] = {
+        [CLC_S_CHAR] = "char", [CLC_S_UCHAR] = "uchar",
+        [CLC_S_SHORT] = "short", [CLC_S_USHORT] = "ushort",
+        [CLC_S_INT] = "int", [CLC_S_UINT] = "uint", [CLC_S_LONG] = "longlong",
+        [CLC_S_ULONG] = "ulonglong", [CLC_S_FLOAT] = "float",
+        [CLC_S_DOUBLE] = "double"};
+    if (type == NULL || (size_t)type->scalar >= sizeof scalars / sizeof scalars[0])
+        return NULL;
+    if (type->kind == CLC_TYPE_SCALAR)
+        return scalars[type->scalar];
+    if (type->kind == CLC_TYPE_VECTOR && type->width <= 4 &&
+        elements[type->scalar] != NULL)
+        return bx_printf(st, "%s%u", elements[type->scalar], type->width);
+    return NULL;
+}
+
+/* A store of warp-synchronous code (bx_class BX_LOCKSTEP): on a GPU the 32
+ * lanes of a warp run it as one instruction, every lane reading before
+ * any writes; on a CPU device they run one after the other.  So every
+ * thread computes the value (active ones), all meet, the active ones
+ * store, all meet. */
+static void bx_emit_lockstep(bx_state *st, bx_lowering *lw, bx_stmt *s)
+{
+    size_t semi = s->end - 1;
+    size_t op = bx_lockstep_store(st, s->head, semi);
+    for (size_t k = s->head; k < op; ++k)
+        if (bx_punct(st, k, P_INC) || bx_punct(st, k, P_DEC) ||
+            bx_is_assign(st, k) ||
+            (bx_ident(st, k) && bx_punct(st, k + 1, P_LPAREN) &&
+             bx_word(st, k) != BX_W_PURE))
+            bx_refuse(st, k, "cannot translate this store of warp-synchronous "
+                             "code (volatile shared memory): its target "
+                             "has side effects");
+    const char *type = bx_type_spelling(st, clc_expr_type(&st->symbols, s->head, op));
+    if (type == NULL)
+        bx_refuse(st, s->head, "cannot translate this store of "
+                               "warp-synchronous code (volatile shared "
+                               "memory): the type of its target is not "
+                               "known here");
+    static const char *const operators[P__COUNT] = {
+        [P_MUL_ASSIGN] = "*", [P_DIV_ASSIGN] = "/", [P_MOD_ASSIGN] = "%",
+        [P_ADD_ASSIGN] = "+", [P_SUB_ASSIGN] = "-", [P_SHL_ASSIGN] = "<<",
+        [P_SHR_ASSIGN] = ">>", [P_AND_ASSIGN] = "&", [P_XOR_ASSIGN] = "^",
+        [P_OR_ASSIGN] = "|"};
+    const char *operator = operators[st->tokens[op].punct];
+    bx_close_guard(st, lw, s->begin);
+    bx_copy(st, s->begin, s->head); /* pragmas */
+    size_t number = ++st->labels;
+    bx_text(st, bx_printf(st, "%s __kiln_t%zu; if (__kiln_active) __kiln_t%zu =",
+                          type, number, number),
+            s->head);
+    if (operator != NULL) {
+        bx_copy(st, s->head, op);
+        bx_text(st, operator, op);
+    }
+    bx_text(st, "(", op);
+    bx_copy(st, op + 1, semi);
+    bx_text(st, "); __syncthreads(); if (__kiln_active)", semi);
+    bx_copy(st, s->head, op);
+    bx_text(st, bx_printf(st, "= __kiln_t%zu; __syncthreads();", number), semi);
 }
 
 static void bx_refuse_divergent(bx_state *st, bx_lowering *lw, const bx_stmt *s)
@@ -1655,6 +1927,23 @@ static void bx_refuse_divergent(bx_state *st, bx_lowering *lw, const bx_stmt *s)
             at = i;
             break;
         }
+    if (!s->hard) {
+        size_t found = bx_lockstep_in(st, s->begin, s->end);
+        at = found ? found : at;
+        bx_refuse(st, at,
+                  "cannot translate warp-synchronous code (stores through "
+                  "volatile shared memory, __syncwarp) %s (line %u): the "
+                  "translation runs it in every thread of the block with "
+                  "barriers between the lanes' steps, which needs control "
+                  "flow that is the same in every thread (OpenCL work-items "
+                  "do not move in lockstep)",
+                  s->kind == BX_SWITCH ? "inside a switch"
+                  : s->kind == BX_IF   ? "under a condition inside an "
+                                         "expression or another branch"
+                                       : "in a loop whose trip count is not "
+                                         "the same in every thread",
+                  st->tokens[s->head].line);
+    }
     const char *why = s->kind == BX_SWITCH
                           ? "inside a switch"
                       : s->kind == BX_IF
@@ -1695,7 +1984,7 @@ static void bx_emit(bx_state *st, bx_lowering *lw, bx_stmt *s)
 {
     /* a loop runs again after a return in it, and an if that only some
      * threads enter changes the flag */
-    if (s->cls == BX_END_IF ||
+    if (s->cls == BX_END_IF || s->cls == BX_LOCKSTEP_IF ||
         ((s->kind == BX_FOR || s->kind == BX_WHILE || s->kind == BX_DO) &&
          bx_lowered_return(s)))
         lw->certain = 0;
@@ -1737,8 +2026,17 @@ static void bx_emit_statement(bx_state *st, bx_lowering *lw, bx_stmt *s)
         bx_emit_sync_call(st, lw, s);
         return;
     case BX_END_IF:
+    case BX_LOCKSTEP_IF:
         bx_close_guard(st, lw, s->begin);
         bx_emit_end_if(st, lw, s);
+        return;
+    case BX_LOCKSTEP:
+        bx_emit_lockstep(st, lw, s);
+        return;
+    case BX_WARP_BARRIER:
+        bx_close_guard(st, lw, s->begin);
+        bx_copy(st, s->begin, s->head); /* pragmas */
+        bx_text(st, "__syncthreads();", s->head);
         return;
     case BX_STRUCTURE:
         break;
@@ -1808,7 +2106,7 @@ static void bx_emit_function(bx_state *st, bx_function *f)
         bx_return_type(st, f);
         bx_text(st, "__kiln_ret;", f->body_open);
     }
-    bx_lowering lw = {f, 0, 0, 0, !f->takes_active};
+    bx_lowering lw = {.f = f, .certain = !f->takes_active};
     for (size_t k = 0; k < f->body->item_count; ++k)
         bx_emit(st, &lw, f->body->items[k]);
     bx_close_guard(st, &lw, f->body_close);
@@ -1828,26 +2126,40 @@ static int bx_analyse(bx_state *st)
             continue;
         bx_read_params(st, f);
     }
+    /* warp-synchronous code of the functions' own */
+    for (size_t k = 0; k < st->function_count; ++k) {
+        bx_function *f = &st->functions[k];
+        if (!f->defined || !f->translated)
+            continue;
+        f->body = bx_parse(st, f->body_open, f->body_close + 1, 0);
+        if (f->body != NULL && bx_lockstep_direct(st, f->body))
+            f->lockstep = 1;
+    }
     /* what synchronises, through calls */
     for (int changed = 1; changed;) {
         changed = 0;
         for (size_t k = 0; k < st->function_count; ++k) {
             bx_function *f = &st->functions[k];
-            for (size_t c = 0; c < f->call_count && !f->sync; ++c)
-                if (st->functions[f->calls[c].callee].sync) {
-                    f->sync = 1;
+            for (size_t c = 0; c < f->call_count; ++c) {
+                const bx_function *g = &st->functions[f->calls[c].callee];
+                if ((g->hard && !f->hard) || (g->lockstep && !f->lockstep)) {
+                    f->hard |= g->hard;
+                    f->lockstep |= g->lockstep;
                     changed = 1;
                 }
+            }
         }
     }
+    for (size_t k = 0; k < st->function_count; ++k)
+        st->functions[k].sync = st->functions[k].hard || st->functions[k].lockstep;
     for (size_t k = 0; k < st->function_count; ++k) {
         bx_function *f = &st->functions[k];
         if (!f->defined || !f->translated || !f->sync)
             continue;
-        f->body = bx_parse(st, f->body_open, f->body_close + 1, 0);
         if (f->body == NULL)
             continue; /* not a body this phase can read: left as it is */
         f->analysed = 1;
+
         any_sync = 1;
         bx_mark_sync(st, f->body);
         bx_mark_place(st, f->body, 0, f->is_kernel);
@@ -1870,6 +2182,8 @@ static int bx_analyse(bx_state *st)
         size_t trigger = bx_divergent_return(st, f->body, 0);
         if (trigger == 0 && f->is_kernel)
             trigger = bx_end_if(f->body);
+        if (trigger == 0 && f->lockstep)
+            trigger = bx_lockstep_at(st, f);
         if (trigger) {
             f->lowered = 1;
             f->trigger = trigger;
@@ -1916,8 +2230,12 @@ void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
     int syncs = 0;
     for (size_t i = 0; i < n && !syncs; ++i)
         syncs = (*tokens)[i].kind == CLC_TOK_IDENT &&
-                (*tokens)[i].length >= 13 &&
-                memcmp((*tokens)[i].text, "__syncthreads", 13) == 0;
+                (((*tokens)[i].length == 10 &&
+                  memcmp((*tokens)[i].text, "__syncwarp", 10) == 0) ||
+                 ((*tokens)[i].length == 8 &&
+                  memcmp((*tokens)[i].text, "volatile", 8) == 0) ||
+                 ((*tokens)[i].length >= 13 &&
+                  memcmp((*tokens)[i].text, "__syncthreads", 13) == 0));
     if (!syncs)
         return;
     bx_state *st = clc_arena_alloc(arena, sizeof *st);

@@ -171,3 +171,59 @@ __global__ void votes_in_helper(const int *x, int *out)
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = __syncthreads_count(x[i] & 1) + 1000 * all_positive(x[i]);
 }
+
+/* The classic unrolled last warp (Mark Harris's reduction, kernel 6, for
+ * blocks of 256): the last 32 threads add in volatile shared memory with
+ * no barrier, relying on moving in lockstep, which OpenCL work-items on a
+ * CPU do not. */
+__device__ void warpReduce(volatile float *sdata, unsigned int tid)
+{
+    sdata[tid] += sdata[tid + 32];
+    sdata[tid] += sdata[tid + 16];
+    sdata[tid] += sdata[tid + 8];
+    sdata[tid] += sdata[tid + 4];
+    sdata[tid] += sdata[tid + 2];
+    sdata[tid] += sdata[tid + 1];
+}
+
+__global__ void reduce6(const float *g_idata, float *g_odata, unsigned int n)
+{
+    __shared__ float sdata[256];
+    unsigned int tid = threadIdx.x;
+    unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+    float mySum = 0;
+    if (i < n)
+        mySum = g_idata[i];
+    if (i + blockDim.x < n)
+        mySum += g_idata[i + blockDim.x];
+    sdata[tid] = mySum;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (tid < s)
+            sdata[tid] = mySum = mySum + sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) warpReduce(sdata, tid);
+    if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+}
+
+/* The same last warp with __syncwarp() between reading and writing, in
+ * the kernel. */
+__global__ void reduce_syncwarp(const float *g_idata, float *g_odata)
+{
+    __shared__ float sdata[64];
+    unsigned int tid = threadIdx.x;
+    sdata[tid] = g_idata[blockIdx.x * 64 + tid];
+    __syncthreads();
+    if (tid < 32) {
+        float v = sdata[tid];
+        for (int offset = 32; offset > 0; offset >>= 1) {
+            v += sdata[tid + offset];
+            __syncwarp();
+            sdata[tid] = v;
+            __syncwarp();
+        }
+        if (tid == 0)
+            g_odata[blockIdx.x] = v;
+    }
+}
