@@ -982,6 +982,12 @@ KILN_INTERNAL void kiln_stage_release(kiln_context *context, size_t arg_count,
                                       const kiln_arg *args,
                                       staged_host_arg *staged,
                                       kiln_stream *stream, bool finished);
+/* After a launch of a kernel that may assert (CUDA C translated to OpenCL
+ * C: it has the program's TRANSLATE_ASSERT_VARIABLE among its hidden
+ * arguments): waits for it, and a failed assert is KILN_ERR_KERNEL_FAULT
+ * with the site (core/launch_assert.c).  KILN_OK at once for others. */
+KILN_INTERNAL kiln_status kiln_launch_check_assert(kiln_kernel *kernel,
+                                                   kiln_backend_stream *stream);
 /* Checked mode, after the launch: the guard zones of every guarded buffer
  * and staged host array.  The first argument whose zones changed is
  * KILN_ERR_KERNEL_FAULT; every zone is checked (and restored) anyway. */

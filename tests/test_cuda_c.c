@@ -11,13 +11,17 @@
  * Each .cu file is one program (built once per backend and then found in
  * the kernel cache), so that the suite stays fast on PoCL.
  */
+#include "config.h" /* _GNU_SOURCE: dup, open under -std=c11 */
+
 #include "harness.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -1091,6 +1095,145 @@ static void test_fmad_false(void **state)
     }
 }
 
+/* ---- assert and printf ------------------------------------------------------------------------ */
+
+/* assert() reports as CUDA's does: the launch fails with the file, the
+ * line, the condition, the block and the thread (CUDA: the driver's
+ * CUDA_ERROR_ASSERT, which ends the context: checked on OpenCL only, where
+ * the translation records the failure); with NDEBUG it compiles to
+ * nothing. */
+static void test_assert(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char source[] =
+        "#include <assert.h>\n"
+        "__device__ void check_positive(float v)\n"
+        "{\n"
+        "    assert(v >= 0.0f);\n"
+        "}\n"
+        "__global__ void scale(float *a, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) {\n"
+        "        check_positive(a[i]);\n"
+        "        a[i] *= 2;\n"
+        "    }\n"
+        "}\n";
+    enum { N = 1000, B = 128 };
+    float *a = ARRAY(float, N), *out = ARRAY(float, N);
+    test_random_floats(a, N, 0.5f, 2.0f);
+    kiln_buffer *ba = test_temp_buffer_from(context, a, N * sizeof *a);
+    const char *const ndebug[] = {NULL, "-DNDEBUG"};
+    for (int k = 0; k < 2; ++k) {
+        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                      .options = ndebug[k],
+                                      .source_name = "asserts.cu"};
+        kiln_program *program = NULL;
+        TEST_OK(kiln_program_build_with(context, source, 0, &options, &program));
+        kiln_kernel *scale = test_kernel(program, "scale");
+        a[437] = 1.25f;
+        TEST_OK(kiln_buffer_write(ba, 0, a, N * sizeof *a));
+        TEST_LAUNCH(scale, KILN_DIM1(test_blocks(N, B)), KILN_DIM1(B), 0,
+                    KILN_ARG_BUFFER(ba), KILN_ARG_INT(N));
+        test_read(ba, out, N * sizeof *out);
+        for (int i = 0; i < N; ++i)
+            if (out[i] != 2 * a[i])
+                fail_msg("scale[%d] = %g, expected %g", i, out[i], 2 * a[i]);
+        if (strcmp(test_backend(state), "cuda") == 0) {
+            printf("# a failed assert ends a CUDA context: not provoked\n");
+            TEST_OK(kiln_kernel_release(scale));
+            TEST_OK(kiln_program_release(program));
+            continue;
+        }
+        a[437] = -1.0f;
+        TEST_OK(kiln_buffer_write(ba, 0, a, N * sizeof *a));
+        kiln_launch_config config = {.grid = KILN_DIM1(test_blocks(N, B)),
+                                     .block = KILN_DIM1(B)};
+        kiln_arg args[] = {KILN_ARG_BUFFER(ba), KILN_ARG_INT(N)};
+        kiln_status status = kiln_launch(scale, &config, 2, args);
+        if (ndebug[k] != NULL) {
+            TEST_OK(status);
+        } else {
+            if (status != KILN_ERR_KERNEL_FAULT)
+                fail_msg("a failed assert: %s, expected KILN_ERR_KERNEL_FAULT "
+                         "(%s)", kiln_status_name(status), kiln_last_error());
+            TEST_ERROR_MENTIONS("asserts.cu:4");
+            TEST_ERROR_MENTIONS("v >= 0.0f");
+            TEST_ERROR_MENTIONS("block [3,0,0], thread [53,0,0]");
+            TEST_ERROR_MENTIONS("'scale'");
+            /* the record is cleared: a good launch after it passes */
+            a[437] = 1.5f;
+            TEST_OK(kiln_buffer_write(ba, 0, a, N * sizeof *a));
+            TEST_OK(kiln_launch(scale, &config, 2, args));
+        }
+        TEST_OK(kiln_kernel_release(scale));
+        TEST_OK(kiln_program_release(program));
+    }
+}
+
+/* printf from thousands of threads: every line arrives once and whole. */
+static void test_printf_many_threads(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char source[] =
+        "__global__ void say(int n, int tag)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n)\n"
+        "        printf(\"kiln-line %d tag %d block %d thread %d\\n\", i, tag,\n"
+        "               blockIdx.x, threadIdx.x);\n"
+        "}\n";
+    enum { N = 3000, B = 128 };
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, source, 0, &options, &program));
+    kiln_kernel *say = test_kernel(program, "say");
+    int tag = (int)(test_random_u64() % 1000000);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/printf-%d.txt", test_scratch_dir(), tag);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved < 0 || file < 0)
+        fail_msg("cannot redirect stdout to %s", path);
+    dup2(file, STDOUT_FILENO);
+    kiln_launch_config config = {.grid = KILN_DIM1(test_blocks(N, B)),
+                                 .block = KILN_DIM1(B)};
+    kiln_arg args[] = {KILN_ARG_INT(N), KILN_ARG_INT(tag)};
+    kiln_status launched = kiln_launch(say, &config, 2, args);
+    kiln_status synchronized = kiln_context_synchronize(context);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    close(file);
+    TEST_OK(launched);
+    TEST_OK(synchronized);
+    FILE *in = fopen(path, "r");
+    if (in == NULL)
+        fail_msg("cannot read %s", path);
+    unsigned char *seen = test_temp_alloc(N);
+    memset(seen, 0, N);
+    char line[256];
+    int lines = 0;
+    while (fgets(line, sizeof line, in) != NULL) {
+        int i, t, b, th;
+        if (sscanf(line, "kiln-line %d tag %d block %d thread %d", &i, &t, &b,
+                   &th) != 4)
+            continue; /* not ours: a driver's message */
+        ++lines;
+        if (t != tag || i < 0 || i >= N || b != i / B || th != i % B)
+            fail_msg("a broken or foreign line: %s", line);
+        if (seen[i]++)
+            fail_msg("line %d printed twice", i);
+    }
+    fclose(in);
+    remove(path);
+    if (lines != N)
+        fail_msg("%d of %d printf lines arrived", lines, N);
+    TEST_OK(kiln_kernel_release(say));
+    TEST_OK(kiln_program_release(program));
+}
+
 /* ---- what Kiln reads of CUDA C --------------------------------------------------------------- */
 
 static void expect_param(kiln_kernel *kernel, size_t index, kiln_param_kind kind,
@@ -1265,6 +1408,8 @@ int main(void)
         KILN_TEST(test_globals),
         KILN_TEST(test_grids_and_scalars),
         KILN_TEST(test_fmad_false),
+        KILN_TEST(test_assert),
+        KILN_TEST(test_printf_many_threads),
         KILN_TEST(test_signatures),
         KILN_TEST(test_refusals),
     };

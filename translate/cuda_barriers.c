@@ -141,6 +141,9 @@ typedef struct bx_state {
     /* per-token edits of the output */
     const char **before, **replace, **after;
 
+    int asserts;             /* assert(c) reports (NDEBUG not defined)   */
+    int32_t w_assert;
+
     /* the output */
     clc_token *out;
     size_t out_count, out_capacity;
@@ -2221,21 +2224,70 @@ static int bx_analyse(bx_state *st)
     return lowered;
 }
 
+/* assert(c) -> ((c) ? (void)0 : __kiln_assert_failed(__kiln_assert,
+ * "file:line: c")); returns how many. */
+static size_t bx_edit_asserts(bx_state *st)
+{
+    size_t found = 0;
+    for (size_t k = 0; k < st->function_count; ++k) {
+        const bx_function *f = &st->functions[k];
+        if (!f->defined || !f->translated)
+            continue;
+        for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
+            if (!bx_is(st, i, st->w_assert) || !bx_punct(st, i + 1, P_LPAREN) ||
+                bx_is_member(st, i))
+                continue;
+            size_t open = i + 1, close = st->match[open];
+            clc_buffer site;
+            clc_buffer_init(&site, st->arena);
+            const clc_token *t = &st->tokens[i];
+            const char *file = st->failure->file_names != NULL &&
+                                       st->failure->file_count != NULL &&
+                                       t->file < *st->failure->file_count
+                                   ? st->failure->file_names[t->file]
+                                   : "<kiln program>";
+            clc_buffer_printf(&site, "%s:%u: ", file, (unsigned)t->line);
+            for (size_t k2 = open + 1; k2 < close && site.length < 200; ++k2) {
+                const clc_token *c = &st->tokens[k2];
+                if (k2 > open + 1 && (c->flags & CLC_TF_SPACE))
+                    clc_buffer_append(&site, " ", 1);
+                for (uint32_t q = 0; q < c->length; ++q) {
+                    char ch = c->text[q];
+                    if (ch == '"' || ch == '\\')
+                        clc_buffer_append(&site, "\\", 1);
+                    if (ch == '\n' || ch == '\r' || ch == '\t')
+                        ch = ' ';
+                    clc_buffer_append(&site, &ch, 1);
+                }
+            }
+            st->replace[i] = "(";
+            st->after[close] = bx_printf(st, "? (void)0 : __kiln_assert_failed("
+                                             TRANSLATE_ASSERT_VARIABLE ", \"%s\"))",
+                                         clc_buffer_text(&site));
+            ++found;
+            i = close;
+        }
+    }
+    return found;
+}
+
 void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
                          clc_failure *failure, volatile int *unsupported,
-                         clc_token **tokens, size_t *count)
+                         int asserts, clc_token **tokens, size_t *count)
 {
     size_t n = *count ? *count - 1 : 0;
     /* quick: most programs never synchronise */
     int syncs = 0;
     for (size_t i = 0; i < n && !syncs; ++i)
         syncs = (*tokens)[i].kind == CLC_TOK_IDENT &&
+                ((asserts && (*tokens)[i].length == 6 &&
+                  memcmp((*tokens)[i].text, "assert", 6) == 0) ||
                 (((*tokens)[i].length == 10 &&
                   memcmp((*tokens)[i].text, "__syncwarp", 10) == 0) ||
                  ((*tokens)[i].length == 8 &&
                   memcmp((*tokens)[i].text, "volatile", 8) == 0) ||
                  ((*tokens)[i].length >= 13 &&
-                  memcmp((*tokens)[i].text, "__syncthreads", 13) == 0));
+                  memcmp((*tokens)[i].text, "__syncthreads", 13) == 0)));
     if (!syncs)
         return;
     bx_state *st = clc_arena_alloc(arena, sizeof *st);
@@ -2245,9 +2297,11 @@ void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
     st->unsupported = unsupported;
     st->tokens = *tokens;
     st->count = n;
+    st->asserts = asserts;
     if (!bx_match_brackets(st))
         return; /* the pass reports it */
     bx_intern_words(st);
+    st->w_assert = clc_intern(interner, "assert", 6);
     st->function_of = clc_arena_alloc(arena, (st->ident_count + 1) *
                                                  sizeof *st->function_of);
     clc_symbols_init(&st->symbols, arena, interner, CLC_LANGUAGE_CUDA_C,
@@ -2262,12 +2316,17 @@ void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
     int votes = 0;
     for (size_t k = 0; k < st->function_count; ++k)
         votes |= st->functions[k].uses_votes && st->functions[k].translated;
-    if (!lowered && !votes)
-        return;
-
     st->before = clc_arena_alloc(arena, (n + 1) * sizeof *st->before);
     st->replace = clc_arena_alloc(arena, (n + 1) * sizeof *st->replace);
     st->after = clc_arena_alloc(arena, (n + 1) * sizeof *st->after);
+    /* a user's own function named assert is theirs */
+    size_t asserts_found =
+        st->asserts && st->function_of[st->w_assert] == 0 ? bx_edit_asserts(st) : 0;
+    if (!lowered && !votes && !asserts_found)
+        return;
+    if (asserts_found)
+        st->before[0] = "__device__ unsigned int " TRANSLATE_ASSERT_VARIABLE
+                        "[" "64" "];";
     /* prototypes and calls of functions that take the caller's flag, and
      * the votes of functions that are not lowered */
     for (size_t p = 0; p < st->prototype_count; ++p) {

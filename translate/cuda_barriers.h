@@ -26,6 +26,10 @@
  *  - `__syncthreads_count/and/or(p)` become calls of the prelude's
  *    __kiln_syncthreads_count/and/or, with a __shared__ counter the
  *    function declares; a returned thread counts as not voting.
+ *  - Warp-synchronous code (stores through volatile pointers into shared
+ *    memory, __syncwarp) runs in CUDA's lockstep order: lanes read, all
+ *    threads meet, lanes write, all meet.
+ *  - assert(c) reports its failure (see cuda_lower_barriers).
  *
  * What cannot be given CUDA's meaning this way is refused with the
  * construct and the line: in a lowered function, a barrier whose
@@ -39,6 +43,7 @@
 #define KILN_CUDA_BARRIERS_H
 
 #include "lexer.h"
+#include "translate.h" /* TRANSLATE_ASSERT_VARIABLE */
 
 #include <stddef.h>
 
@@ -46,9 +51,15 @@
  * included) in place of the pass's input: *tokens and *count are replaced
  * by the lowered program's (new tokens carry the line of the code they
  * stand for), or left alone when nothing needs lowering.  A refusal fails
- * the translation through `failure` with *unsupported set. */
+ * the translation through `failure` with *unsupported set.
+ *
+ * With `asserts` (the program does not define NDEBUG), each assert(c)
+ * becomes a check that records the first failure (file, line, condition,
+ * block and thread) in the __device__ variable TRANSLATE_ASSERT_VARIABLE
+ * (translate.h), which the core reads after the launch.  Without, assert
+ * is the prelude's, which compiles to nothing. */
 void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
                          clc_failure *failure, volatile int *unsupported,
-                         clc_token **tokens, size_t *count);
+                         int asserts, clc_token **tokens, size_t *count);
 
 #endif

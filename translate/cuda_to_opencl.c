@@ -413,7 +413,8 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
      * that return before a barrier, block votes */
     clc_pp_output lowered = *pp;
     cuda_lower_barriers(&run->arena, &run->interner, &run->failure,
-                        &run->unsupported, &lowered.tokens, &lowered.count);
+                        &run->unsupported, !pp->ndebug, &lowered.tokens,
+                        &lowered.count);
     cu_state *st = cu_begin(run, &lowered, target);
     cu_scan_functions(st);
     for (size_t k = 0; k < st->function_count; ++k) {

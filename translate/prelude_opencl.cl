@@ -112,6 +112,28 @@ __KILN_FN int __kiln_syncthreads_or(int predicate, volatile __local int *counter
 #define __threadfence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_system() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+/* assert(c): translate/cuda_barriers.c makes a failing one call this with
+ * the program's __kiln_assert and the site's text; the first thread to
+ * fail records the site, its block and its thread, which the core reads
+ * after the launch (core/launch_assert.c).  With NDEBUG, assert is this
+ * macro and compiles to nothing, as <assert.h> says. */
+__KILN_FN void __kiln_assert_failed(volatile __global uint *state,
+                                    __constant char *site)
+{
+    if (atomic_cmpxchg(&state[0], 0u, 1u) != 0u)
+        return;
+    state[1] = (uint)get_group_id(0);
+    state[2] = (uint)get_group_id(1);
+    state[3] = (uint)get_group_id(2);
+    state[4] = (uint)get_local_id(0);
+    state[5] = (uint)get_local_id(1);
+    state[6] = (uint)get_local_id(2);
+    volatile __global uchar *text = (volatile __global uchar *)(state + 8);
+    int k = 0;
+    for (; k < 223 && site[k] != 0; ++k)
+        text[k] = (uchar)site[k];
+    text[k] = 0;
+}
 #define assert(condition) ((void)0)
 #define __ldg(pointer) (*(pointer))
 #define __ldcg(pointer) (*(pointer))

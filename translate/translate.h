@@ -315,6 +315,16 @@ typedef struct translate_variable {
 #define TRANSLATE_KERNEL_VARIABLE_SIZES "__kiln_variable_sizes"
 #define TRANSLATE_KERNEL_VARIABLE_INIT "__kiln_variable_init"
 
+/* CUDA C's assert on OpenCL: a program whose device code asserts (and does
+ * not define NDEBUG) has this __device__ variable of TRANSLATE_ASSERT_BYTES
+ * among its variables, passed to the kernels that may assert.  The first
+ * thread whose assert fails records in it: 32-bit words 0 (nonzero:
+ * failed), 1-3 its block, 4-6 its thread, and from byte 32 the site
+ * ("file:line: condition"), NUL-terminated.  The launch reads it
+ * (core/launch_assert.c), as CUDA reports cudaErrorAssert. */
+#define TRANSLATE_ASSERT_VARIABLE "__kiln_assert"
+#define TRANSLATE_ASSERT_BYTES 256
+
 /* A header the text #includes by name, given to the compiler beside it. */
 typedef struct translate_header {
     const char *name;
