@@ -522,7 +522,17 @@ static int bx_uniform(bx_state *st, size_t b, size_t e, int votes)
                     continue;
                 return 0;
             }
-            if (p == P_ARROW || p == P_INC || p == P_DEC || bx_is_assign(st, i))
+            if (p == P_INC || p == P_DEC) {
+                /* ++k on a uniform local: every thread that evaluates
+                 * this (a condition, a loop's header) steps it alike */
+                const clc_symbol *next = bx_tracked(st, i + 1);
+                const clc_symbol *previous = i > b ? bx_tracked(st, i - 1) : NULL;
+                const clc_symbol *target = next != NULL ? next : previous;
+                if (target == NULL || !bx_symbol_uniform(st, target))
+                    return 0;
+                continue;
+            }
+            if (p == P_ARROW || bx_is_assign(st, i))
                 return 0;
             if ((p == P_STAR || p == P_AMP) && !bx_after_operand(st, i, b))
                 return 0;
