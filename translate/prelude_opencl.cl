@@ -581,7 +581,8 @@ __KILN_ATOMIC64(__global)
 __KILN_ATOMIC64(__local)
 
 /* Float and double atomicAdd: the device's own instruction where the
- * translation knows it (cuda_opencl_target: __KILN_FLOAT_ATOMICS_PTX on
+ * translation knows it (cuda_to_opencl_float_atomics, from the target the
+ * core describes: __KILN_FLOAT_ATOMICS_PTX on
  * NVIDIA's OpenCL, whose compiler takes the PTX that CUDA's atomicAdd is
  * made of, for global and shared memory;
  * __KILN_FLOAT_ATOMICS_EXT where cl_ext_float_atomics gives OpenCL C 3.0
