@@ -28,7 +28,10 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cuda_to_opencl_pass.h translate/cuda_to_opencl_tokens.c \
 	translate/cuda_to_opencl_declare.c translate/cuda_to_opencl_spaces.c \
 	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c \
-	translate/cuda_barriers.c translate/cuda_barriers.h
+	translate/cuda_barriers.c translate/cuda_barriers.h \
+	translate/cuda_barriers_pass.h translate/cuda_barriers_tokens.c \
+	translate/cuda_barriers_analyse.c translate/cuda_barriers_read.c \
+	translate/cuda_barriers_lower.c
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
 	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \
