@@ -29,7 +29,7 @@ static void scalars_outside_an_integer_dtype(void **state)
     kiln_array *a = NULL;
     TEST_OK(kiln_array_from_host(context, KILN_DTYPE_UINT8, 1,
                                  (size_t[]){n}, host, n, NULL, &a));
-    /* comparisons have one answer for every element */
+    /* comparisons have one answer for every element (bools) */
     static const struct {
         kiln_array_op op;
         double scalar;
@@ -53,7 +53,7 @@ static void scalars_outside_an_integer_dtype(void **state)
         else
             TEST_OK(kiln_array_binary_scalar(comparisons[c].op, a,
                                              comparisons[c].scalar, NULL, &r));
-        double *values = array_test_read(r, KILN_DTYPE_UINT8);
+        double *values = array_test_read(r, KILN_DTYPE_BOOL);
         array_test_shape(r, 1, (size_t[]){n});
         for (size_t i = 0; i < n; ++i)
             if (values[i] != comparisons[c].expected)
