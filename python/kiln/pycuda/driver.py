@@ -239,18 +239,12 @@ class Device:
         return f"<Device {self.number} of {self.backend}: {self.name()}>"
 
 
-_kiln_contexts = {}          # (backend, device) -> kiln.Context
-_kiln_contexts_lock = _threading.Lock()
 _stack = _threading.local()  # .contexts: this thread's stack
 
 
 def _kiln_context_of(device):
-    key = (device.backend, device.number)
-    with _kiln_contexts_lock:
-        context = _kiln_contexts.get(key)
-        if context is None:
-            context = _kiln_contexts[key] = _kiln.Context(*key)
-        return context
+    # one per device in the process, shared with kiln.cupy
+    return _kiln.shared_context(device.backend, device.number)
 
 
 def _contexts():
