@@ -1,5 +1,5 @@
-"""Every public name of kiln, kiln.pycuda and kiln.cupy has a docstring (issue 27,
-point 8): modules, classes, functions and methods, the extension's
+"""Every public name of kiln, kiln.pycuda and kiln.cupy has a docstring
+(issue 27, point 8): modules, classes, functions and methods, the extension's
 types included."""
 import importlib
 import inspect
