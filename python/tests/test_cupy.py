@@ -501,6 +501,23 @@ def test_elementwise_squared_diff():
     check(add_reverse(a, b), a.get() + b.get()[::-1])
 
 
+def test_elementwise_operation_over_lines_with_comments(rng):
+    # Kiln's generators take one line: comments, splices and line breaks
+    # of CuPy code are turned into spaces, never into a lost statement
+    clipped_square = cp.ElementwiseKernel(
+        'float32 x', 'float32 y',
+        """
+        // square, then clip
+        float s = x * x; /* a block
+                            comment */
+        y = s > 4.0f ? \
+            4.0f : s;
+        """,
+        'clipped_square')
+    host = random_array(rng, (300,), np.float32, -3, 3)
+    check(clipped_square(cp.asarray(host)), np.minimum(host * host, 4))
+
+
 def test_reduction_l2norm(rng):
     l2norm_kernel = cp.ReductionKernel(
         'T x',  # input params

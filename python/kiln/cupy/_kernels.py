@@ -259,6 +259,39 @@ def _ind_size(code, name="_ind", to="_n"):
     return code.replace(f"{name}.size()", f"((long){to})")
 
 
+def _one_line(code):
+    """C statements on one line, as Kiln's generators take an operation:
+    comments become spaces, line splices are joined and line breaks
+    outside literals become spaces ('#' lines stay, for the generator to
+    refuse by name)."""
+    out, i, n = [], 0, len(code)
+    while i < n:
+        c = code[i]
+        if c in "\"'":  # a literal, to its closing quote
+            j = i + 1
+            while j < n and code[j] != c and code[j] != "\n":
+                j += 2 if code[j] == "\\" else 1
+            out.append(code[i:j + 1])
+            i = j + 1
+        elif code.startswith("//", i):
+            while i < n and code[i] != "\n":
+                i += 1
+            out.append(" ")
+        elif code.startswith("/*", i):
+            end = code.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            out.append(" ")
+        elif code.startswith("\\\n", i):
+            i += 2
+        elif c in "\r\n":
+            out.append(" ")
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 class ElementwiseKernel:
     """An elementwise kernel of CuPy's form (cupy.ElementwiseKernel):
     input and output parameter lists, the operation on one element of
@@ -394,13 +427,13 @@ class ElementwiseKernel:
                 body += [f"_i_{name} += _c * _s_{name}_{d};"
                          for name in index]
         body += loads
-        body.append("{\n" + _ind_size(self.operation) + "\n;}")
+        body.append("{ " + _one_line(_ind_size(self.operation)) + " ;}")
         body += stores
         key = (tuple(signature), ndim, _state.device_id())
         generator = self._generators.get(key)
         if generator is None:
             generator = self._generators[key] = _kiln.Elementwise(
-                _state.context(), ", ".join(declarations), "\n".join(body),
+                _state.context(), ", ".join(declarations), " ".join(body),
                 "".join(chars), _kernel_name(self.name),
                 _CUDA_COMPAT + _typedefs(types) + (self.preamble or ""))
         if _core._pending:
