@@ -983,8 +983,10 @@ kiln_status kiln_array_index(kiln_array *array, int64_t index,
                            (long long)index, rows);
     size_t row = (size_t)(index < 0 ? index + (int64_t)rows : index);
     size_t row_size = array->size / rows;
-    return make_view(array, row * row_size, array->ndim - 1,
-                     array->shape + 1, row_size, view);
+    /* the row at its stride: the array may be a view in any layout */
+    return make_view(array, (int64_t)row * array->strides[0],
+                     array->ndim - 1, array->shape + 1, array->strides + 1,
+                     row_size, view);
 }
 
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,

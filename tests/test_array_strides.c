@@ -386,6 +386,59 @@ static void triangles_and_diagonals(void **state)
     free(w);
 }
 
+/* kiln_array_index and kiln_array_format of views in other layouts read
+ * the view's elements (x.T[2] is column 2; print(x.T) is NumPy's), and
+ * bools print as NumPy prints them. */
+static void index_and_format_of_views(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t shape[] = {3, 4};
+    double *v = NULL;
+    kiln_array *a =
+        array_test_random(context, KILN_DTYPE_INT32, 2, shape, -50, 50, &v);
+    kiln_array *t = NULL, *row = NULL;
+    TEST_OK(kiln_array_view(a, 0, 2, (size_t[]){4, 3}, (int64_t[]){1, 4},
+                            &t));
+    TEST_OK(kiln_array_index(t, -2, &row)); /* x.T[2]: column 2 of x */
+    double *got = array_test_read(row, KILN_DTYPE_INT32);
+    array_test_shape(row, 1, (size_t[]){3});
+    for (size_t i = 0; i < 3; ++i)
+        if (got[i] != v[i * 4 + 2])
+            fail_msg("x.T[2][%zu] = %g, expected %g", i, got[i], v[i * 4 + 2]);
+    free(got);
+    char text[256], expected[256], *at = expected;
+    TEST_OK(kiln_array_format(t, text, sizeof text, NULL, NULL));
+    /* NumPy's text of x.T, each number padded to the widest */
+    int width = 0;
+    for (size_t i = 0; i < 12; ++i) {
+        int w = snprintf(NULL, 0, "%d", (int)v[i]);
+        width = w > width ? w : width;
+    }
+    for (size_t r = 0; r < 4; ++r) {
+        at += sprintf(at, "%s[", r == 0 ? "[" : " ");
+        for (size_t c = 0; c < 3; ++c)
+            at += sprintf(at, "%s%*d", c ? " " : "", width, (int)v[c * 4 + r]);
+        at += sprintf(at, "]%s", r == 3 ? "]" : "\n");
+    }
+    assert_string_equal(text, expected);
+    kiln_array *mask = NULL;
+    TEST_OK(kiln_array_binary_scalar(KILN_OP_GREATER, row, v[2 * 4 + 2] - 1,
+                                     NULL, &mask));
+    TEST_OK(kiln_array_format(mask, text, sizeof text, NULL, NULL));
+    at = expected;
+    at += sprintf(at, "[");
+    for (size_t i = 0; i < 3; ++i)
+        at += sprintf(at, "%s%5s", i ? " " : "",
+                      v[i * 4 + 2] > v[2 * 4 + 2] - 1 ? "True" : "False");
+    sprintf(at, "]");
+    assert_string_equal(text, expected);
+    kiln_array_release(mask);
+    kiln_array_release(row);
+    kiln_array_release(t);
+    kiln_array_release(a);
+    free(v);
+}
+
 int main(void)
 {
     const kiln_test tests[] = {
@@ -393,6 +446,7 @@ int main(void)
         KILN_TEST(assignment_through_views),
         KILN_TEST(bools_as_numpy_has_them),
         KILN_TEST(triangles_and_diagonals),
+        KILN_TEST(index_and_format_of_views),
     };
     return kiln_test_main("array_strides", tests,
                           sizeof tests / sizeof tests[0]);
