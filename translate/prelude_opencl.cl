@@ -420,31 +420,38 @@ __KILN_FN uint __kiln_funnel_clamp(uint s) { return s > 32u ? 32u : s; }
 #define __uint_as_float(x) as_float((uint)(x))
 #define __double_as_longlong(x) as_long((double)(x))
 #define __longlong_as_double(x) as_double((long)(x))
-/* Float to integer as PTX's cvt does it: NaN gives 0 and out-of-range
- * values saturate.  OpenCL's plain conversions are undefined out of
- * range (compilers delete code around them), and PoCL 3.1's _sat ones
- * crash the kernel when the argument is a constant, so the value is
- * rounded in its own type (exact), clamped, and only then converted. */
-#define __KILN_F2I_ONE(F, T, N, MODE, ROUND, LOW, LIMIT, MIN, MAX)      \
+/* Float to integer as PTX's cvt does it on the hardware: out-of-range
+ * values saturate; NaN gives 0 from a float to a 32-bit integer, and the
+ * sign bit alone (0x80000000, 0x8000000000000000) from a double or to a
+ * 64-bit integer (as an H200 does natively).  OpenCL's plain conversions
+ * are undefined out of range (compilers delete code around them), and
+ * PoCL 3.1's _sat ones crash the kernel when the argument is a constant,
+ * so the value is rounded in its own type (exact), clamped, and only then
+ * converted. */
+#define __KILN_F2I_ONE(F, T, N, MODE, ROUND, LOW, LIMIT, MIN, MAX, NANV) \
     __KILN_FN T __kiln_##N##_##MODE(F x)                                   \
     {                                                                      \
         F r = ROUND(x);                                                    \
-        return isnan(x) ? (T)0 : r <= (F)(LOW) ? (MIN)                     \
+        return isnan(x) ? (T)(NANV) : r <= (F)(LOW) ? (MIN)                \
                : r >= (F)(LIMIT) ? (MAX) : (T)r;                           \
     }
 /* LOW is the type's minimum and LIMIT its maximum plus one (2^31, 2^32,
  * 2^63, 2^64), both exact in F. */
-#define __KILN_F2I(F, T, N, LOW, LIMIT, MIN, MAX)                         \
-    __KILN_F2I_ONE(F, T, N, rn, __kiln_rint, LOW, LIMIT, MIN, MAX)                \
-    __KILN_F2I_ONE(F, T, N, rz, trunc, LOW, LIMIT, MIN, MAX)               \
-    __KILN_F2I_ONE(F, T, N, ru, ceil, LOW, LIMIT, MIN, MAX)                \
-    __KILN_F2I_ONE(F, T, N, rd, floor, LOW, LIMIT, MIN, MAX)
-#define __KILN_F2I_ALL(F, P)                                               \
-    __KILN_F2I(F, int, P##2int, -0x1p31f, 0x1p31f, INT_MIN, INT_MAX)      \
-    __KILN_F2I(F, uint, P##2uint, 0.0f, 0x1p32f, 0u, UINT_MAX)             \
-    __KILN_F2I(F, long, P##2ll, -0x1p63f, 0x1p63f, LONG_MIN, LONG_MAX)    \
-    __KILN_F2I(F, ulong, P##2ull, 0.0f, 0x1p64f, 0ul, ULONG_MAX)
-__KILN_F2I_ALL(float, float)
+#define __KILN_F2I(F, T, N, LOW, LIMIT, MIN, MAX, NANV)                   \
+    __KILN_F2I_ONE(F, T, N, rn, __kiln_rint, LOW, LIMIT, MIN, MAX, NANV)   \
+    __KILN_F2I_ONE(F, T, N, rz, trunc, LOW, LIMIT, MIN, MAX, NANV)         \
+    __KILN_F2I_ONE(F, T, N, ru, ceil, LOW, LIMIT, MIN, MAX, NANV)          \
+    __KILN_F2I_ONE(F, T, N, rd, floor, LOW, LIMIT, MIN, MAX, NANV)
+#define __KILN_F2I_ALL(F, P, NAN32)                                        \
+    __KILN_F2I(F, int, P##2int, -0x1p31f, 0x1p31f, INT_MIN, INT_MAX,      \
+               (NAN32) ? INT_MIN : 0)                                     \
+    __KILN_F2I(F, uint, P##2uint, 0.0f, 0x1p32f, 0u, UINT_MAX,             \
+               (NAN32) ? 0x80000000u : 0u)                                \
+    __KILN_F2I(F, long, P##2ll, -0x1p63f, 0x1p63f, LONG_MIN, LONG_MAX,    \
+               LONG_MIN)                                                  \
+    __KILN_F2I(F, ulong, P##2ull, 0.0f, 0x1p64f, 0ul, ULONG_MAX,           \
+               0x8000000000000000ul)
+__KILN_F2I_ALL(float, float, 0)
 #define __float2int_rn(x) __kiln_float2int_rn((float)(x))
 #define __float2int_rz(x) __kiln_float2int_rz((float)(x))
 #define __float2int_ru(x) __kiln_float2int_ru((float)(x))
@@ -478,7 +485,7 @@ __KILN_F2I_ALL(float, float)
 #define __ull2float_ru(x) convert_float_rtp((ulong)(x))
 #define __ull2float_rd(x) convert_float_rtn((ulong)(x))
 #ifdef cl_khr_fp64
-__KILN_F2I_ALL(double, double)
+__KILN_F2I_ALL(double, double, 1)
 #define __double2int_rn(x) __kiln_double2int_rn((double)(x))
 #define __double2int_rz(x) __kiln_double2int_rz((double)(x))
 #define __double2int_ru(x) __kiln_double2int_ru((double)(x))
