@@ -522,7 +522,7 @@ static int from_cuda(const cuda_to_opencl_result *result, int translated,
 static int cuda_options_for_opencl(const cuda_to_opencl_result *result,
                                    translate_option_lists *out)
 {
-    const char *words[3];
+    const char *words[4];
     size_t count = 0;
     if (result->fast_math && result->fp_contract_off) {
         words[count++] = "-cl-finite-math-only";
@@ -530,6 +530,12 @@ static int cuda_options_for_opencl(const cuda_to_opencl_result *result,
     } else if (result->fast_math) {
         words[count++] = "-cl-fast-relaxed-math";
     }
+    /* CUDA divides and takes square roots correctly rounded unless fast
+     * math is asked for (-prec-div and -prec-sqrt default to true);
+     * OpenCL allows 2.5 and 3 ulp unless told (NVIDIA's OpenCL on an H200
+     * gave 4 of 2048 sqrtf and __fdiv_rn results one ulp off without it). */
+    if (!result->fast_math)
+        words[count++] = "-cl-fp32-correctly-rounded-divide-sqrt";
     /* the dialect the device's float atomics need */
     char cl_std[32];
     if (result->cl_std != NULL) {
