@@ -2,7 +2,7 @@
  * the text: some drivers fail on long names in ways no status reports
  * (PoCL 3.1 aborts the process when it links a kernel of 253 characters;
  * NVIDIA's OpenCL compiler, driver 580, corrupted the process's heap while
- * building one of 300), so a name past the backend's limit is refused
+ * building one of 300, and a program of three whose names reach 184), so a name past the backend's limit is refused
  * before clBuildProgram.  The scan skips comments, string and character
  * literals and attributes; a name made by the preprocessor is not seen
  * here, and is still checked after the build (opencl_program.c). */
