@@ -1,7 +1,7 @@
 /*
  * Arrays: creation, views, host copies and the dtype rules.  An array is a
- * buffer, an element offset into it (views share the buffer) and a
- * C-contiguous shape.
+ * buffer, the element offset of its first element (views share the
+ * buffer), a shape and strides in elements.
  */
 #include "internal.h"
 
@@ -26,11 +26,12 @@ static const struct {
     [KILN_DTYPE_UINT64] = {"uint64", "ulong", 8, false, false},
     [KILN_DTYPE_FLOAT32] = {"float32", "float", 4, true, true},
     [KILN_DTYPE_FLOAT64] = {"float64", "double", 8, true, true},
+    [KILN_DTYPE_BOOL] = {"bool", "uchar", 1, false, false},
 };
 
 static bool dtype_valid(kiln_dtype dtype)
 {
-    return (unsigned)dtype <= (unsigned)KILN_DTYPE_FLOAT64;
+    return (unsigned)dtype <= (unsigned)KILN_DTYPE_BOOL;
 }
 
 size_t kiln_dtype_size(kiln_dtype dtype)
@@ -78,6 +79,11 @@ static kiln_dtype integer_of(size_t size, bool is_signed)
 kiln_dtype array_promote(kiln_dtype a, kiln_dtype b)
 {
     if (a == b)
+        return a;
+    /* bool is below every other kind */
+    if (a == KILN_DTYPE_BOOL)
+        return b;
+    if (b == KILN_DTYPE_BOOL)
         return a;
     bool float_a = dtypes[a].is_float, float_b = dtypes[b].is_float;
     if (float_a && float_b)
@@ -140,6 +146,39 @@ kiln_status array_same_context(const char *function, const kiln_array *a,
                            "%s: the arrays belong to two different contexts",
                            function);
     return KILN_OK;
+}
+
+void array_set_c_strides(kiln_array *array)
+{
+    int64_t stride = 1;
+    for (size_t d = array->ndim; d-- > 0;) {
+        array->strides[d] = stride;
+        stride *= (int64_t)(array->shape[d] ? array->shape[d] : 1);
+    }
+}
+
+bool array_is_contiguous(const kiln_array *array)
+{
+    int64_t stride = 1;
+    for (size_t d = array->ndim; d-- > 0;) {
+        if (array->shape[d] != 1 && array->strides[d] != stride)
+            return false;
+        stride *= (int64_t)array->shape[d];
+    }
+    return true;
+}
+
+kiln_status array_contiguous(const kiln_array *array, kiln_stream *stream,
+                             const char *function, kiln_array **contiguous)
+{
+    if (array->size == 0 || array_is_contiguous(array)) {
+        atomic_fetch_add(&((kiln_array *)array)->references, 1);
+        *contiguous = (kiln_array *)array;
+        return KILN_OK;
+    }
+    const array_operand operand = {.array = array, .dtype = array->dtype};
+    return array_map(function, NULL, "kiln_r = a;", 0, array->dtype, &operand,
+                     1, stream, contiguous);
 }
 
 void array_shape_text(const kiln_array *array, char *out, size_t size)
@@ -229,6 +268,7 @@ kiln_status array_new(kiln_context *context, kiln_dtype dtype, size_t ndim,
     for (size_t d = 0; d < ndim; ++d)
         made->shape[d] = shape[d];
     made->size = size;
+    array_set_c_strides(made);
     *array = made;
     return KILN_OK;
 }
@@ -349,6 +389,13 @@ bool array_scalar_fits(kiln_dtype dtype, double value)
     return value == floor(value) && value >= low && value < high;
 }
 
+bool array_scalar_out_of_range(kiln_dtype dtype, double value)
+{
+    return !array_dtype_is_float(dtype) && dtype != KILN_DTYPE_BOOL &&
+           isfinite(value) && value == floor(value) &&
+           !array_scalar_fits(dtype, value);
+}
+
 kiln_status array_scalar_check(kiln_dtype dtype, double value, bool fractions,
                                const char *function)
 {
@@ -390,6 +437,7 @@ kiln_arg array_scalar_arg(kiln_dtype dtype, double value, array_scalar *slot)
     case KILN_DTYPE_INT64: slot->i64 = (int64_t)value; break;
     case KILN_DTYPE_UINT64: slot->u64 = (uint64_t)value; break;
     case KILN_DTYPE_FLOAT32: slot->f32 = (float)value; break;
+    case KILN_DTYPE_BOOL: slot->u8 = value != 0; break; /* NaN too */
     case KILN_DTYPE_FLOAT64:
     default:
         slot->f64 = value;
@@ -409,6 +457,8 @@ static kiln_status new_from_expression(kiln_context *context,
                                        const char *function,
                                        kiln_array **array)
 {
+    if (dtype == KILN_DTYPE_BOOL)
+        return array_error(KILN_ERR_DTYPE, "%s: a range of bools", function);
     const size_t shape[1] = {count};
     kiln_array *made = NULL;
     kiln_status status = array_new(context, dtype, 1, shape, function, &made);
@@ -532,11 +582,16 @@ kiln_status kiln_array_to_host(const kiln_array *array, void *host,
     status = check_host_size(array, size, function);
     if (status != KILN_OK || size == 0)
         return status == KILN_OK ? kiln_error_set(KILN_OK, NULL) : status;
-    status = kiln_buffer_read_async(array->buffer,
-                                    array->offset * dtypes[array->dtype].size,
-                                    host, size, stream);
+    kiln_array *contiguous = NULL;
+    status = array_contiguous(array, stream, function, &contiguous);
+    if (status != KILN_OK)
+        return status;
+    status = kiln_buffer_read_async(
+        contiguous->buffer, contiguous->offset * dtypes[array->dtype].size,
+        host, size, stream);
     if (status == KILN_OK)
         status = array_stream_synchronize(array->context, stream);
+    array_release_array(contiguous);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s", function);
     return KILN_OK;
@@ -692,21 +747,28 @@ kiln_status kiln_array_get_buffer(const kiln_array *array, kiln_buffer **buffer,
     return kiln_error_set(KILN_OK, NULL);
 }
 
-/* A view: the same buffer, another offset and shape. */
-static kiln_status make_view(kiln_array *array, size_t offset, size_t ndim,
-                             const size_t *shape, size_t size,
-                             kiln_array **view)
+/* A view: the same buffer, the first element `offset` elements from the
+ * array's (checked by the callers), another shape and strides (NULL:
+ * C-contiguous). */
+static kiln_status make_view(kiln_array *array, int64_t offset, size_t ndim,
+                             const size_t *shape, const int64_t *strides,
+                             size_t size, kiln_array **view)
 {
     kiln_array *made = calloc(1, sizeof *made);
     if (made == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     *made = *array;
     atomic_init(&made->references, 1);
-    made->offset = array->offset + offset;
+    made->offset = size == 0 ? 0 : (size_t)((int64_t)array->offset + offset);
     made->ndim = ndim;
     for (size_t d = 0; d < ndim; ++d)
         made->shape[d] = shape[d];
     made->size = size;
+    if (strides != NULL)
+        for (size_t d = 0; d < ndim; ++d)
+            made->strides[d] = strides[d];
+    else
+        array_set_c_strides(made);
     if (size == 0)
         made->buffer = NULL;
     else
@@ -735,7 +797,16 @@ kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
                            "elements) into %zu elements",
                            function, from, array->size, size);
     }
-    return make_view(array, 0, ndim, shape, size, view);
+    if (array_is_contiguous(array))
+        return make_view(array, 0, ndim, shape, NULL, size, view);
+    /* NumPy's reshape copies what it cannot view */
+    kiln_array *copy = NULL;
+    status = array_contiguous(array, NULL, function, &copy);
+    if (status != KILN_OK)
+        return status;
+    status = make_view(copy, 0, ndim, shape, NULL, size, view);
+    array_release_array(copy);
+    return status;
 }
 
 kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
@@ -756,8 +827,78 @@ kiln_status kiln_array_slice(kiln_array *array, size_t start, size_t stop,
     size_t shape[KILN_ARRAY_MAX_DIMS];
     memcpy(shape, array->shape, sizeof shape);
     shape[0] = stop - start;
-    return make_view(array, start * row, array->ndim, shape,
-                     (stop - start) * row, view);
+    return make_view(array, (int64_t)start * array->strides[0], array->ndim,
+                     shape, array->strides, (stop - start) * row, view);
+}
+
+kiln_status kiln_array_get_strides(const kiln_array *array, int64_t *strides)
+{
+    kiln_status status = check_array_and_out(array, strides,
+                                             "kiln_array_get_strides",
+                                             "strides");
+    if (status != KILN_OK)
+        return status;
+    for (size_t d = 0; d < array->ndim; ++d)
+        strides[d] = array->strides[d];
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status kiln_array_view(kiln_array *array, int64_t offset, size_t ndim,
+                            const size_t *shape, const int64_t *strides,
+                            kiln_array **view)
+{
+    static const char function[] = "kiln_array_view";
+    kiln_status status = check_array_and_out(array, view, function, "view");
+    size_t size = 0;
+    if (status == KILN_OK)
+        status = check_shape(ndim, shape, function, &size);
+    if (status != KILN_OK)
+        return status;
+    if (ndim > 0 && strides == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: strides is NULL for %zu dimensions", function,
+                           ndim);
+    if (size == 0)
+        return make_view(array, 0, ndim, shape, strides, 0, view);
+    /* The lowest and highest elements the view reaches, in elements of
+     * the buffer, without overflow: each axis adds at most
+     * |stride| * (size - 1), and sizes and strides are checked against
+     * the buffer before they are multiplied. */
+    size_t bytes = 0;
+    if (array->buffer != NULL)
+        status = kiln_buffer_get_size(array->buffer, &bytes);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
+    const int64_t elements = (int64_t)(bytes / dtypes[array->dtype].size);
+    int64_t low = (int64_t)array->offset, high = low;
+    bool inside = array->buffer != NULL && offset > -elements &&
+                  offset < elements;
+    if (inside) {
+        low += offset;
+        high += offset;
+    }
+    for (size_t d = 0; inside && d < ndim; ++d) {
+        int64_t steps = (int64_t)shape[d] - 1, stride = strides[d];
+        if (steps == 0 || stride == 0)
+            continue;
+        int64_t magnitude = stride < 0 ? -stride : stride;
+        if (stride == INT64_MIN || magnitude >= elements ||
+            steps >= elements || magnitude > elements / steps) {
+            inside = false;
+            break;
+        }
+        if (stride < 0)
+            low -= magnitude * steps;
+        else
+            high += magnitude * steps;
+        inside = low >= 0 && high < elements;
+    }
+    if (!inside || low < 0 || high >= elements)
+        return array_error(KILN_ERR_OUT_OF_BOUNDS,
+                           "%s: the view reaches outside the %lld elements "
+                           "of the array's buffer",
+                           function, (long long)elements);
+    return make_view(array, offset, ndim, shape, strides, size, view);
 }
 
 kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
@@ -816,6 +957,7 @@ kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
     for (size_t d = 0; d < ndim; ++d)
         made->shape[d] = shape[d];
     made->size = size;
+    array_set_c_strides(made);
     kiln_context_retain(context);
     if (made->buffer != NULL)
         kiln_buffer_retain(made->buffer);
@@ -841,8 +983,10 @@ kiln_status kiln_array_index(kiln_array *array, int64_t index,
                            (long long)index, rows);
     size_t row = (size_t)(index < 0 ? index + (int64_t)rows : index);
     size_t row_size = array->size / rows;
-    return make_view(array, row * row_size, array->ndim - 1,
-                     array->shape + 1, row_size, view);
+    /* the row at its stride: the array may be a view in any layout */
+    return make_view(array, (int64_t)row * array->strides[0],
+                     array->ndim - 1, array->shape + 1, array->strides + 1,
+                     row_size, view);
 }
 
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
@@ -856,6 +1000,9 @@ kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
     if (status != KILN_OK)
         return status;
     const array_operand operand = {.array = array, .dtype = array->dtype};
-    return array_map(function, NULL, "kiln_r = a;", 0, dtype, &operand, 1,
-                     stream, result);
+    /* to bool: nonzero (NaN included) is true, tested before narrowing */
+    return array_map(function, NULL,
+                     dtype == KILN_DTYPE_BOOL ? "kiln_r = a != 0;"
+                                              : "kiln_r = a;",
+                     0, dtype, &operand, 1, stream, result);
 }

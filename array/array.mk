@@ -11,11 +11,13 @@ libkiln_array_la_SOURCES = \
 	array/internal.h \
 	array/blas.h \
 	array/array.c \
+	array/assign.c \
 	array/blas.c \
 	array/elementwise.c \
 	array/format.c \
 	array/generator.c \
 	array/linalg.c \
+	array/mask.c \
 	array/random.c \
 	array/reduce.c \
 	array/util.c

@@ -11,24 +11,27 @@
 #include <string.h>
 
 #define MAX_OPERANDS 3
+/* the destination's place in a layout, after the operands */
+#define DEST MAX_OPERANDS
 /* one work-item per element: the grid covers the array */
 #define MAX_GROUPS (((size_t)1 << 31) - 1)
 
-/* How a kernel reads one operand. */
+/* How a kernel reads one operand (or writes the destination). */
 typedef enum access {
     ACCESS_SCALAR,     /* a value argument */
-    ACCESS_CONTIGUOUS, /* element i, as the result's */
-    ACCESS_STRIDED     /* through the broadcast strides */
+    ACCESS_CONTIGUOUS, /* element i of the result, in C order */
+    ACCESS_STRIDED     /* through strides (broadcast axes: 0) */
 } access;
 
 typedef struct layout {
     size_t ndim;
     size_t shape[KILN_ARRAY_MAX_DIMS];
-    /* strides in elements, per operand; 0 along broadcast axes */
-    size_t strides[MAX_OPERANDS][KILN_ARRAY_MAX_DIMS];
+    /* strides in elements, per operand and for the destination (DEST);
+     * 0 along broadcast axes */
+    int64_t strides[MAX_OPERANDS + 1][KILN_ARRAY_MAX_DIMS];
 } layout;
 
-static const char operand_names[MAX_OPERANDS] = {'a', 'b', 'c'};
+static const char operand_names[MAX_OPERANDS + 1] = {'a', 'b', 'c', 'o'};
 
 /* The broadcast shape of the operands, or KILN_ERR_SHAPE naming them. */
 static kiln_status broadcast(const char *function,
@@ -76,40 +79,49 @@ static kiln_status broadcast(const char *function,
     return KILN_OK;
 }
 
-/* Strides of every operand against the result's shape, then axes merged
- * where every operand is contiguous across them, so that most kernels see
- * one or two axes. */
+/* The strides of `array` against the result's shape (rank `ndim`): its
+ * own, 0 along axes it is broadcast over. */
+static void broadcast_strides(const kiln_array *array, size_t ndim,
+                              int64_t *strides)
+{
+    size_t skip = ndim - array->ndim;
+    for (size_t d = 0; d < ndim; ++d)
+        strides[d] = 0;
+    for (size_t d = 0; d < array->ndim; ++d)
+        strides[skip + d] = array->shape[d] == 1 ? 0 : array->strides[d];
+}
+
+/* Strides of every operand and the destination against the result's
+ * shape, then axes merged where every one of them steps across them as
+ * across one axis, so that most kernels see one or two axes. */
 static void make_layout(const array_operand *operands, size_t count,
-                        size_t ndim, const size_t *shape, layout *out)
+                        const kiln_array *dest, layout *out)
 {
     *out = (layout){0};
+    const size_t ndim = dest->ndim;
+    const size_t *shape = dest->shape;
+    int64_t strides[MAX_OPERANDS + 1][KILN_ARRAY_MAX_DIMS] = {{0}};
+    for (size_t k = 0; k < count; ++k)
+        if (operands[k].array != NULL)
+            broadcast_strides(operands[k].array, ndim, strides[k]);
+    broadcast_strides(dest, ndim, strides[DEST]);
     size_t kept = 0;
-    size_t strides[MAX_OPERANDS][KILN_ARRAY_MAX_DIMS] = {{0}};
-    for (size_t k = 0; k < count; ++k) {
-        const kiln_array *array = operands[k].array;
-        if (array == NULL)
-            continue;
-        size_t skip = ndim - array->ndim, stride = 1;
-        for (size_t d = array->ndim; d-- > 0;) {
-            strides[k][skip + d] = array->shape[d] == 1 ? 0 : stride;
-            stride *= array->shape[d];
-        }
-    }
     for (size_t d = 0; d < ndim; ++d) {
         if (shape[d] == 1)
             continue; /* an axis of one contributes nothing */
         /* merge into the axis before when every operand steps across
          * both as across one (broadcast ones: 0 along both) */
         bool merge = kept > 0;
-        for (size_t k = 0; merge && k < count; ++k)
-            merge = out->strides[k][kept - 1] == strides[k][d] * shape[d];
+        for (size_t k = 0; merge && k <= DEST; ++k)
+            merge = out->strides[k][kept - 1] ==
+                    strides[k][d] * (int64_t)shape[d];
         if (merge) {
             out->shape[kept - 1] *= shape[d];
-            for (size_t k = 0; k < count; ++k)
+            for (size_t k = 0; k <= DEST; ++k)
                 out->strides[k][kept - 1] = strides[k][d];
         } else {
             out->shape[kept] = shape[d];
-            for (size_t k = 0; k < count; ++k)
+            for (size_t k = 0; k <= DEST; ++k)
                 out->strides[k][kept] = strides[k][d];
             ++kept;
         }
@@ -117,90 +129,65 @@ static void make_layout(const array_operand *operands, size_t count,
     out->ndim = kept;
 }
 
-static access operand_access(const array_operand *operand, const layout *lay,
-                             size_t k)
+static access layout_access(const layout *lay, size_t k)
 {
-    if (operand->array == NULL)
-        return ACCESS_SCALAR;
     /* contiguous with the result: the innermost stride 1 and each outer
      * one the product of the sizes inside it */
-    size_t stride = 1;
+    int64_t stride = 1;
     for (size_t d = lay->ndim; d-- > 0;) {
         if (lay->strides[k][d] != stride)
             return ACCESS_STRIDED;
-        stride *= lay->shape[d];
+        stride *= (int64_t)lay->shape[d];
     }
     return ACCESS_CONTIGUOUS;
 }
 
-kiln_status array_map(const char *function, const char *preamble,
-                      const char *statement, int choice,
-                      kiln_dtype result_dtype, const array_operand *operands,
-                      size_t count, kiln_stream *stream, kiln_array **result)
+/* Generates, builds and launches the kernel of `statement` writing every
+ * element of `dest` (its shape the operands' broadcast shape). */
+static kiln_status map_launch(const char *preamble, const char *statement,
+                              int choice,
+                              kiln_array *dest, const array_operand *operands,
+                              size_t count, const array_map_params *params,
+                              kiln_stream *stream)
 {
-    if (result == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
-                           function);
-    const kiln_array *first = NULL;
-    for (size_t k = 0; k < count; ++k) {
-        if (operands[k].array == NULL)
-            continue;
-        if (first == NULL)
-            first = operands[k].array;
-        else if (array_same_context(function, first, operands[k].array) !=
-                 KILN_OK)
-            return KILN_ERR_CONTEXT_MISMATCH;
-    }
-    kiln_context *context = first->context;
-    size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
-    kiln_status status = broadcast(function, operands, count, &ndim, shape);
-    if (status != KILN_OK)
-        return status;
-    for (size_t k = 0; k < count; ++k) {
-        status = array_check_device_dtype(context, operands[k].dtype,
-                                          function);
-        if (status != KILN_OK)
-            return status;
-    }
-    kiln_array *made = NULL;
-    status = array_new(context, result_dtype, ndim, shape, function, &made);
-    if (status != KILN_OK)
-        return status;
-    if (made->size == 0) {
-        *result = made;
-        return kiln_error_set(KILN_OK, NULL);
-    }
-
+    kiln_context *context = dest->context;
     layout lay;
-    make_layout(operands, count, ndim, shape, &lay);
-    access accesses[MAX_OPERANDS];
+    make_layout(operands, count, dest, &lay);
+    access accesses[MAX_OPERANDS + 1];
     bool any_strided = false;
-    for (size_t k = 0; k < count; ++k) {
-        accesses[k] = operand_access(&operands[k], &lay, k);
+    for (size_t k = 0; k <= DEST; ++k) {
+        bool present = k == DEST || (k < count && operands[k].array != NULL);
+        accesses[k] = !present ? ACCESS_SCALAR : layout_access(&lay, k);
         any_strided |= accesses[k] == ACCESS_STRIDED;
     }
+    const char *out_type = array_dtype_ctype(dest->dtype);
 
     /* The source, and the arguments in the same order. */
     array_text source = {0};
     array_text_add(&source,
                    ARRAY_SOURCE_HEADER
                    "%s\n"
-                   "__kernel void kiln_array_map(__global %s *kiln_out, "
-                   "long kiln_out_offset, long kiln_n, int kiln_choice",
-                   preamble ? preamble : "", array_dtype_ctype(result_dtype));
-    kiln_arg args[3 + MAX_OPERANDS * (2 + KILN_ARRAY_MAX_DIMS) +
-                  KILN_ARRAY_MAX_DIMS];
-    int64_t longs[MAX_OPERANDS * (1 + KILN_ARRAY_MAX_DIMS) +
-                  KILN_ARRAY_MAX_DIMS + 2];
+                   "__kernel void kiln_array_map(__global %s *kiln_o, "
+                   "long kiln_o_offset, long kiln_n, int kiln_choice",
+                   preamble ? preamble : "", out_type);
+    kiln_arg args[4 + (MAX_OPERANDS + 1) * (2 + KILN_ARRAY_MAX_DIMS) +
+                  KILN_ARRAY_MAX_DIMS + ARRAY_MAP_PARAMS];
+    int64_t longs[(MAX_OPERANDS + 1) * (1 + KILN_ARRAY_MAX_DIMS) +
+                  KILN_ARRAY_MAX_DIMS + ARRAY_MAP_PARAMS + 2];
     array_scalar scalars[MAX_OPERANDS];
     size_t arg_count = 0, long_count = 0;
 #define ADD_LONG(v) \
     (longs[long_count] = (int64_t)(v), \
      args[arg_count++] = KILN_ARG_VALUE(&longs[long_count++], 8))
-    args[arg_count++] = KILN_ARG_BUFFER(made->buffer);
-    ADD_LONG(0);
-    ADD_LONG(made->size);
+    args[arg_count++] = KILN_ARG_BUFFER(dest->buffer);
+    ADD_LONG(dest->offset);
+    ADD_LONG(dest->size);
     args[arg_count++] = KILN_ARG_INT(choice);
+    if (accesses[DEST] == ACCESS_STRIDED)
+        for (size_t d = 0; d < lay.ndim; ++d) {
+            array_text_add(&source, ", long kiln_o_stride%zu", d);
+            ADD_LONG(lay.strides[DEST][d]);
+        }
     for (size_t k = 0; k < count; ++k) {
         const array_operand *operand = &operands[k];
         const char *ctype = array_dtype_ctype(operand->dtype);
@@ -226,6 +213,10 @@ kiln_status array_map(const char *function, const char *preamble,
             array_text_add(&source, ", long kiln_size%zu", d);
             ADD_LONG(lay.shape[d]);
         }
+    for (size_t p = 0; params != NULL && p < params->count; ++p) {
+        array_text_add(&source, ", long kiln_p%zu", p);
+        ADD_LONG(params->values[p]);
+    }
 #undef ADD_LONG
     array_text_add(&source,
                    ")\n{\n"
@@ -233,7 +224,7 @@ kiln_status array_map(const char *function, const char *preamble,
                    "    if (i < kiln_n) {\n");
     if (any_strided) {
         array_text_add(&source, "        long kiln_rest = i, kiln_coordinate;\n");
-        for (size_t k = 0; k < count; ++k)
+        for (size_t k = 0; k <= DEST; ++k)
             if (accesses[k] == ACCESS_STRIDED)
                 array_text_add(&source, "        long kiln_%c_index = kiln_%c_offset;\n",
                                operand_names[k], operand_names[k]);
@@ -242,7 +233,7 @@ kiln_status array_map(const char *function, const char *preamble,
                            "        kiln_coordinate = kiln_rest %% kiln_size%zu;\n"
                            "        kiln_rest /= kiln_size%zu;\n",
                            d, d);
-            for (size_t k = 0; k < count; ++k)
+            for (size_t k = 0; k <= DEST; ++k)
                 if (accesses[k] == ACCESS_STRIDED)
                     array_text_add(&source,
                                    "        kiln_%c_index += kiln_coordinate * "
@@ -265,26 +256,127 @@ kiln_status array_map(const char *function, const char *preamble,
                            "        const %s %c = (%s)kiln_%c[kiln_%c_index];\n",
                            ctype, name, ctype, name, name);
     }
+    /* a bool is stored as 0 or 1 whatever the statement computed */
     array_text_add(&source,
                    "        %s kiln_r;\n"
                    "        %s\n"
-                   "        kiln_out[kiln_out_offset + i] = kiln_r;\n"
+                   "        kiln_o[%s] = %s;\n"
                    "    }\n}\n",
-                   array_dtype_ctype(result_dtype), statement);
+                   out_type, statement,
+                   accesses[DEST] == ACCESS_STRIDED ? "kiln_o_index"
+                                                    : "kiln_o_offset + i",
+                   dest->dtype == KILN_DTYPE_BOOL ? "kiln_r != 0" : "kiln_r");
 
     kiln_kernel *kernel = NULL;
-    status =
+    kiln_status status =
         array_kernel_build_text(context, &source, "kiln_array_map", &kernel);
     if (status == KILN_OK) {
-        status = array_launch_1d(kernel, made->size, MAX_GROUPS, stream,
+        status = array_launch_1d(kernel, dest->size, MAX_GROUPS, stream,
                                  arg_count, args);
         array_release_kernel(kernel);
     }
-    if (status != KILN_OK) {
-        array_release_array(made);
-        return array_error_prefix(status, "%s", function);
+    return status;
+}
+
+/* The context of the operands' arrays (and `dest`'s, when given), or
+ * KILN_ERR_CONTEXT_MISMATCH. */
+static kiln_status operands_context(const char *function,
+                                    const array_operand *operands,
+                                    size_t count, const kiln_array *dest,
+                                    kiln_context **context)
+{
+    const kiln_array *first = dest;
+    for (size_t k = 0; k < count; ++k) {
+        if (operands[k].array == NULL)
+            continue;
+        if (first == NULL)
+            first = operands[k].array;
+        else if (array_same_context(function, first, operands[k].array) !=
+                 KILN_OK)
+            return KILN_ERR_CONTEXT_MISMATCH;
+    }
+    *context = first->context;
+    for (size_t k = 0; k < count; ++k) {
+        kiln_status status = array_check_device_dtype(
+            *context, operands[k].dtype, function);
+        if (status != KILN_OK)
+            return status;
+    }
+    return KILN_OK;
+}
+
+kiln_status array_map(const char *function, const char *preamble,
+                      const char *statement, int choice,
+                      kiln_dtype result_dtype, const array_operand *operands,
+                      size_t count, kiln_stream *stream, kiln_array **result)
+{
+    if (result == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
+                           function);
+    kiln_context *context = NULL;
+    kiln_status status =
+        operands_context(function, operands, count, NULL, &context);
+    size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
+    if (status == KILN_OK)
+        status = broadcast(function, operands, count, &ndim, shape);
+    if (status != KILN_OK)
+        return status;
+    kiln_array *made = NULL;
+    status = array_new(context, result_dtype, ndim, shape, function, &made);
+    if (status != KILN_OK)
+        return status;
+    if (made->size > 0) {
+        status = map_launch(preamble, statement, choice, made,
+                            operands, count, NULL, stream);
+        if (status != KILN_OK) {
+            array_release_array(made);
+            return array_error_prefix(status, "%s", function);
+        }
     }
     *result = made;
+    return kiln_error_set(KILN_OK, NULL);
+}
+
+kiln_status array_map_into(const char *function, const char *preamble,
+                           const char *statement, int choice,
+                           kiln_array *dest, const array_operand *operands,
+                           size_t count, const array_map_params *params,
+                           kiln_stream *stream)
+{
+    kiln_context *context = NULL;
+    kiln_status status =
+        operands_context(function, operands, count, dest, &context);
+    if (status != KILN_OK)
+        return status;
+    /* the operands broadcast to dest's shape, not beyond it */
+    array_operand all[MAX_OPERANDS + 1];
+    for (size_t k = 0; k < count; ++k)
+        all[k] = operands[k];
+    all[count] = (array_operand){.array = dest, .dtype = dest->dtype};
+    size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
+    status = broadcast(function, all, count + 1, &ndim, shape);
+    if (status != KILN_OK)
+        return status;
+    bool same = ndim == dest->ndim;
+    for (size_t d = 0; same && d < ndim; ++d)
+        same = shape[d] == dest->shape[d];
+    if (!same) {
+        char from[160], to[160];
+        array_shape_text(count > 0 && operands[0].array ? operands[0].array
+                                                        : dest,
+                         from, sizeof from);
+        array_shape_text(dest, to, sizeof to);
+        return array_error(KILN_ERR_SHAPE,
+                           "%s: an array of shape %s does not broadcast to "
+                           "the shape %s written",
+                           function, from, to);
+    }
+    if (dest->size == 0)
+        return kiln_error_set(KILN_OK, NULL);
+    status = map_launch(preamble, statement, choice, dest,
+                        operands, count, params, stream);
+    if (status != KILN_OK)
+        return array_error_prefix(status, "%s", function);
     return kiln_error_set(KILN_OK, NULL);
 }
 
@@ -343,8 +435,7 @@ static bool op_is_comparison(kiln_array_op op)
     return op >= KILN_OP_EQUAL;
 }
 
-/* The expression of `op` on a and b of dtype `dtype`. */
-static const char *op_expression(kiln_array_op op, kiln_dtype dtype)
+const char *array_op_expression(kiln_array_op op, kiln_dtype dtype)
 {
     bool is_float = array_dtype_is_float(dtype);
     switch (op) {
@@ -391,10 +482,10 @@ static void add_op_switch(array_text *text, bool comparisons,
     for (int op = first; op <= last; ++op)
         array_text_add(text, " case %d: kiln_r = (%s)(%s); break;", op,
                        array_dtype_ctype(result),
-                       op_expression((kiln_array_op)op, compute));
+                       array_op_expression((kiln_array_op)op, compute));
     array_text_add(text, " default: kiln_r = (%s)(%s); }",
                    array_dtype_ctype(result),
-                   op_expression((kiln_array_op)last, compute));
+                   array_op_expression((kiln_array_op)last, compute));
 }
 
 /* Integer powers by squaring; negative exponents give 0 (numpy refuses
@@ -412,14 +503,56 @@ static void add_op_switch(array_text *text, bool comparisons,
     "    return result;\n"                                                   \
     "}\n"
 
-/* The dtype computed in and the result's dtype. */
-static void op_types(kiln_array_op op, kiln_dtype promoted,
-                     kiln_dtype *compute, kiln_dtype *result)
+void array_add_ipow(array_text *preamble, kiln_dtype compute)
 {
+    if (!array_dtype_is_float(compute))
+        array_text_add(preamble, IPOW_PREAMBLE(type),
+                       array_dtype_ctype(compute));
+}
+
+kiln_status array_binary_types(const char *function, kiln_array_op op,
+                               kiln_dtype a, const kiln_dtype *b,
+                               double scalar, kiln_dtype *compute,
+                               kiln_dtype *result)
+{
+    if (!op_valid(op))
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: %d is not a kiln_array_op", function, (int)op);
+    kiln_dtype promoted = a;
+    /* a fraction, an infinity or NaN (NaN != floor(NaN)) */
+    bool fractional = scalar != floor(scalar) || isinf(scalar);
+    if (b != NULL) {
+        promoted = array_promote(a, *b);
+    } else if (a == KILN_DTYPE_BOOL) {
+        /* a weak number against bools: NumPy's default integer or
+         * float64 */
+        promoted = fractional ? KILN_DTYPE_FLOAT64 : KILN_DTYPE_INT64;
+    } else if (!array_dtype_is_float(a) && fractional) {
+        /* A weak scalar keeps the array's dtype, unless a fraction meets
+         * an integer array. */
+        promoted = KILN_DTYPE_FLOAT64;
+    } else if (array_scalar_out_of_range(a, scalar)) {
+        /* binary() answers comparisons of these; C's conversion of the
+         * scalar would be undefined */
+        array_scalar_check(a, scalar, false, function);
+        return array_error(KILN_ERR_INVALID_ARGUMENT,
+                           "%s: the scalar is outside the array's dtype; "
+                           "convert the array first (kiln_array_astype)",
+                           function);
+    }
     *compute = promoted;
     if (op == KILN_OP_DIVIDE && !array_dtype_is_float(promoted))
         *compute = KILN_DTYPE_FLOAT64;
-    *result = op_is_comparison(op) ? KILN_DTYPE_UINT8 : *compute;
+    if (promoted == KILN_DTYPE_BOOL && op == KILN_OP_SUBTRACT)
+        return array_error(KILN_ERR_DTYPE,
+                           "%s: subtracting bools is not defined (NumPy "
+                           "refuses it too); use logical_xor or convert "
+                           "them first",
+                           function);
+    if (promoted == KILN_DTYPE_BOOL && op == KILN_OP_POWER)
+        *compute = KILN_DTYPE_INT8; /* as NumPy's power of bools */
+    *result = op_is_comparison(op) ? KILN_DTYPE_BOOL : *compute;
+    return KILN_OK;
 }
 
 /* A whole scalar outside an integer array's dtype (300 against uint8):
@@ -459,7 +592,7 @@ static kiln_status out_of_range_scalar(const char *function,
     case KILN_OP_LESS_EQUAL: truth = above; break;
     default: truth = !above; break;
     }
-    kiln_status status = kiln_array_full(array->context, KILN_DTYPE_UINT8,
+    kiln_status status = kiln_array_full(array->context, KILN_DTYPE_BOOL,
                                          array->ndim, array->shape,
                                          truth ? 1 : 0, stream, result);
     return status == KILN_OK ? status
@@ -470,34 +603,25 @@ static kiln_status binary(const char *function, kiln_array_op op,
                           array_operand a, array_operand b,
                           kiln_stream *stream, kiln_array **result)
 {
-    if (!op_valid(op))
-        return array_error(KILN_ERR_INVALID_ARGUMENT,
-                           "%s: %d is not a kiln_array_op", function, (int)op);
-    kiln_dtype promoted, compute, result_dtype;
-    if (a.array != NULL && b.array != NULL) {
-        promoted = array_promote(a.array->dtype, b.array->dtype);
-    } else {
-        /* A weak scalar: the array's dtype, unless a fraction meets an
-         * integer array. */
-        const array_operand *array = a.array ? &a : &b;
-        double scalar = a.array ? b.scalar : a.scalar;
-        promoted = array->array->dtype;
-        if (!array_dtype_is_float(promoted) &&
-            (scalar != floor(scalar) || isinf(scalar)))
-            promoted = KILN_DTYPE_FLOAT64; /* NaN too: NaN != floor(NaN) */
-        else if (!array_scalar_fits(promoted, scalar))
-            return out_of_range_scalar(function, op, array->array, scalar,
-                                       a.array == NULL, stream, result);
-    }
-    op_types(op, promoted, &compute, &result_dtype);
+    kiln_dtype compute, result_dtype;
+    const array_operand *array = a.array ? &a : &b;
+    const kiln_dtype *other = a.array && b.array ? &b.array->dtype : NULL;
+    double scalar = a.array ? b.scalar : a.scalar;
+    if (op_valid(op) && other == NULL &&
+        array_scalar_out_of_range(array->array->dtype, scalar))
+        return out_of_range_scalar(function, op, array->array, scalar,
+                                   a.array == NULL, stream, result);
+    kiln_status status = array_binary_types(
+        function, op, array->array->dtype, other, scalar, &compute,
+        &result_dtype);
+    if (status != KILN_OK)
+        return status;
     a.dtype = b.dtype = compute;
     const array_operand operands[2] = {a, b};
     array_text statement = {0}, preamble = {0};
     add_op_switch(&statement, op_is_comparison(op), compute, result_dtype);
-    if (!array_dtype_is_float(compute))
-        array_text_add(&preamble, IPOW_PREAMBLE(type),
-                       array_dtype_ctype(compute));
-    kiln_status status =
+    array_add_ipow(&preamble, compute);
+    status =
         statement.failed || preamble.failed
             ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory")
             : array_map(function, preamble.data, statement.data, (int)op,
@@ -569,6 +693,13 @@ kiln_status kiln_array_math(kiln_array_function function_id,
                            "%s: %d is not a kiln_array_function", function,
                            (int)function_id);
     kiln_dtype dtype = a->dtype;
+    if (dtype == KILN_DTYPE_BOOL && function_id == KILN_FN_NEGATIVE)
+        return array_error(KILN_ERR_DTYPE,
+                           "%s: negating bools is not defined (NumPy refuses "
+                           "it too); use logical_not",
+                           function);
+    if (dtype == KILN_DTYPE_BOOL && function_id == KILN_FN_SQUARE)
+        dtype = KILN_DTYPE_INT8; /* as NumPy's square of bools */
     bool keeps_dtype = function_id == KILN_FN_NEGATIVE ||
                        function_id == KILN_FN_ABS ||
                        function_id == KILN_FN_SQUARE ||

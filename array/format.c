@@ -138,6 +138,8 @@ static int integer_text(kiln_dtype dtype, const unsigned char *bytes,
     } v;
     memcpy(&v, bytes, kiln_dtype_size(dtype));
     switch (dtype) {
+    case KILN_DTYPE_BOOL: return snprintf(out, size, "%s", v.u8 ? "True"
+                                                                : "False");
     case KILN_DTYPE_INT8: return snprintf(out, size, "%d", v.i8);
     case KILN_DTYPE_UINT8: return snprintf(out, size, "%u", v.u8);
     case KILN_DTYPE_INT16: return snprintf(out, size, "%d", v.i16);
@@ -356,6 +358,18 @@ kiln_status kiln_array_format(const kiln_array *array, char *text, size_t size,
         return array_error(KILN_ERR_INVALID_ARGUMENT,
                            "%s: text is NULL with a size of %zu", function,
                            size);
+    if (array->size > 1 && !array_is_contiguous(array)) {
+        /* a view in another layout is printed from a C-ordered copy */
+        kiln_array *copy = NULL;
+        status = array_contiguous(array, stream, function, &copy);
+        if (status != KILN_OK)
+            return status;
+        if (copy != array)
+            status = kiln_array_format(copy, text, size, length, stream);
+        array_release_array(copy);
+        if (copy != array)
+            return status;
+    }
     shown s = {0};
     status = read_shown(array, &s, stream, function);
     if (status != KILN_OK) {
@@ -383,6 +397,8 @@ kiln_status kiln_array_format(const kiln_array *array, char *text, size_t size,
         if (!failed && strlen(word) > width)
             width = strlen(word);
     }
+    if (array->dtype == KILN_DTYPE_BOOL)
+        width = 5; /* NumPy pads True to False's width, all True or not */
     /* One width for every word, right-aligned, as NumPy pads them. */
     for (size_t i = 0; !failed && i < s.count; ++i) {
         size_t n = strlen(w.words[i]);

@@ -719,9 +719,11 @@ kiln_status kiln_elementwise_launch_range(kiln_elementwise *kernel,
         return array_error(KILN_ERR_INVALID_ARGUMENT,
                            "kiln_elementwise_launch_range: step is 0");
     if (count > 0) {
-        /* every index, the last included, in [0, INT64_MAX] */
-        uint64_t room = step > 0 ? (uint64_t)(INT64_MAX - start)
-                                 : (uint64_t)start;
+        /* every index, the last included, in [0, INT64_MAX]; start is
+         * checked first, so that INT64_MAX - start cannot overflow */
+        uint64_t room = start < 0 ? 0
+                        : step > 0 ? (uint64_t)(INT64_MAX - start)
+                                   : (uint64_t)start;
         uint64_t stride = step > 0 ? (uint64_t)step : 0 - (uint64_t)step;
         if (start < 0 || (uint64_t)(count - 1) > room / stride)
             return array_error(KILN_ERR_INVALID_ARGUMENT,

@@ -164,10 +164,12 @@ struct kiln_array {
     atomic_int references;
     kiln_context *context;  /* one reference */
     kiln_buffer *buffer;    /* one reference; NULL for an empty array */
-    size_t offset;          /* elements from the start of the buffer */
+    size_t offset;          /* of element (0, 0...), in elements from the
+                               start of the buffer */
     kiln_dtype dtype;
     size_t ndim;
     size_t shape[KILN_ARRAY_MAX_DIMS];
+    int64_t strides[KILN_ARRAY_MAX_DIMS]; /* in elements, either sign */
     size_t size;            /* elements */
 };
 
@@ -181,6 +183,18 @@ ARRAY_INTERNAL kiln_status array_new(kiln_context *context, kiln_dtype dtype,
                                      size_t ndim, const size_t *shape,
                                      const char *function,
                                      kiln_array **array);
+/* Sets C-contiguous strides for the array's shape. */
+ARRAY_INTERNAL void array_set_c_strides(kiln_array *array);
+/* Whether the elements are laid out in C order from `offset` on (axes of
+ * one element may have any stride). */
+ARRAY_INTERNAL bool array_is_contiguous(const kiln_array *array);
+/* `array` C-contiguous: a new reference to it when it is, else a
+ * C-contiguous copy made on `stream`.  For the operations whose kernels
+ * read memory in C order (reductions, matmul, host copies). */
+ARRAY_INTERNAL kiln_status array_contiguous(const kiln_array *array,
+                                            kiln_stream *stream,
+                                            const char *function,
+                                            kiln_array **contiguous);
 /* "(3, 4)" into `out`. */
 ARRAY_INTERNAL void array_shape_text(const kiln_array *array, char *out,
                                      size_t size);
@@ -210,6 +224,10 @@ ARRAY_INTERNAL kiln_arg array_scalar_arg(kiln_dtype dtype, double value,
  * its range (a fraction of an integer dtype's range does not fit either:
  * see array_scalar_check).  Every value fits a floating dtype. */
 ARRAY_INTERNAL bool array_scalar_fits(kiln_dtype dtype, double value);
+/* Whether `value` is a whole, finite number an integer dtype (bool not
+ * included) cannot hold: 300 against uint8.  Arithmetic with it is
+ * refused, comparisons are answered without it. */
+ARRAY_INTERNAL bool array_scalar_out_of_range(kiln_dtype dtype, double value);
 /* KILN_ERR_INVALID_ARGUMENT, naming `function`, the value and the dtype's
  * range, unless `value` converts to `dtype` exactly or, with
  * `fractions`, by dropping its fraction (C's conversion is undefined
@@ -227,6 +245,15 @@ typedef struct array_operand {
     kiln_dtype dtype;        /* the type the expression sees it as */
 } array_operand;
 
+/* Up to ARRAY_MAP_PARAMS long values a map statement reads as kiln_p0,
+ * kiln_p1...: sizes and offsets that change between calls without
+ * changing the program (triu's diagonal). */
+#define ARRAY_MAP_PARAMS 4
+typedef struct array_map_params {
+    size_t count;
+    int64_t values[ARRAY_MAP_PARAMS];
+} array_map_params;
+
 /* result = `statement` elementwise over up to three operands named a, b,
  * c (each converted to its operand's dtype), with NumPy broadcasting; the
  * statement sets kiln_r (of the result's dtype) and may read kiln_choice,
@@ -242,6 +269,32 @@ ARRAY_INTERNAL kiln_status array_map(const char *function,
                                      const array_operand *operands,
                                      size_t count, kiln_stream *stream,
                                      kiln_array **result);
+/* array_map into an array that exists (any strides): the operands
+ * broadcast to its shape; `params` (may be NULL) are kiln_p0... and the
+ * statement may read the flat index i of the element in C order. */
+ARRAY_INTERNAL kiln_status array_map_into(const char *function,
+                                          const char *preamble,
+                                          const char *statement, int choice,
+                                          kiln_array *dest,
+                                          const array_operand *operands,
+                                          size_t count,
+                                          const array_map_params *params,
+                                          kiln_stream *stream);
+/* The dtype `op` computes in and its result's dtype for an array of dtype
+ * `a` and an array of dtype *b, or (b NULL) the weak scalar `scalar`:
+ * NumPy's promotion; KILN_ERR_DTYPE for what NumPy refuses (bool - bool). */
+ARRAY_INTERNAL kiln_status array_binary_types(const char *function,
+                                              kiln_array_op op, kiln_dtype a,
+                                              const kiln_dtype *b,
+                                              double scalar,
+                                              kiln_dtype *compute,
+                                              kiln_dtype *result);
+/* The OpenCL C expression of `op` on a and b of dtype `compute`. */
+ARRAY_INTERNAL const char *array_op_expression(kiln_array_op op,
+                                               kiln_dtype compute);
+/* The helpers array_op_expression's integer power needs (kiln_ipow), for
+ * an integer `compute` dtype. */
+ARRAY_INTERNAL void array_add_ipow(array_text *preamble, kiln_dtype compute);
 /* Writes `expression` of the flat index i into every element of `array`. */
 ARRAY_INTERNAL kiln_status array_fill_expression(kiln_array *array,
                                                  const char *expression,

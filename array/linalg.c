@@ -136,12 +136,12 @@ kiln_status kiln_array_blas_name(kiln_context *context, const char **name)
     return kiln_error_set(KILN_OK, NULL);
 }
 
-/* `array` as `dtype` (a new reference: the array itself when it already
- * is). */
+/* `array` as C-contiguous `dtype` (a new reference: the array itself
+ * when it already is). */
 static kiln_status as_dtype(const kiln_array *array, kiln_dtype dtype,
                             kiln_stream *stream, kiln_array **result)
 {
-    if (array->dtype == dtype) {
+    if (array->dtype == dtype && array_is_contiguous(array)) {
         *result = (kiln_array *)array;
         return kiln_array_retain(*result);
     }
@@ -391,15 +391,19 @@ kiln_status kiln_array_transpose(const kiln_array *a, const size_t *axes,
     size_t shape[KILN_ARRAY_MAX_DIMS];
     for (size_t d = 0; d < a->ndim; ++d)
         shape[d] = a->shape[order[d]];
-    kiln_array *made = NULL;
+    kiln_array *made = NULL, *source = NULL;
     status = array_new(a->context, a->dtype, a->ndim, shape, function, &made);
     if (status != KILN_OK)
         return status;
     if (made->size > 0) {
-        if (a->ndim == 2 && order[0] == 1)
-            status = transpose_2d(a, made, stream);
-        else
-            status = transpose_gather(a, order, made, stream);
+        /* the kernels read a in C order */
+        status = array_contiguous(a, stream, function, &source);
+        if (status == KILN_OK && a->ndim == 2 && order[0] == 1)
+            status = transpose_2d(source, made, stream);
+        else if (status == KILN_OK)
+            status = transpose_gather(source, order, made, stream);
+        if (source != NULL)
+            array_release_array(source);
     }
     if (status != KILN_OK) {
         array_release_array(made);

@@ -12,6 +12,9 @@
  * combines their partial results (in-group trees, or for columns split a
  * few times a loop per column): never more than two launches, and a
  * barrier before every step of the in-group trees.
+ * The same kernels reduce a OP b without making it (kiln_array_reduce_
+ * binary): each load of the input is then kiln_map of an element of a and
+ * one of b (or a scalar), so `(x * x).sum()` reads x once.
  */
 #include "internal.h"
 
@@ -32,21 +35,30 @@
 typedef struct reduce_types {
     kiln_dtype input, accumulate, output;
     bool arg; /* argmin / argmax: the index is the result */
+    /* What the kernels read: `input` itself, or (mapped) kiln_map of
+     * an element of `source` and one of `second` (or a scalar of it) */
+    kiln_dtype source;
+    bool mapped, scalar;
+    kiln_array_op op;
+    kiln_dtype compute, second;
 } reduce_types;
 
 static kiln_status reduce_types_of(kiln_array_reduce_op op, kiln_dtype input,
                                    const char *function, reduce_types *types)
 {
-    types->input = input;
+    types->input = types->source = input;
     types->arg = op == KILN_REDUCE_ARGMIN || op == KILN_REDUCE_ARGMAX;
     bool is_float = array_dtype_is_float(input);
     switch (op) {
     case KILN_REDUCE_SUM:
     case KILN_REDUCE_PROD:
+        /* bools count in NumPy's default integer */
         types->accumulate =
             is_float ? input
-                     : (array_dtype_is_signed(input) ? KILN_DTYPE_INT64
-                                                     : KILN_DTYPE_UINT64);
+                     : (array_dtype_is_signed(input) ||
+                                input == KILN_DTYPE_BOOL
+                            ? KILN_DTYPE_INT64
+                            : KILN_DTYPE_UINT64);
         types->output = types->accumulate;
         return KILN_OK;
     case KILN_REDUCE_MEAN:
@@ -165,6 +177,53 @@ static void add_reduce_macros(array_text *source, kiln_array_reduce_op op,
                        "#define KILN_SET_INDEX(at, v) ((void)0)\n"
                        "#define KILN_INDEX_OF(at) KILN_NO_INDEX\n"
                        "#define KILN_PARTIAL_INDEX(p) KILN_NO_INDEX\n");
+    /* What one load reads: an element of the input, or kiln_map of an
+     * element of a and one of b (or b's scalar), computed in the
+     * operation's dtype and converted to its result's. */
+    if (!types->mapped) {
+        array_text_add(source,
+                       "#define KILN_EXTRA_PARAMS\n"
+                       "#define KILN_BASE_B(at)\n"
+                       "#define KILN_LOAD(j) ((kiln_acc_t)kiln_base[j])\n");
+    } else {
+        const char *bt = array_dtype_ctype(types->second),
+                   *ct = array_dtype_ctype(types->compute);
+        array_add_ipow(source, types->compute);
+        array_text_add(source,
+                       "inline %s kiln_map(%s kiln_a0, %s kiln_b0)\n"
+                       "{\n"
+                       "    const %s a = (%s)kiln_a0;\n"
+                       "    const %s b = (%s)kiln_b0;\n"
+                       "    return (%s)(%s);\n"
+                       "}\n",
+                       array_dtype_ctype(types->input),
+                       array_dtype_ctype(types->source), bt, ct, ct, ct, ct,
+                       array_dtype_ctype(types->input),
+                       array_op_expression(types->op, types->compute));
+        if (types->input == KILN_DTYPE_BOOL) /* 0 or 1, as when stored */
+            array_text_add(source, "#define KILN_MAP(x, y) "
+                                   "((kiln_acc_t)(kiln_map(x, y) != 0))\n");
+        else
+            array_text_add(source, "#define KILN_MAP(x, y) "
+                                   "((kiln_acc_t)kiln_map(x, y))\n");
+        if (types->scalar)
+            array_text_add(source,
+                           "#define KILN_EXTRA_PARAMS , %s kiln_scalar_b\n"
+                           "#define KILN_BASE_B(at)\n"
+                           "#define KILN_LOAD(j) KILN_MAP(kiln_base[j], "
+                           "kiln_scalar_b)\n",
+                           bt);
+        else
+            array_text_add(source,
+                           "#define KILN_EXTRA_PARAMS , __global const %s "
+                           "*kiln_in_b, long kiln_in_b_offset\n"
+                           "#define KILN_BASE_B(at) __global const %s "
+                           "*kiln_base_b = kiln_in_b + kiln_in_b_offset + "
+                           "(at)\n"
+                           "#define KILN_LOAD(j) KILN_MAP(kiln_base[j], "
+                           "kiln_base_b[j])\n",
+                           bt, bt);
+    }
     /* One step of an accumulation: value v at index j into (acc, index). */
     if (types->arg)
         array_text_add(source,
@@ -251,8 +310,8 @@ static void add_common_params(array_text *source, const reduce_types *types)
                    "    __global kiln_acc_t *kiln_partial_values,\n"
                    "    __global long *kiln_partial_indices,\n"
                    "    __global %s *kiln_out, long kiln_out_offset,\n"
-                   "    int kiln_finish)\n",
-                   array_dtype_ctype(types->input),
+                   "    int kiln_finish KILN_EXTRA_PARAMS)\n",
+                   array_dtype_ctype(types->source),
                    array_dtype_ctype(types->output));
 }
 
@@ -274,25 +333,26 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "    const long kiln_start = kiln_split * kiln_chunk;\n"
         "    const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
         "    __global const %2$s *kiln_base = kiln_in + kiln_in_offset + kiln_row * kiln_length;\n"
+        "    KILN_BASE_B(kiln_row * kiln_length);\n"
         "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
         "    long kiln_index = KILN_NO_INDEX;\n"
         "    long j = kiln_start + kiln_x;\n"
         "    for (; j + 3 * %1$d < kiln_end; j += 4 * %1$d) {\n"
-        "        kiln_acc_t v0 = (kiln_acc_t)kiln_base[j];\n"
-        "        kiln_acc_t v1 = (kiln_acc_t)kiln_base[j + %1$d];\n"
-        "        kiln_acc_t v2 = (kiln_acc_t)kiln_base[j + 2 * %1$d];\n"
-        "        kiln_acc_t v3 = (kiln_acc_t)kiln_base[j + 3 * %1$d];\n"
+        "        kiln_acc_t v0 = KILN_LOAD(j);\n"
+        "        kiln_acc_t v1 = KILN_LOAD(j + %1$d);\n"
+        "        kiln_acc_t v2 = KILN_LOAD(j + 2 * %1$d);\n"
+        "        kiln_acc_t v3 = KILN_LOAD(j + 3 * %1$d);\n"
         "        KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
         "        KILN_STEP(kiln_acc, kiln_index, v1, j + %1$d);\n"
         "        KILN_STEP(kiln_acc, kiln_index, v2, j + 2 * %1$d);\n"
         "        KILN_STEP(kiln_acc, kiln_index, v3, j + 3 * %1$d);\n"
         "    }\n"
         "    for (; j < kiln_end; j += %1$d)\n"
-        "        KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j], j);\n"
+        "        KILN_STEP(kiln_acc, kiln_index, KILN_LOAD(j), j);\n"
         "    kiln_values[kiln_x] = kiln_acc;\n"
         "    KILN_SET_INDEX(kiln_x, kiln_index);\n"
         "    barrier(CLK_LOCAL_MEM_FENCE);\n",
-        ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
+        ARRAY_GROUP_SIZE, array_dtype_ctype(types->source));
     /* the tree pairs work-items x and x + half */
     add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2);
     add_store(source, types, "kiln_x == 0", "kiln_splits == 1", "kiln_row",
@@ -335,26 +395,27 @@ static void add_kernels(array_text *source, const reduce_types *types)
         "        const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
         "        __global const %2$s *kiln_base = kiln_in + kiln_in_offset\n"
         "            + kiln_block * kiln_length * kiln_inner + kiln_column;\n"
+        "        KILN_BASE_B(kiln_block * kiln_length * kiln_inner + kiln_column);\n"
         "        long j = kiln_start;\n"
         "        for (; j + 3 < kiln_end; j += 4) {\n"
-        "            kiln_acc_t v0 = (kiln_acc_t)kiln_base[j * kiln_inner];\n"
-        "            kiln_acc_t v1 = (kiln_acc_t)kiln_base[(j + 1) * kiln_inner];\n"
-        "            kiln_acc_t v2 = (kiln_acc_t)kiln_base[(j + 2) * kiln_inner];\n"
-        "            kiln_acc_t v3 = (kiln_acc_t)kiln_base[(j + 3) * kiln_inner];\n"
+        "            kiln_acc_t v0 = KILN_LOAD(j * kiln_inner);\n"
+        "            kiln_acc_t v1 = KILN_LOAD((j + 1) * kiln_inner);\n"
+        "            kiln_acc_t v2 = KILN_LOAD((j + 2) * kiln_inner);\n"
+        "            kiln_acc_t v3 = KILN_LOAD((j + 3) * kiln_inner);\n"
         "            KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
         "            KILN_STEP(kiln_acc, kiln_index, v1, j + 1);\n"
         "            KILN_STEP(kiln_acc, kiln_index, v2, j + 2);\n"
         "            KILN_STEP(kiln_acc, kiln_index, v3, j + 3);\n"
         "        }\n"
         "        for (; j < kiln_end; ++j)\n"
-        "            KILN_STEP(kiln_acc, kiln_index, (kiln_acc_t)kiln_base[j * kiln_inner], j);\n"
+        "            KILN_STEP(kiln_acc, kiln_index, KILN_LOAD(j * kiln_inner), j);\n"
         "    }\n"
         "    if (kiln_finish || kiln_splits == 1)\n"
         "        kiln_out[kiln_out_offset + kiln_item] = KILN_FINAL(kiln_acc, kiln_index, kiln_length);\n"
         "    else {\n"
         "        const long p = (kiln_block * kiln_splits + kiln_split) * kiln_inner + kiln_column;\n"
         "        kiln_partial_values[p] = kiln_acc;\n",
-        ARRAY_GROUP_SIZE, array_dtype_ctype(types->input));
+        ARRAY_GROUP_SIZE, array_dtype_ctype(types->source));
     if (types->arg)
         array_text_add(source, "        kiln_partial_indices[p] = kiln_index;\n");
     array_text_add(source, "    }\n"
@@ -397,14 +458,26 @@ static void add_kernels(array_text *source, const reduce_types *types)
  * every call builds it through the program cache, and formatting it each
  * time was a large part of a call's host time. */
 #define REDUCE_OPS (KILN_REDUCE_ARGMAX + 1)
-#define REDUCE_DTYPES (KILN_DTYPE_FLOAT64 + 1)
+#define REDUCE_DTYPES (KILN_DTYPE_BOOL + 1)
+#define BINARY_OPS (KILN_OP_GREATER_EQUAL + 1)
 static _Atomic(char *) reduce_sources[REDUCE_OPS][REDUCE_DTYPES];
+/* Reductions of a OP b (or a OP scalar) for a and b of one dtype; others
+ * are made at every call. */
+static _Atomic(char *) mapped_sources[REDUCE_OPS][BINARY_OPS][REDUCE_DTYPES]
+                                     [2];
 
+/* The source of a reduction: kept for the process in `slot` (when not
+ * NULL), made at every call otherwise (*made then owns it). */
 static const char *reduce_source(kiln_array_reduce_op op,
-                                 const reduce_types *types)
+                                 const reduce_types *types, char **made)
 {
-    _Atomic(char *) *slot = &reduce_sources[op][types->input];
-    char *known = atomic_load(slot);
+    _Atomic(char *) *slot = NULL;
+    *made = NULL;
+    if (!types->mapped)
+        slot = &reduce_sources[op][types->source];
+    else if (types->scalar || types->second == types->source)
+        slot = &mapped_sources[op][types->op][types->source][types->scalar];
+    char *known = slot != NULL ? atomic_load(slot) : NULL;
     if (known != NULL)
         return known;
     array_text source = {0};
@@ -414,6 +487,10 @@ static const char *reduce_source(kiln_array_reduce_op op,
     if (source.failed) {
         array_text_free(&source);
         return NULL;
+    }
+    if (slot == NULL) {
+        *made = source.data;
+        return source.data;
     }
     /* Another thread may have made it meanwhile: keep the first. */
     char *expected = NULL;
@@ -460,19 +537,31 @@ static size_t column_splits(kiln_context *context, size_t items,
     return splits == 0 ? 1 : splits;
 }
 
-/* The reduction of `a` seen as (outer, length, inner) into `result`. */
+/* What a reduction reads: the (C-contiguous) array `a`, and for a
+ * reduction of a OP b, `b` of a's shape (C-contiguous) or b's scalar. */
+typedef struct reduce_input {
+    const kiln_array *a, *b;
+    double scalar;
+} reduce_input;
+
+/* The reduction of the input seen as (outer, length, inner) into
+ * `result`. */
 static kiln_status reduce(const char *function, kiln_array_reduce_op op,
-                          const kiln_array *a, size_t outer, size_t length,
-                          size_t inner, const reduce_types *types,
-                          kiln_array *result, kiln_stream *stream)
+                          const reduce_input *input, size_t outer,
+                          size_t length, size_t inner,
+                          const reduce_types *types, kiln_array *result,
+                          kiln_stream *stream)
 {
+    const kiln_array *a = input->a;
     kiln_context *context = a->context;
-    const char *source = reduce_source(op, types);
+    char *made_source = NULL;
+    const char *source = reduce_source(op, types, &made_source);
     kiln_program *program = NULL;
     kiln_status status =
         source == NULL ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                      "out of host memory")
                        : array_program_build(context, source, &program);
+    free(made_source);
     if (status != KILN_OK)
         return status;
 
@@ -516,6 +605,7 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
      * own, or the values', stand in. */
     kiln_buffer *values = partial_values ? partial_values : result->buffer;
     kiln_buffer *indices = partial_indices ? partial_indices : values;
+    array_scalar scalar_b;
     kiln_arg args[] = {
         KILN_ARG_BUFFER(a->buffer),
         KILN_ARG_LONG((int64_t)a->offset),
@@ -529,8 +619,17 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
         KILN_ARG_BUFFER(result->buffer),
         KILN_ARG_LONG((int64_t)result->offset),
         KILN_ARG_INT(0), /* kiln_finish */
+        {0}, {0}, /* b, or its scalar */
     };
-    const size_t arg_count = sizeof args / sizeof args[0];
+    const size_t finish_arg = 11;
+    size_t arg_count = 12;
+    if (types->mapped && types->scalar) {
+        args[arg_count++] =
+            array_scalar_arg(types->second, input->scalar, &scalar_b);
+    } else if (types->mapped) {
+        args[arg_count++] = KILN_ARG_BUFFER(input->b->buffer);
+        args[arg_count++] = KILN_ARG_LONG((int64_t)input->b->offset);
+    }
     const size_t column_groups =
         (items + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE;
     kiln_launch_config config = {
@@ -560,7 +659,7 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
                              sizeof finish_args / sizeof finish_args[0],
                              finish_args);
     } else if (status == KILN_OK && splits > 1) {
-        args[arg_count - 1] = KILN_ARG_INT(1);
+        args[finish_arg] = KILN_ARG_INT(1);
         config.grid = KILN_DIM2(column_groups, 1);
         status = kiln_launch(kernel, &config, arg_count, args);
     }
@@ -576,21 +675,41 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
                              : array_error_prefix(status, "%s", function);
 }
 
-static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
-                                const kiln_array *a, size_t outer,
-                                size_t length, size_t inner, size_t ndim,
-                                const size_t *shape, kiln_stream *stream,
-                                kiln_array **result)
+/* Reduces the input (a, or a OP b: `types` says) along `axis` (or
+ * everything for KILN_AXIS_ALL) into a new array.  a and b are
+ * C-contiguous. */
+static kiln_status reduce_input_axis(const char *function,
+                                     kiln_array_reduce_op op,
+                                     const reduce_input *input, int axis,
+                                     reduce_types *types,
+                                     kiln_stream *stream, kiln_array **result)
 {
-    if (result == NULL)
-        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
-                           function);
-    reduce_types types = {0}; /* GCC 13 cannot see reduce_types_of set it */
-    kiln_status status = reduce_types_of(op, a->dtype, function, &types);
-    if (status != KILN_OK)
-        return status;
+    const kiln_array *a = input->a;
+    size_t outer = 1, length = a->size, inner = 1;
+    size_t shape[KILN_ARRAY_MAX_DIMS], ndim = 0;
+    if (axis != KILN_AXIS_ALL) {
+        long rank = (long)a->ndim;
+        long index = axis < 0 ? rank + axis : axis;
+        if (index < 0 || index >= rank) {
+            char text[160];
+            array_shape_text(a, text, sizeof text);
+            return array_error(KILN_ERR_SHAPE,
+                               "%s: axis %d is out of range for an array of "
+                               "shape %s",
+                               function, axis, text);
+        }
+        for (long d = 0; d < rank; ++d) {
+            if (d < index)
+                outer *= a->shape[d];
+            else if (d > index)
+                inner *= a->shape[d];
+            if (d != index)
+                shape[ndim++] = a->shape[d];
+        }
+        length = a->shape[index];
+    }
     bool needs_elements = op == KILN_REDUCE_MIN || op == KILN_REDUCE_MAX ||
-                          types.arg;
+                          types->arg;
     if (length == 0 && needs_elements) {
         char text[160];
         array_shape_text(a, text, sizeof text);
@@ -600,7 +719,8 @@ static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
                            "or its index",
                            function, text);
     }
-    status = array_check_device_dtype(a->context, types.accumulate, function);
+    kiln_status status =
+        array_check_device_dtype(a->context, types->accumulate, function);
     if (status != KILN_OK)
         return status;
     kiln_array *made = NULL;
@@ -609,18 +729,19 @@ static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
         double value = op == KILN_REDUCE_PROD ? 1.0
                        : op == KILN_REDUCE_MEAN ? NAN
                                                 : 0.0;
-        status = kiln_array_full(a->context, types.output, ndim, shape, value,
-                                 stream, &made);
+        status = kiln_array_full(a->context, types->output, ndim, shape,
+                                 value, stream, &made);
         if (status != KILN_OK)
             return array_error_prefix(status, "%s", function);
         *result = made;
         return KILN_OK;
     }
-    status = array_new(a->context, types.output, ndim, shape, function, &made);
+    status =
+        array_new(a->context, types->output, ndim, shape, function, &made);
     if (status != KILN_OK)
         return status;
     if (made->size > 0) {
-        status = reduce(function, op, a, outer, length, inner, &types, made,
+        status = reduce(function, op, input, outer, length, inner, types, made,
                         stream);
         if (status != KILN_OK) {
             array_release_array(made);
@@ -631,14 +752,36 @@ static kiln_status reduce_shape(const char *function, kiln_array_reduce_op op,
     return kiln_error_set(KILN_OK, NULL);
 }
 
-kiln_status kiln_array_reduce(kiln_array_reduce_op op, const kiln_array *a,
-                              kiln_stream *stream, kiln_array **result)
+/* The plain reductions: a's elements, read in C order (a copy first for
+ * other layouts). */
+static kiln_status reduce_array(const char *function, kiln_array_reduce_op op,
+                                const kiln_array *a, int axis,
+                                kiln_stream *stream, kiln_array **result)
 {
-    static const char function[] = "kiln_array_reduce";
     kiln_status status = array_check(a, function, "a");
     if (status != KILN_OK)
         return status;
-    return reduce_shape(function, op, a, 1, a->size, 1, 0, NULL, stream,
+    if (result == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
+                           function);
+    reduce_types types = {0}; /* GCC 13 cannot see reduce_types_of set it */
+    status = reduce_types_of(op, a->dtype, function, &types);
+    if (status != KILN_OK)
+        return status;
+    reduce_input input = {0};
+    status = array_contiguous(a, stream, function, (kiln_array **)&input.a);
+    if (status != KILN_OK)
+        return status;
+    status =
+        reduce_input_axis(function, op, &input, axis, &types, stream, result);
+    array_release_array((kiln_array *)input.a);
+    return status;
+}
+
+kiln_status kiln_array_reduce(kiln_array_reduce_op op, const kiln_array *a,
+                              kiln_stream *stream, kiln_array **result)
+{
+    return reduce_array("kiln_array_reduce", op, a, KILN_AXIS_ALL, stream,
                         result);
 }
 
@@ -646,29 +789,105 @@ kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
                                    const kiln_array *a, int axis,
                                    kiln_stream *stream, kiln_array **result)
 {
-    static const char function[] = "kiln_array_reduce_axis";
-    kiln_status status = array_check(a, function, "a");
+    if (axis == KILN_AXIS_ALL) /* not an axis here */
+        axis = KILN_ARRAY_MAX_DIMS;
+    return reduce_array("kiln_array_reduce_axis", op, a, axis, stream,
+                        result);
+}
+
+/* The unfused way, for b broadcast against a: a OP b made, then
+ * reduced. */
+static kiln_status reduce_made(kiln_array_reduce_op reduce_op,
+                               kiln_array_op op, const kiln_array *a,
+                               const kiln_array *b, int axis,
+                               kiln_stream *stream, kiln_array **result)
+{
+    kiln_array *made = NULL;
+    kiln_status status = kiln_array_binary(op, a, b, stream, &made);
     if (status != KILN_OK)
         return status;
-    long ndim = (long)a->ndim;
-    long index = axis < 0 ? ndim + axis : axis;
-    if (index < 0 || index >= ndim) {
-        char text[160];
-        array_shape_text(a, text, sizeof text);
-        return array_error(KILN_ERR_SHAPE,
-                           "%s: axis %d is out of range for an array of shape "
-                           "%s",
-                           function, axis, text);
-    }
-    size_t outer = 1, inner = 1, shape[KILN_ARRAY_MAX_DIMS], kept = 0;
-    for (long d = 0; d < ndim; ++d) {
-        if (d < index)
-            outer *= a->shape[d];
-        else if (d > index)
-            inner *= a->shape[d];
-        if (d != index)
-            shape[kept++] = a->shape[d];
-    }
-    return reduce_shape(function, op, a, outer, a->shape[index], inner, kept,
-                        shape, stream, result);
+    status = axis == KILN_AXIS_ALL
+                 ? kiln_array_reduce(reduce_op, made, stream, result)
+                 : kiln_array_reduce_axis(reduce_op, made, axis, stream,
+                                          result);
+    array_release_array(made);
+    return status;
+}
+
+static kiln_status reduce_mapped(const char *function,
+                                 kiln_array_reduce_op reduce_op,
+                                 kiln_array_op op, const kiln_array *a,
+                                 const kiln_array *b, double scalar, int axis,
+                                 kiln_stream *stream, kiln_array **result)
+{
+    kiln_status status = array_check(a, function, "a");
+    if (status == KILN_OK && b != NULL)
+        status = array_check(b, function, "b");
+    if (status == KILN_OK && b != NULL)
+        status = array_same_context(function, a, b);
+    if (status != KILN_OK)
+        return status;
+    if (result == NULL)
+        return array_error(KILN_ERR_INVALID_ARGUMENT, "%s: result is NULL",
+                           function);
+    kiln_dtype compute, mapped;
+    status = array_binary_types(function, op, a->dtype,
+                                b != NULL ? &b->dtype : NULL, scalar,
+                                &compute, &mapped);
+    if (status != KILN_OK)
+        return status;
+    bool same_shape = b == NULL || b->ndim == a->ndim;
+    for (size_t d = 0; b != NULL && same_shape && d < a->ndim; ++d)
+        same_shape = a->shape[d] == b->shape[d];
+    if (!same_shape)
+        return reduce_made(reduce_op, op, a, b, axis, stream, result);
+    reduce_types types = {0};
+    status = reduce_types_of(reduce_op, mapped, function, &types);
+    if (status != KILN_OK)
+        return status;
+    types.source = a->dtype;
+    types.mapped = true;
+    types.scalar = b == NULL;
+    types.op = op;
+    types.compute = compute;
+    /* a weak scalar goes to the kernel in the dtype it is computed in */
+    types.second = b != NULL ? b->dtype : compute;
+    status = array_check_device_dtype(a->context, compute, function);
+    if (status != KILN_OK)
+        return status;
+    reduce_input input = {.scalar = scalar};
+    status = array_contiguous(a, stream, function, (kiln_array **)&input.a);
+    if (status == KILN_OK && b != NULL)
+        status =
+            array_contiguous(b, stream, function, (kiln_array **)&input.b);
+    if (status == KILN_OK)
+        status = reduce_input_axis(function, reduce_op, &input, axis, &types,
+                                   stream, result);
+    if (input.a != NULL)
+        array_release_array((kiln_array *)input.a);
+    if (input.b != NULL)
+        array_release_array((kiln_array *)input.b);
+    return status;
+}
+
+kiln_status kiln_array_reduce_binary(kiln_array_reduce_op reduce,
+                                     kiln_array_op op, const kiln_array *a,
+                                     const kiln_array *b, int axis,
+                                     kiln_stream *stream, kiln_array **result)
+{
+    static const char function[] = "kiln_array_reduce_binary";
+    if (b == NULL)
+        return array_error(KILN_ERR_INVALID_HANDLE, "%s: b is NULL",
+                           function);
+    return reduce_mapped(function, reduce, op, a, b, 0, axis, stream, result);
+}
+
+kiln_status kiln_array_reduce_binary_scalar(kiln_array_reduce_op reduce,
+                                            kiln_array_op op,
+                                            const kiln_array *a, double scalar,
+                                            int axis, kiln_stream *stream,
+                                            kiln_array **result)
+{
+    return reduce_mapped("kiln_array_reduce_binary_scalar", reduce, op, a,
+                         NULL, scalar, axis, stream, result);
 }

@@ -6,7 +6,8 @@
 # opened at run time (dlopen), so the programs still run on machines without
 # the NVIDIA driver.  The raw OpenCL side links the ICD loader.
 BENCH_BINARIES = bench/bench_launch bench/bench_copy bench/bench_build \
-	bench/bench_kernels bench/bench_array bench/bench_compile bench/bench_peer
+	bench/bench_kernels bench/bench_array bench/bench_compile bench/bench_peer \
+	bench/bench_atomics
 noinst_PROGRAMS += $(BENCH_BINARIES)
 
 BENCH_CPPFLAGS = $(AM_CPPFLAGS)
@@ -51,6 +52,12 @@ bench_bench_kernels_SOURCES = bench/bench_kernels.c \
 	bench/bench_kernels_source.h $(BENCH_COMMON)
 bench_bench_kernels_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_kernels_LDADD = $(BENCH_LIBS)
+
+# CUDA C atomics natively on CUDA and translated on OpenCL, both contexts
+# in one process.
+bench_bench_atomics_SOURCES = bench/bench_atomics.c $(BENCH_COMMON)
+bench_bench_atomics_CPPFLAGS = $(BENCH_CPPFLAGS)
+bench_bench_atomics_LDADD = $(BENCH_LIBS)
 
 bench_bench_array_SOURCES = bench/bench_array.c \
 	bench/bench_kernels_source.h $(BENCH_COMMON)

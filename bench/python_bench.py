@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""kiln.pycuda next to PyCUDA and CuPy, in one process on one GPU (issue 27,
-point 7).
+"""kiln.pycuda and kiln.cupy next to PyCUDA and CuPy, in one process on one
+GPU (issue 27, point 7).
 
   launch host cost: the host time of one asynchronous launch of SAXPY over
       4096 floats (four arguments), as PyCUDA's Function.__call__
-      (block=, grid=), as prepared_call, and as CuPy's RawKernel call;
+      (block=, grid=), as prepared_call, and as CuPy's RawKernel call
+      (CuPy's and kiln.cupy's);
       batches of launches timed on the host clock, the queue drained
       (untimed) after each batch;
   sum of squares over 16 M float32: gpuarray.dot(x, x) and
       gpuarray.sum(x * x) (PyCUDA's two ways), and CuPy's (x * x).sum(),
-      each on kiln.pycuda's GPUArray too; wall time of the call and the
-      wait for it (what a script sees), after a warm-up.
+      each on kiln.pycuda's GPUArray too; CuPy's (x * x).sum() and
+      cupy.sum(x * x) on CuPy and on kiln.cupy (where x * x is reduced in
+      one pass, never written: kiln_array_reduce_binary), and
+      cupy.square(x).sum() on kiln.cupy (square made, then summed: two
+      passes, as CuPy's own); wall time of the call and the wait for it
+      (what a script sees), after a warm-up.
 Every result is checked against float64 first.
 
 Usage: python3 bench/python_bench.py [--json FILE]
@@ -122,6 +127,31 @@ class Side:
                 call, self.driver.Context.synchronize)
 
 
+def kiln_cupy_side(cp, results, host):
+    """kiln.cupy's RawKernel launch and sums of squares, as CuPy's."""
+    log("launches and sums: kiln.cupy")
+    kernel = cp.RawKernel(SAXPY, "saxpy")
+    x = cp.asarray(np.ones(LAUNCH_N, np.float32))
+    y = cp.asarray(np.ones(LAUNCH_N, np.float32))
+    n, a = np.int32(LAUNCH_N), np.float32(0.5)
+    kernel(((LAUNCH_N + 255) // 256,), (256,), (n, a, x, y))
+    assert np.allclose(y.get(), 1.5), "kiln.cupy: SAXPY gives a wrong result"
+    sync = cp.cuda.runtime.deviceSynchronize
+    results["kiln.cupy RawKernel call"] = per_launch_us(
+        lambda: kernel(((LAUNCH_N + 255) // 256,), (256,), (n, a, x, y)),
+        sync)
+    xs = cp.asarray(host)
+    expected = float(np.dot(host.astype(np.float64), host.astype(np.float64)))
+    for label, call in (("(x * x).sum()", lambda: (xs * xs).sum()),
+                        ("cupy.sum(x * x)", lambda: cp.sum(xs * xs)),
+                        ("cupy.square(x).sum() (two passes)",
+                         lambda: cp.square(xs).sum())):
+        value = float(call())
+        assert abs(value - expected) <= 1e-3 * expected, \
+            f"kiln.cupy {label}: {value} against {expected}"
+        results[f"kiln.cupy {label}"] = per_call_us(call, sync)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--json")
@@ -151,6 +181,8 @@ def main():
         side.launches(results)
         log("sums:", side.name)
         side.sums(results, host)
+    import kiln.cupy as kcp
+    kiln_cupy_side(kcp, results, host)
     try:
         import cupy
         kernel = cupy.RawKernel(SAXPY, "saxpy")

@@ -3,9 +3,10 @@
  * identity (compiler and driver versions, device architecture; never a
  * device index), the language, the options (as the lists the core split:
  * defines, include directories, flags, each in order), the translator's
- * source digest when the front end translated or read the program, the
- * length and 128-bit digest of the source after includes were inlined, and
- * the digest of every file the include search read (also those named by
+ * source digest when the front end translated or read the program, what a
+ * translation made of the device's facts (its float atomics), the length
+ * and 128-bit digest of the source after includes were inlined, and the
+ * digest of every file the include search read (also those named by
  * #include in groups Kiln's preprocessor does not take, which the compiler
  * may take).  The memory cache (cache_memory.c) and the
  * disk cache (cache_disk.c) both look programs up by it: a hit requires
@@ -82,6 +83,7 @@ kiln_status kiln_cache_key_make(kiln_context *context,
                                 size_t include_dir_count,
                                 const char *source, size_t length,
                                 const char *file_digests, bool translated,
+                                const char *target_choices,
                                 kiln_cache_key *key)
 {
     /* The source by its 128-bit digest, not a copy: an entry stays the
@@ -91,7 +93,8 @@ kiln_status kiln_cache_key_make(kiln_context *context,
     kiln_digest_hex(source, length, source_digest);
     kiln_string text = {0};
     /* The text "kiln %s\nbackend %s\nidentity %s\nlanguage %d\n", the
-     * options, "translator %s\n" (a translated or read program), then
+     * options, "translator %s\n" (a translated or read program), "target
+     * %s\n" (a translation that chose by the device's facts), then
      * "source %zu %s\n" and "files <length>:<digests>\n", appended piece
      * by piece. */
     int language = (int)source_language;
@@ -109,6 +112,10 @@ kiln_status kiln_cache_key_make(kiln_context *context,
               (!translated ||
                (key_append_word(&text, "translator ") &&
                 key_append_word(&text, translate_digest()) &&
+                kiln_string_append(&text, "\n", 1))) &&
+              (target_choices == NULL || target_choices[0] == '\0' ||
+               (key_append_word(&text, "target ") &&
+                key_append_word(&text, target_choices) &&
                 kiln_string_append(&text, "\n", 1))) &&
               key_append_word(&text, "source ") &&
               key_append_size(&text, length) &&

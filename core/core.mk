@@ -23,6 +23,7 @@ libkiln_la_SOURCES = \
 	core/ipc.c \
 	core/kernel.c \
 	core/launch.c \
+	core/launch_assert.c \
 	core/launch_check.c \
 	core/launch_stage.c \
 	core/loader.c \

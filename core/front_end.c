@@ -37,6 +37,7 @@ kiln_status kiln_front_end_open(kiln_context *context, const char *text,
         .opencl_c_version = opencl_c_version(device),
         .extensions = device->extensions,
         .vendor = device->vendor,
+        .platform = device->platform,
         .compute_capability =
             (unsigned)(device->compute_capability_major * 10 +
                        device->compute_capability_minor),
@@ -130,6 +131,16 @@ bool kiln_front_end_translates(const kiln_front_end *front)
     return front->language != front->native_language;
 }
 
+void kiln_front_end_target_choices(const kiln_front_end *front, char *out,
+                                   size_t size)
+{
+    if (kiln_front_end_translates(front))
+        translate_target_choices(front->input.language, &front->target, out,
+                                 size);
+    else if (size > 0)
+        out[0] = '\0';
+}
+
 bool kiln_front_end_reads(const kiln_front_end *front)
 {
     return !kiln_front_end_translates(front) &&
@@ -219,8 +230,11 @@ kiln_status kiln_front_end_native(kiln_front_end *front,
     /* Native: the text as preprocessed, the options as its compiler takes
      * them (NVRTC maps the OpenCL-style ones). */
     native->source.text = kiln_front_end_text(front, &native->source.length);
-    int mapped = translate_native_options(&front->input,
-                                          &native->native_options);
+    /* the options of the text as compiled: its files inlined */
+    translate_input compiled = front->input;
+    compiled.text = native->source.text;
+    compiled.length = native->source.length;
+    int mapped = translate_native_options(&compiled, &native->native_options);
     if (mapped < 0)
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     kiln_status status = native_options(

@@ -722,12 +722,15 @@ typedef struct kiln_cache_key {
 /* The key of a program (`source`: its text with the #include files
  * inlined; `file_digests`: every file the include search read, NULL for
  * none); `translated`: the front end translated or read it, so the key
- * names the translator (translate_digest). */
+ * names the translator (translate_digest); `target_choices`: what the
+ * translation made of the device's facts (kiln_front_end_target_choices;
+ * "" none). */
 KILN_INTERNAL kiln_status kiln_cache_key_make(
     kiln_context *context, kiln_language source_language,
     const translate_options *options, const char *const *include_dirs,
     size_t include_dir_count, const char *source, size_t length,
-    const char *file_digests, bool translated, kiln_cache_key *key);
+    const char *file_digests, bool translated, const char *target_choices,
+    kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
 /* Memory cache: the built program of an earlier build in this context.
  * find returns it with a reference added for the caller; store adds the
@@ -820,6 +823,10 @@ KILN_INTERNAL const char *kiln_front_end_left(const kiln_front_end *front);
  * for its signatures (native CUDA C): then its key names the translator. */
 KILN_INTERNAL bool kiln_front_end_translates(const kiln_front_end *front);
 KILN_INTERNAL bool kiln_front_end_reads(const kiln_front_end *front);
+/* What the translation makes of the device's facts, in words (""
+ * when it is not translated or uses none): part of the cache key. */
+KILN_INTERNAL void kiln_front_end_target_choices(const kiln_front_end *front,
+                                                 char *out, size_t size);
 /* The status and message of a front-end failure. */
 KILN_INTERNAL kiln_status kiln_front_end_failed(const kiln_front_end *front,
                                                 const translate_error *error);
@@ -978,6 +985,12 @@ KILN_INTERNAL void kiln_stage_release(kiln_context *context, size_t arg_count,
                                       const kiln_arg *args,
                                       staged_host_arg *staged,
                                       kiln_stream *stream, bool finished);
+/* After a launch of a kernel that may assert (CUDA C translated to OpenCL
+ * C: it has the program's TRANSLATE_ASSERT_VARIABLE among its hidden
+ * arguments): waits for it, and a failed assert is KILN_ERR_KERNEL_FAULT
+ * with the site (core/launch_assert.c).  KILN_OK at once for others. */
+KILN_INTERNAL kiln_status kiln_launch_check_assert(kiln_kernel *kernel,
+                                                   kiln_backend_stream *stream);
 /* Checked mode, after the launch: the guard zones of every guarded buffer
  * and staged host array.  The first argument whose zones changed is
  * KILN_ERR_KERNEL_FAULT; every zone is checked (and restored) anyway. */

@@ -325,6 +325,8 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     if (status == KILN_OK && stage.checked)
         status = kiln_stage_check_guards(kernel, backend_stream, arg_count,
                                          args, stage.staged);
+    if (status == KILN_OK)
+        status = kiln_launch_check_assert(kernel, backend_stream);
     if (stage.has_host_args) {
         /* Keep the first failure's message through the clean-up. */
         kiln_stage_release(context, arg_count, args, stage.staged,

@@ -251,13 +251,16 @@ static kiln_status program_find_or_build(kiln_context *context,
     double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
     size_t length = 0;
     const char *text = kiln_front_end_text(front, &length);
+    char target_choices[128];
+    kiln_front_end_target_choices(front, target_choices,
+                                  sizeof target_choices);
     kiln_cache_key key;
     kiln_status status = kiln_cache_key_make(
         context, front->language, &options->lists.options,
         options->include_dirs, options->include_dir_count, text, length,
         kiln_front_end_file_digests(front),
         kiln_front_end_translates(front) || kiln_front_end_reads(front),
-        &key);
+        target_choices, &key);
     if (status != KILN_OK)
         return status;
     /* An #include the compiler resolves alone (Kiln did not find its

@@ -16,7 +16,8 @@ KILN_EXAMPLES = \
 	examples/cuda_doublify \
 	examples/cuda_multiply_them \
 	examples/cuda_shared_memory \
-	examples/cuda_sum_of_squares
+	examples/cuda_sum_of_squares \
+	examples/cuda_early_return
 noinst_PROGRAMS += $(KILN_EXAMPLES)
 noinst_HEADERS += examples/example.h examples/jacobi.h
 
@@ -42,6 +43,8 @@ examples_cuda_shared_memory_SOURCES = examples/cuda_shared_memory.c
 examples_cuda_shared_memory_LDADD = libkiln.la -lm
 examples_cuda_sum_of_squares_SOURCES = examples/cuda_sum_of_squares.c
 examples_cuda_sum_of_squares_LDADD = libkiln.la -lm
+examples_cuda_early_return_SOURCES = examples/cuda_early_return.c
+examples_cuda_early_return_LDADD = libkiln.la -lm
 examples_multi_device_SOURCES = examples/multi_device.c
 examples_multi_device_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 examples_multi_device_LDADD = libkiln.la -lm

@@ -238,7 +238,9 @@ typedef enum kiln_dtype {
     KILN_DTYPE_INT64,    /**< int64_t (long)                              */
     KILN_DTYPE_UINT64,   /**< uint64_t (ulong)                            */
     KILN_DTYPE_FLOAT32,  /**< float                                       */
-    KILN_DTYPE_FLOAT64   /**< double                                      */
+    KILN_DTYPE_FLOAT64,  /**< double                                      */
+    KILN_DTYPE_BOOL      /**< bool: one byte, 0 or 1 (NumPy's bool_, OpenCL
+                              uchar); comparisons give it               */
 } kiln_dtype;
 
 /** The bytes of one element of `dtype`.
@@ -251,11 +253,16 @@ const char *kiln_dtype_name(kiln_dtype dtype);
 /** The most dimensions an array has. */
 #define KILN_ARRAY_MAX_DIMS 8
 
-/** A C-contiguous n-dimensional array of one dtype in device memory.
+/** An n-dimensional array of one dtype in device memory.
  * It has 0 to KILN_ARRAY_MAX_DIMS dimensions; 0 dimensions is a scalar of
- * one element.  Views (reshape, slice) share the memory of the array they
- * come from; everything else makes a new array.  An array holds a
- * reference to its context and its buffer. */
+ * one element.  Element (i0, i1, ...) is at element offset + i0 * stride0 +
+ * i1 * stride1 + ... of its buffer (kiln_array_get_buffer,
+ * kiln_array_get_strides).  Arrays the layer makes are C-contiguous;
+ * views (reshape, slice, kiln_array_view) share the memory of the array
+ * they come from and may step through it in any order, or repeat elements
+ * (stride 0).  Every operation takes arrays of any strides; everything
+ * but a view makes a new C-contiguous array.  An array holds a reference
+ * to its context and its buffer. */
 typedef struct kiln_array kiln_array;
 
 /** Adds a reference to `array`. */
@@ -303,6 +310,11 @@ kiln_status kiln_array_arange(kiln_context *context, kiln_dtype dtype,
 kiln_status kiln_array_linspace(kiln_context *context, kiln_dtype dtype,
                                 double start, double stop, size_t count,
                                 kiln_stream *stream, kiln_array **array);
+/** A new (rows, cols) array with ones on diagonal `k` and zeros elsewhere
+ * (numpy.eye; k > 0 above the main diagonal, k < 0 below). */
+kiln_status kiln_array_eye(kiln_context *context, kiln_dtype dtype,
+                           size_t rows, size_t cols, int64_t k,
+                           kiln_stream *stream, kiln_array **array);
 /** A new array holding a copy of `host`: CuPy's cupy.array.
  * @retval KILN_ERR_INVALID_SIZE `size` is not the array's size in bytes.
  * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions. */
@@ -372,14 +384,14 @@ kiln_status kiln_array_get_context(const kiln_array *array,
 kiln_status kiln_array_get_buffer(const kiln_array *array, kiln_buffer **buffer,
                               size_t *offset);
 
-/** A view of the same elements in another shape of the same size.
- * The view shares the array's memory.
+/** The same elements in another shape of the same size, in C order.
+ * A view sharing the array's memory when the array is C-contiguous; else
+ * (a transposed or stepped view) a C-contiguous copy, as numpy.reshape.
  * @retval KILN_ERR_SHAPE the new shape holds another number of
  * elements. */
 kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
                                const size_t *shape, kiln_array **view);
-/** A view of rows [start, stop) along the first axis: a contiguous range
- * of the array's memory.
+/** A view of rows [start, stop) along the first axis.
  * @retval KILN_ERR_OUT_OF_BOUNDS `stop` is past the first size, or `start`
  * is after `stop`.
  * @retval KILN_ERR_SHAPE the array is 0-d: it has no rows. */
@@ -408,6 +420,37 @@ kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
                                    kiln_dtype dtype, size_t ndim,
                                    const size_t *shape, kiln_array **array);
 
+/** The array's strides: how many elements apart consecutive indices of
+ * each axis are (negative for a reversed axis, 0 for a repeated one), as
+ * DLPack counts them; into `strides`, which has room for
+ * KILN_ARRAY_MAX_DIMS (a C-contiguous (3, 4) array has strides (4, 1)). */
+kiln_status kiln_array_get_strides(const kiln_array *array, int64_t *strides);
+/** A view of `array`'s memory in any layout: NumPy's as_strided, checked.
+ * Element (i0, i1, ...) of the view is element `offset` + i0 * strides[0] +
+ * i1 * strides[1] + ... counted from `array`'s first element (offset and
+ * strides in elements, either sign).  Slices with steps (`x[::-2, 1:]`),
+ * integer indices (`x[:, 3]`), new axes, transposes (`x.T`) and
+ * broadcasting (stride 0) are all views of this kind.  The view shares
+ * the memory and keeps it alive.
+ * @retval KILN_ERR_OUT_OF_BOUNDS an element of the view lies outside the
+ * array's buffer.
+ * @retval KILN_ERR_SHAPE more than KILN_ARRAY_MAX_DIMS dimensions. */
+kiln_status kiln_array_view(kiln_array *array, int64_t offset, size_t ndim,
+                            const size_t *shape, const int64_t *strides,
+                            kiln_array **view);
+/** dest[...] = src: copies src's elements into dest's, converted to dest's
+ * dtype, src broadcast to dest's shape; dest is any array or view (NumPy's
+ * `x[1:, ::2] = y`, numpy.copyto).  Overlapping memory is handled as
+ * NumPy does: src is read whole before dest is written.
+ * @retval KILN_ERR_SHAPE src does not broadcast to dest's shape.
+ * @retval KILN_ERR_CONTEXT_MISMATCH the arrays belong to two contexts. */
+kiln_status kiln_array_assign(kiln_array *dest, const kiln_array *src,
+                              kiln_stream *stream);
+/** Sets every element of `dest` (any array or view) to `value`, converted
+ * to its dtype as kiln_array_full converts: NumPy's `x[:, 0] = 5`. */
+kiln_status kiln_array_fill(kiln_array *dest, double value,
+                            kiln_stream *stream);
+
 /** A new array with a copy of the elements, converted to `dtype` as C
  * converts: numpy's astype (with the same dtype, a plain copy). */
 kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
@@ -415,8 +458,10 @@ kiln_status kiln_array_astype(const kiln_array *array, kiln_dtype dtype,
 
 /* ---- elementwise arithmetic, comparisons, math -------------------------- */
 
-/** A binary operation of kiln_array_binary.  The comparisons give uint8
- * arrays of 0 and 1. */
+/** A binary operation of kiln_array_binary.  The comparisons give bool
+ * arrays (KILN_DTYPE_BOOL).  On two bool arrays, add is logical or,
+ * multiply logical and, maximum and minimum stay bool, power gives int8
+ * and subtract is refused, as in NumPy. */
 typedef enum kiln_array_op {
     KILN_OP_ADD = 0,       /**< a + b                                    */
     KILN_OP_SUBTRACT,      /**< a - b                                    */
@@ -485,12 +530,43 @@ kiln_status kiln_array_where(const kiln_array *condition, const kiln_array *a,
                              const kiln_array *b, kiln_stream *stream,
                              kiln_array **result);
 
+/** a[mask]: the elements of `a` where the bool array `mask` is true, in
+ * C order, as a new array; waits for the count.
+ * `mask` has the shape of `a`'s first mask-ndim axes: the result is
+ * (count, the rest of a's shape), as NumPy's boolean indexing (a mask of
+ * a's whole shape gives a 1-D array).
+ * @retval KILN_ERR_DTYPE `mask` is not a bool array (an integer array
+ * would be NumPy's integer indexing, which this is not).
+ * @retval KILN_ERR_SHAPE `mask`'s shape is not the start of `a`'s. */
+kiln_status kiln_array_mask_select(const kiln_array *a,
+                                   const kiln_array *mask,
+                                   kiln_stream *stream, kiln_array **result);
+/** a[mask] = values: writes `values` into the elements of `a` (any array
+ * or view) where `mask` is true, in C order.
+ * `values` broadcasts to (count, the rest of a's shape) as in NumPy: one
+ * value, or a row for every selected element (`x[x > 0] = y[x > 0]`),
+ * converted to a's dtype.  Counting the selected elements waits for the
+ * device unless `values` broadcasts without the count.
+ * @retval KILN_ERR_DTYPE `mask` is not a bool array.
+ * @retval KILN_ERR_SHAPE `mask`'s shape is not the start of `a`'s, or
+ * `values` does not broadcast. */
+kiln_status kiln_array_mask_assign(kiln_array *a, const kiln_array *mask,
+                                   const kiln_array *values,
+                                   kiln_stream *stream);
+/** a[mask] = value: sets the elements of `a` (any array or view) where
+ * `mask` is true to `value`, converted as kiln_array_fill converts.
+ * @retval KILN_ERR_DTYPE `mask` is not a bool array.
+ * @retval KILN_ERR_SHAPE `mask`'s shape is not the start of `a`'s. */
+kiln_status kiln_array_mask_fill(kiln_array *a, const kiln_array *mask,
+                                 double value, kiln_stream *stream);
+
 /* ---- reductions ------------------------------------------------------ */
 
 /** A reduction of kiln_array_reduce and kiln_array_reduce_axis, with the
  * dtype of its result. */
 typedef enum kiln_array_reduce_op {
-    KILN_REDUCE_SUM = 0, /**< integers: int64 (signed) or uint64 (unsigned) */
+    KILN_REDUCE_SUM = 0, /**< integers: int64 (signed, and bool) or uint64
+                              (unsigned)                                 */
     KILN_REDUCE_PROD,    /**< likewise                                     */
     KILN_REDUCE_MEAN,    /**< float32 for float32, else float64            */
     KILN_REDUCE_MIN,     /**< the dtype of the input                       */
@@ -511,6 +587,35 @@ kiln_status kiln_array_reduce(kiln_array_reduce_op op, const kiln_array *a,
 kiln_status kiln_array_reduce_axis(kiln_array_reduce_op op,
                                    const kiln_array *a, int axis,
                                    kiln_stream *stream, kiln_array **result);
+
+/** reduce_binary's and reduce_binary_scalar's `axis` for a reduction of
+ * every element (to a 0-d array). */
+#define KILN_AXIS_ALL (-0x7fffffff - 1)
+/** Reduces a OP b without making it: `(x * x).sum()`, `(x > 0).sum()`,
+ * `(x - y).max(axis=1)` in one pass over a and b.
+ * The same as kiln_array_binary then kiln_array_reduce (axis
+ * KILN_AXIS_ALL) or kiln_array_reduce_axis, with the same dtypes: a OP b
+ * is computed in NumPy's promoted dtype and converted to the operation's
+ * result dtype before it is reduced; only the intermediate array is never
+ * written when a and b have one shape (other shapes that broadcast are
+ * computed, then reduced).
+ * @retval KILN_ERR_SHAPE the shapes do not broadcast, the axis is out of
+ * range, or min/max/argmin/argmax of an empty set. */
+kiln_status kiln_array_reduce_binary(kiln_array_reduce_op reduce,
+                                     kiln_array_op op, const kiln_array *a,
+                                     const kiln_array *b, int axis,
+                                     kiln_stream *stream,
+                                     kiln_array **result);
+/** Reduces a OP scalar without making it (`(x ** 2).sum()`): the scalar is
+ * weak, as in kiln_array_binary_scalar; otherwise kiln_array_reduce_binary.
+ * @retval KILN_ERR_SHAPE the axis is out of range, or min/max/argmin/argmax
+ * of an empty set. */
+kiln_status kiln_array_reduce_binary_scalar(kiln_array_reduce_op reduce,
+                                            kiln_array_op op,
+                                            const kiln_array *a,
+                                            double scalar, int axis,
+                                            kiln_stream *stream,
+                                            kiln_array **result);
 
 /* ---- linear algebra and layout --------------------------------------- */
 
@@ -545,6 +650,19 @@ kiln_status kiln_array_blas_name(kiln_context *context, const char **name);
  * @retval KILN_ERR_SHAPE `axes` is not a permutation of 0..ndim-1. */
 kiln_status kiln_array_transpose(const kiln_array *a, const size_t *axes,
                                  kiln_stream *stream, kiln_array **result);
+
+/** The upper triangle of the last two axes of `a` (numpy.triu): elements
+ * below diagonal `k` set to 0 (k = 0 the main diagonal, k > 0 above it,
+ * k < 0 below).  A 1-D array of n elements is taken as n copies of itself,
+ * an (n, n) result, as NumPy takes it.
+ * @retval KILN_ERR_SHAPE a 0-d array. */
+kiln_status kiln_array_triu(const kiln_array *a, int64_t k,
+                            kiln_stream *stream, kiln_array **result);
+/** The lower triangle (numpy.tril): elements above diagonal `k` set to 0;
+ * otherwise kiln_array_triu.
+ * @retval KILN_ERR_SHAPE a 0-d array. */
+kiln_status kiln_array_tril(const kiln_array *a, int64_t k,
+                            kiln_stream *stream, kiln_array **result);
 
 /* ---- random numbers -------------------------------------------------- */
 

@@ -125,8 +125,10 @@ typedef struct kiln_backend_device_info {
     int supports_double;
     int unified_memory;
     char extensions[4096];     /* OpenCL's CL_DEVICE_EXTENSIONS; "" on CUDA */
-    /* The facts a translation for this device needs: the version of its
-     * native language (OpenCL C 1.2: 1 2; CUDA: the compute capability)
+    /* The facts a translation for this device needs: the highest version
+     * of its native language it compiles (OpenCL C 1.2: 1 2; 3 0 for an
+     * OpenCL 3.0 device that lists C 3.0 among its versions, though it
+     * names 1.2 in language_version; CUDA: the compute capability)
      * and of the compiler that builds it (NVRTC 12.4: 12040; 0 unknown). */
     int language_major;
     int language_minor;

@@ -8,7 +8,9 @@ KILN_ARRAY_TESTS = \
 	tests/test_array_errors \
 	tests/test_array_views \
 	tests/test_array_hostile \
-	tests/test_array_format
+	tests/test_array_format \
+	tests/test_array_strides \
+	tests/test_array_masks
 KILN_TESTS += $(KILN_ARRAY_TESTS)
 ARRAY_TEST_LDADD = tests/libkilntest.la libkiln-array.la libkiln.la \
 	$(CMOCKA_LIBS) -lm
@@ -21,3 +23,5 @@ tests_test_array_errors_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_views_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_hostile_LDADD = $(ARRAY_TEST_LDADD)
 tests_test_array_format_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_strides_LDADD = $(ARRAY_TEST_LDADD)
+tests_test_array_masks_LDADD = $(ARRAY_TEST_LDADD)

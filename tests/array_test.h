@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A float32 or float64 array of random values in [low, high), with its
- * host copy in double (*values, malloc'ed). */
+/* An array of random values in [low, high) (integers: their floor; bool:
+ * whether they are in the upper half), with its host copy in double
+ * (*values, malloc'ed). */
 static inline kiln_array *array_test_random(kiln_context *context,
                                             kiln_dtype dtype, size_t ndim,
                                             const size_t *shape, double low,
@@ -62,6 +63,9 @@ static inline kiln_array *array_test_random(kiln_context *context,
         case KILN_DTYPE_UINT64:
             v[i] = (double)(((uint64_t *)host)[i] = (uint64_t)floor(x));
             break;
+        case KILN_DTYPE_BOOL: /* true where x is at least the middle */
+            v[i] = ((uint8_t *)host)[i] = x >= (low + high) / 2;
+            break;
         }
     }
     kiln_array *array = NULL;
@@ -99,6 +103,7 @@ static inline double *array_test_read(const kiln_array *array,
         case KILN_DTYPE_UINT64: v[i] = (double)((uint64_t *)host)[i]; break;
         case KILN_DTYPE_FLOAT32: v[i] = ((float *)host)[i]; break;
         case KILN_DTYPE_FLOAT64: v[i] = ((double *)host)[i]; break;
+        case KILN_DTYPE_BOOL: v[i] = ((uint8_t *)host)[i]; break;
         }
     free(host);
     return v;

@@ -89,3 +89,9 @@ EXTRA_DIST += \
 	tests/kernels/cuda/public_constructs.cu \
 	tests/kernels/cuda/refused_neighbours.cu \
 	tests/kernels/cuda/cooperative_groups.cu
+
+# CUDA's barriers: threads that return before __syncthreads() (tests/
+# kernels/cuda/early_exit.cu), block votes, what the translation refuses.
+KILN_TESTS += tests/test_cuda_barriers
+tests_test_cuda_barriers_SOURCES = tests/test_cuda_barriers.c
+EXTRA_DIST += tests/kernels/cuda/early_exit.cu

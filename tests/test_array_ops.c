@@ -70,7 +70,7 @@ static void every_operator_broadcasts(void **state)
         TEST_OK(kiln_array_binary(op, x, y, NULL, &result));
         array_test_shape(result, 3, out_shape);
         double *got = array_test_read(
-            result, comparison ? KILN_DTYPE_UINT8 : KILN_DTYPE_FLOAT32);
+            result, comparison ? KILN_DTYPE_BOOL : KILN_DTYPE_FLOAT32);
         double expected[60];
         for (size_t i = 0; i < 60; ++i) {
             double p = vx[array_test_broadcast_index(i, 3, out_shape, 3,

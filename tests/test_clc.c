@@ -325,6 +325,106 @@ static void cuda_scopes(void **state)
     cuda_to_opencl_result_free(&out);
 }
 
+/* CUDA C translated for `target` through translate.h, as the core does:
+ * the text and the options the OpenCL compiler gets. */
+static void translated_for(const char *source, const translate_target *target,
+                           translate_program *out)
+{
+    translate_input input = {.text = source,
+                             .length = strlen(source),
+                             .name = "targets.cu",
+                             .language = TRANSLATE_CUDA_C,
+                             .target = target};
+    translate_unit *unit = NULL;
+    translate_error error;
+    if (translate_open(&input, &unit, &error) != 0 ||
+        translate_to_target(unit, out, &error) != 0)
+        fail_msg("refused: %s", error.message ? error.message : "?");
+    translate_close(unit);
+}
+
+/* The device a CUDA C program is translated for decides its float
+ * atomics: NVIDIA's OpenCL takes CUDA's own instructions as inline PTX,
+ * cl_ext_float_atomics needs OpenCL C 3.0, anything else gets the
+ * compare-and-swap loop; a call whose old value nothing reads is CUDA's
+ * red.add.  What was chosen is in translate_target_choices' words (the
+ * cache key's). */
+static void cuda_targets(void **state)
+{
+    (void)state;
+    translate_target nvidia = {.language = TRANSLATE_OPENCL_C,
+                               .opencl_c_version = 300,
+                               .extensions = "cl_khr_fp64 cl_nv_pragma_unroll "
+                                             "cl_nv_device_attribute_query",
+                               .platform = "NVIDIA CUDA",
+                               .vendor = "NVIDIA Corporation"};
+    translate_target ext = {.language = TRANSLATE_OPENCL_C,
+                            .opencl_c_version = 300,
+                            .extensions = "cl_khr_fp64 cl_ext_float_atomics",
+                            .platform = "Portable Computing Language",
+                            .vendor = "GenuineIntel"};
+    translate_target ext_old = ext, plain = ext;
+    ext_old.opencl_c_version = 120;
+    plain.extensions = "cl_khr_fp64";
+    /* PoCL's CUDA device: NVIDIA's vendor, PoCL's compiler (no PTX asm) */
+    translate_target pocl_cuda = plain;
+    pocl_cuda.vendor = "NVIDIA Corporation";
+    const char *cl_std = "x";
+    assert_int_equal(cuda_to_opencl_float_atomics(&nvidia, &cl_std),
+                     CUDA_FLOAT_ATOMICS_PTX);
+    assert_null(cl_std);
+    assert_int_equal(cuda_to_opencl_float_atomics(&ext, &cl_std),
+                     CUDA_FLOAT_ATOMICS_EXT);
+    assert_string_equal(cl_std, "CL3.0");
+    assert_int_equal(cuda_to_opencl_float_atomics(&ext_old, NULL),
+                     CUDA_FLOAT_ATOMICS_CAS);
+    assert_int_equal(cuda_to_opencl_float_atomics(&plain, NULL),
+                     CUDA_FLOAT_ATOMICS_CAS);
+    assert_int_equal(cuda_to_opencl_float_atomics(&pocl_cuda, NULL),
+                     CUDA_FLOAT_ATOMICS_CAS);
+    assert_int_equal(cuda_to_opencl_float_atomics(NULL, NULL),
+                     CUDA_FLOAT_ATOMICS_CAS);
+    char words[3][64];
+    translate_target_choices(TRANSLATE_CUDA_C, &nvidia, words[0], 64);
+    translate_target_choices(TRANSLATE_CUDA_C, &ext, words[1], 64);
+    translate_target_choices(TRANSLATE_CUDA_C, &plain, words[2], 64);
+    assert_true(strcmp(words[0], words[1]) != 0 &&
+                strcmp(words[1], words[2]) != 0 &&
+                strcmp(words[0], words[2]) != 0);
+    /* OpenCL C on CUDA chooses nothing by these facts */
+    translate_target_choices(TRANSLATE_OPENCL_C, &nvidia, words[0], 64);
+    assert_string_equal(words[0], "");
+
+    static const char source[] =
+        "__global__ void k(const float *x, float *total, float *olds) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    atomicAdd(total, x[i]);\n"
+        "    if (i == 0) atomicAdd(&total[1], 1.0f);\n"
+        "    olds[i] = atomicAdd(&total[2], x[i]);\n"
+        "}\n";
+    const translate_target *targets[] = {&nvidia, &ext, &plain};
+    const char *defines[] = {"#define __KILN_FLOAT_ATOMICS_PTX 1",
+                             "#define __KILN_FLOAT_ATOMICS_EXT 1", NULL};
+    for (int t = 0; t < 3; ++t) {
+        translate_program out;
+        translated_for(source, targets[t], &out);
+        for (int d = 0; d < 2; ++d)
+            assert_int_equal(strstr(out.text, defines[d]) != NULL, t == d);
+        int has_std = 0;
+        for (size_t f = 0; f < out.options.options.flag_count; ++f)
+            has_std += strcmp(out.options.options.flags[f], "-cl-std=CL3.0") == 0;
+        assert_int_equal(has_std, t == 1);
+        /* the program's text, after the prelude */
+        const char *body = strstr(out.text, "#line 1 \"targets.cu\"");
+        assert_non_null(body);
+        /* two statements whose value is dropped, one whose is kept */
+        assert_true(contains(body, "__kiln_atomicAdd_discard(total"));
+        assert_true(contains(body, "__kiln_atomicAdd_discard(&total[1]"));
+        assert_true(contains(body, "olds[i] = atomicAdd(&total[2]"));
+        translate_program_free(&out);
+    }
+}
+
 /* ---- refusals ---------------------------------------------------------------- */
 
 static void refusals(void **state)
@@ -1155,6 +1255,7 @@ int main(void)
         KILN_TEST(refusals),
         KILN_TEST(cuda_scopes),
         KILN_TEST(cuda_kernel_named_like_a_keyword),
+        KILN_TEST(cuda_targets),
         KILN_TEST(garbage),
         KILN_TEST(large_sources_translate_in_linear_time),
         KILN_TEST(translator_digest),

@@ -11,13 +11,17 @@
  * Each .cu file is one program (built once per backend and then found in
  * the kernel cache), so that the suite stays fast on PoCL.
  */
+#include "config.h" /* _GNU_SOURCE: dup, open under -std=c11 */
+
 #include "harness.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -636,6 +640,62 @@ static void test_math(void **state)
     expect_ints("math_integer", iout, iwant, 10 * N);
 }
 
+/* Float and double atomicAdd on shared memory (NVIDIA's OpenCL: CUDA's
+ * atom/red.shared.add through inline PTX). */
+static void test_shared_atomics(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_device_info info;
+    TEST_OK(kiln_context_get_device_info(context, &info));
+    if (!info.supports_double) {
+        printf("# %s has no double precision\n", info.name);
+        skip();
+    }
+    kiln_program *program = cuda_program(context, "atomics_math");
+    kiln_kernel *kernel = test_temp_kernel(program, "shared_sums");
+    enum { N = 1000, B = 128, BLOCKS = (N + B - 1) / B };
+    float *x = ARRAY(float, N), *fold = ARRAY(float, N);
+    float *sums = ARRAY(float, 2 * BLOCKS);
+    double *d = ARRAY(double, N), *dsums = ARRAY(double, BLOCKS);
+    double *olds = ARRAY(double, B), *steps = ARRAY(double, B);
+    int *ints = ARRAY(int, N);
+    /* small whole numbers: every float sum is exact */
+    test_random_ints(ints, N, 1, 64);
+    for (int i = 0; i < N; ++i)
+        x[i] = (float)ints[i];
+    test_random_doubles(d, N, -1.0, 1.0);
+    kiln_buffer *bx = test_temp_buffer_from(context, x, N * sizeof *x);
+    kiln_buffer *bd = test_temp_buffer_from(context, d, N * sizeof *d);
+    kiln_buffer *bfold = test_temp_buffer(context, N * sizeof *fold);
+    kiln_buffer *bsums = test_temp_buffer(context, 2 * BLOCKS * sizeof *sums);
+    kiln_buffer *bdsums = test_temp_buffer(context, BLOCKS * sizeof *dsums);
+    TEST_LAUNCH(kernel, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0, KILN_ARG_BUFFER(bx),
+                KILN_ARG_BUFFER(bd), KILN_ARG_BUFFER(bfold),
+                KILN_ARG_BUFFER(bsums), KILN_ARG_BUFFER(bdsums),
+                KILN_ARG_INT(N));
+    test_read(bfold, fold, N * sizeof *fold);
+    test_read(bsums, sums, 2 * BLOCKS * sizeof *sums);
+    test_read(bdsums, dsums, BLOCKS * sizeof *dsums);
+    for (int b = 0; b < BLOCKS; ++b) {
+        size_t count = 0;
+        double sum = 0.25, dsum = 0.125;
+        for (int i = b * B; i < (b + 1) * B && i < N; ++i) {
+            olds[count] = fold[i];
+            steps[count++] = x[i];
+            sum += x[i];
+            dsum += d[i];
+        }
+        expect_serial("shared float atomicAdd", olds, steps, count, 0.5,
+                      sums[2 * b]);
+        if (sums[2 * b + 1] != sum)
+            fail_msg("block %d: shared float atomicAdd without its value: "
+                     "%.9g, expected %.9g", b, (double)sums[2 * b + 1], sum);
+        if (fabs(dsums[b] - dsum) > 1e-12)
+            fail_msg("block %d: shared double atomicAdd: %.17g, expected "
+                     "%.17g", b, dsums[b], dsum);
+    }
+}
+
 static void test_double(void **state)
 {
     kiln_context *context = test_context(state);
@@ -964,6 +1024,224 @@ static void test_grids_and_scalars(void **state)
     expect_near("__host__ __device__", y, want, 100, 1e-5, 1e-5);
 }
 
+/* ---- --fmad=false and FP_CONTRACT OFF ----------------------------------------------------------- */
+
+/* a*b + c rounded twice, as a CPU computes it when told not to fuse: the
+ * product is stored (volatile) before the sum. */
+static float multiply_then_add(float a, float b, float c)
+{
+    volatile float product = a * b;
+    return product + c;
+}
+
+static void test_fmad_false(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char kernel[] =
+        "__global__ void axpc(const float *a, const float *b, const float *c,\n"
+        "                     float *out, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n)\n"
+        "        out[i] = a[i] * b[i] + c[i];\n"
+        "}\n";
+    static const char pragma[] = "#pragma OPENCL FP_CONTRACT OFF\n";
+    enum { N = 4096 };
+    float *a = ARRAY(float, N), *b = ARRAY(float, N), *c = ARRAY(float, N);
+    float *out = ARRAY(float, N);
+    test_random_floats(a, N, -1.0f, 1.0f);
+    test_random_floats(b, N, -1.0f, 1.0f);
+    test_random_floats(c, N, -1.0f, 1.0f);
+    size_t fused_differ = 0;
+    for (int i = 0; i < N; ++i)
+        fused_differ += fmaf(a[i], b[i], c[i]) != multiply_then_add(a[i], b[i], c[i]);
+    if (fused_differ == 0)
+        fail_msg("no input where a fused multiply-add differs: the test "
+                 "could not fail");
+    kiln_buffer *ba = test_temp_buffer_from(context, a, N * sizeof *a);
+    kiln_buffer *bb = test_temp_buffer_from(context, b, N * sizeof *b);
+    kiln_buffer *bc = test_temp_buffer_from(context, c, N * sizeof *c);
+    kiln_buffer *bout = test_temp_buffer(context, N * sizeof *out);
+    /* NVRTC's option, then the pragma in the source */
+    char with_pragma[sizeof pragma + sizeof kernel];
+    snprintf(with_pragma, sizeof with_pragma, "%s%s", pragma, kernel);
+    const struct {
+        const char *source, *options;
+    } builds[] = {{kernel, "--fmad=false"},
+                  {kernel, "-fmad=false"},
+                  {with_pragma, NULL}};
+    for (size_t k = 0; k < sizeof builds / sizeof builds[0]; ++k) {
+        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                      .options = builds[k].options};
+        kiln_program *program = NULL;
+        TEST_OK(kiln_program_build_with(context, builds[k].source, 0, &options,
+                                        &program));
+        kiln_kernel *axpc = test_kernel(program, "axpc");
+        TEST_LAUNCH(axpc, KILN_DIM1(N / 128), KILN_DIM1(128), 0,
+                    KILN_ARG_BUFFER(ba), KILN_ARG_BUFFER(bb), KILN_ARG_BUFFER(bc),
+                    KILN_ARG_BUFFER(bout), KILN_ARG_INT(N));
+        test_read(bout, out, N * sizeof *out);
+        for (int i = 0; i < N; ++i) {
+            float want = multiply_then_add(a[i], b[i], c[i]);
+            if (memcmp(&out[i], &want, sizeof want) != 0)
+                fail_msg("build %zu (%s): axpc[%d] = %a, a*b+c rounded twice "
+                         "is %a (fused: %a)",
+                         k, builds[k].options ? builds[k].options : "pragma",
+                         i, (double)out[i], (double)want,
+                         (double)fmaf(a[i], b[i], c[i]));
+        }
+        TEST_OK(kiln_kernel_release(axpc));
+        TEST_OK(kiln_program_release(program));
+    }
+}
+
+/* ---- assert and printf ------------------------------------------------------------------------ */
+
+/* assert() reports as CUDA's does: the launch fails with the file, the
+ * line, the condition, the block and the thread (CUDA: the driver's
+ * CUDA_ERROR_ASSERT, which ends the context: checked on OpenCL only, where
+ * the translation records the failure); with NDEBUG it compiles to
+ * nothing. */
+static void test_assert(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char source[] =
+        "#include <assert.h>\n"
+        "__device__ void check_positive(float v)\n"
+        "{\n"
+        "    assert(v >= 0.0f);\n"
+        "}\n"
+        "__global__ void scale(float *a, int n)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) {\n"
+        "        check_positive(a[i]);\n"
+        "        a[i] *= 2;\n"
+        "    }\n"
+        "}\n";
+    enum { N = 1000, B = 128 };
+    float *a = ARRAY(float, N), *out = ARRAY(float, N);
+    test_random_floats(a, N, 0.5f, 2.0f);
+    kiln_buffer *ba = test_temp_buffer_from(context, a, N * sizeof *a);
+    const char *const ndebug[] = {NULL, "-DNDEBUG"};
+    for (int k = 0; k < 2; ++k) {
+        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                      .options = ndebug[k],
+                                      .source_name = "asserts.cu"};
+        kiln_program *program = NULL;
+        kiln_status built =
+            kiln_program_build_with(context, source, 0, &options, &program);
+        if (built == KILN_ERR_BUILD &&
+            strcmp(test_backend(state), "cuda") == 0) {
+            /* NVRTC's own headers: not Kiln's to provide */
+            printf("# NVRTC does not build it: %.200s\n", kiln_last_error());
+            skip();
+        }
+        TEST_OK(built);
+        kiln_kernel *scale = test_kernel(program, "scale");
+        a[437] = 1.25f;
+        TEST_OK(kiln_buffer_write(ba, 0, a, N * sizeof *a));
+        TEST_LAUNCH(scale, KILN_DIM1(test_blocks(N, B)), KILN_DIM1(B), 0,
+                    KILN_ARG_BUFFER(ba), KILN_ARG_INT(N));
+        test_read(ba, out, N * sizeof *out);
+        for (int i = 0; i < N; ++i)
+            if (out[i] != 2 * a[i])
+                fail_msg("scale[%d] = %g, expected %g", i, out[i], 2 * a[i]);
+        if (strcmp(test_backend(state), "cuda") == 0) {
+            printf("# a failed assert ends a CUDA context: not provoked\n");
+            TEST_OK(kiln_kernel_release(scale));
+            TEST_OK(kiln_program_release(program));
+            continue;
+        }
+        a[437] = -1.0f;
+        TEST_OK(kiln_buffer_write(ba, 0, a, N * sizeof *a));
+        kiln_launch_config config = {.grid = KILN_DIM1(test_blocks(N, B)),
+                                     .block = KILN_DIM1(B)};
+        kiln_arg args[] = {KILN_ARG_BUFFER(ba), KILN_ARG_INT(N)};
+        kiln_status status = kiln_launch(scale, &config, 2, args);
+        if (ndebug[k] != NULL) {
+            TEST_OK(status);
+        } else {
+            if (status != KILN_ERR_KERNEL_FAULT)
+                fail_msg("a failed assert: %s, expected KILN_ERR_KERNEL_FAULT "
+                         "(%s)", kiln_status_name(status), kiln_last_error());
+            TEST_ERROR_MENTIONS("asserts.cu:4");
+            TEST_ERROR_MENTIONS("v >= 0.0f");
+            TEST_ERROR_MENTIONS("block [3,0,0], thread [53,0,0]");
+            TEST_ERROR_MENTIONS("'scale'");
+            /* the record is cleared: a good launch after it passes */
+            a[437] = 1.5f;
+            TEST_OK(kiln_buffer_write(ba, 0, a, N * sizeof *a));
+            TEST_OK(kiln_launch(scale, &config, 2, args));
+        }
+        TEST_OK(kiln_kernel_release(scale));
+        TEST_OK(kiln_program_release(program));
+    }
+}
+
+/* printf from thousands of threads: every line arrives once and whole. */
+static void test_printf_many_threads(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char source[] =
+        "__global__ void say(int n, int tag)\n"
+        "{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n)\n"
+        "        printf(\"kiln-line %d tag %d block %d thread %d\\n\", i, tag,\n"
+        "               blockIdx.x, threadIdx.x);\n"
+        "}\n";
+    enum { N = 3000, B = 128 };
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, source, 0, &options, &program));
+    kiln_kernel *say = test_kernel(program, "say");
+    int tag = (int)(test_random_u64() % 1000000);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/printf-%d.txt", test_scratch_dir(), tag);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (saved < 0 || file < 0)
+        fail_msg("cannot redirect stdout to %s", path);
+    dup2(file, STDOUT_FILENO);
+    kiln_launch_config config = {.grid = KILN_DIM1(test_blocks(N, B)),
+                                 .block = KILN_DIM1(B)};
+    kiln_arg args[] = {KILN_ARG_INT(N), KILN_ARG_INT(tag)};
+    kiln_status launched = kiln_launch(say, &config, 2, args);
+    kiln_status synchronized = kiln_context_synchronize(context);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    close(file);
+    TEST_OK(launched);
+    TEST_OK(synchronized);
+    FILE *in = fopen(path, "r");
+    if (in == NULL)
+        fail_msg("cannot read %s", path);
+    unsigned char *seen = test_temp_alloc(N);
+    memset(seen, 0, N);
+    char line[256];
+    int lines = 0;
+    while (fgets(line, sizeof line, in) != NULL) {
+        int i, t, b, th;
+        if (sscanf(line, "kiln-line %d tag %d block %d thread %d", &i, &t, &b,
+                   &th) != 4)
+            continue; /* not ours: a driver's message */
+        ++lines;
+        if (t != tag || i < 0 || i >= N || b != i / B || th != i % B)
+            fail_msg("a broken or foreign line: %s", line);
+        if (seen[i]++)
+            fail_msg("line %d printed twice", i);
+    }
+    fclose(in);
+    remove(path);
+    if (lines != N)
+        fail_msg("%d of %d printf lines arrived", lines, N);
+    TEST_OK(kiln_kernel_release(say));
+    TEST_OK(kiln_program_release(program));
+}
+
 /* ---- what Kiln reads of CUDA C --------------------------------------------------------------- */
 
 static void expect_param(kiln_kernel *kernel, size_t index, kiln_param_kind kind,
@@ -1128,11 +1406,15 @@ int main(void)
         KILN_TEST(test_atomic_family),
         KILN_TEST(test_math),
         KILN_TEST(test_double),
+        KILN_TEST(test_shared_atomics),
         KILN_TEST(test_float3_and_structs),
         KILN_TEST(test_vectors),
         KILN_TEST(test_constant_table_and_structs),
         KILN_TEST(test_globals),
         KILN_TEST(test_grids_and_scalars),
+        KILN_TEST(test_fmad_false),
+        KILN_TEST(test_assert),
+        KILN_TEST(test_printf_many_threads),
         KILN_TEST(test_signatures),
         KILN_TEST(test_refusals),
     };

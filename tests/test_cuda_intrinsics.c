@@ -61,40 +61,57 @@ static long double round_integral(long double x, char mode)
     }
 }
 
-/* PTX cvt to an integer: NaN is 0, out-of-range values saturate. */
+/* PTX cvt to an integer: out-of-range values saturate (NaN apart). */
 static long double saturate(long double x, char mode, long double low,
                             long double high)
 {
-    if (isnan(x))
-        return 0;
     long double r = round_integral(x, mode);
     return r < low ? low : r > high ? high : r;
 }
 
-#define F2I(NAME, FIELD, IN, MODE, TYPE, LOW, HIGH)                            \
+/* NaN, as an H200 converts it natively (CUDA 13, driver 580): 0 from a
+ * float to a 32-bit integer; the sign bit alone (0x80000000, or
+ * 0x8000000000000000) from a double, and from a float to a 64-bit one. */
+#define F2I(NAME, FIELD, IN, MODE, TYPE, LOW, HIGH, NAN_BITS)                  \
     static void NAME(const V *in, V *out)                                      \
     {                                                                          \
+        if (isnan(in[0].IN)) {                                                 \
+            out->FIELD = (TYPE)(NAN_BITS);                                     \
+            return;                                                            \
+        }                                                                      \
         out->FIELD = (TYPE)saturate((long double)in[0].IN, MODE, LOW, HIGH);  \
     }
-#define F2I_ALL(PREFIX, IN)                                                     \
-    F2I(PREFIX##2int_rn, i, IN, 'n', int32_t, INT32_MIN, INT32_MAX)            \
-    F2I(PREFIX##2int_rz, i, IN, 'z', int32_t, INT32_MIN, INT32_MAX)            \
-    F2I(PREFIX##2int_ru, i, IN, 'u', int32_t, INT32_MIN, INT32_MAX)            \
-    F2I(PREFIX##2int_rd, i, IN, 'd', int32_t, INT32_MIN, INT32_MAX)            \
-    F2I(PREFIX##2uint_rn, u, IN, 'n', uint32_t, 0, UINT32_MAX)                 \
-    F2I(PREFIX##2uint_rz, u, IN, 'z', uint32_t, 0, UINT32_MAX)                 \
-    F2I(PREFIX##2uint_ru, u, IN, 'u', uint32_t, 0, UINT32_MAX)                 \
-    F2I(PREFIX##2uint_rd, u, IN, 'd', uint32_t, 0, UINT32_MAX)                 \
-    F2I(PREFIX##2ll_rn, l, IN, 'n', int64_t, INT64_MIN, INT64_MAX)             \
-    F2I(PREFIX##2ll_rz, l, IN, 'z', int64_t, INT64_MIN, INT64_MAX)             \
-    F2I(PREFIX##2ll_ru, l, IN, 'u', int64_t, INT64_MIN, INT64_MAX)             \
-    F2I(PREFIX##2ll_rd, l, IN, 'd', int64_t, INT64_MIN, INT64_MAX)             \
-    F2I(PREFIX##2ull_rn, ul, IN, 'n', uint64_t, 0, UINT64_MAX)                 \
-    F2I(PREFIX##2ull_rz, ul, IN, 'z', uint64_t, 0, UINT64_MAX)                 \
-    F2I(PREFIX##2ull_ru, ul, IN, 'u', uint64_t, 0, UINT64_MAX)                 \
-    F2I(PREFIX##2ull_rd, ul, IN, 'd', uint64_t, 0, UINT64_MAX)
-F2I_ALL(float, f)
-F2I_ALL(double, d)
+#define F2I_ALL(PREFIX, IN, NAN32)                                              \
+    F2I(PREFIX##2int_rn, i, IN, 'n', int32_t, INT32_MIN, INT32_MAX,            \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2int_rz, i, IN, 'z', int32_t, INT32_MIN, INT32_MAX,            \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2int_ru, i, IN, 'u', int32_t, INT32_MIN, INT32_MAX,            \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2int_rd, i, IN, 'd', int32_t, INT32_MIN, INT32_MAX,            \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2uint_rn, u, IN, 'n', uint32_t, 0, UINT32_MAX,                 \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2uint_rz, u, IN, 'z', uint32_t, 0, UINT32_MAX,                 \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2uint_ru, u, IN, 'u', uint32_t, 0, UINT32_MAX,                 \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2uint_rd, u, IN, 'd', uint32_t, 0, UINT32_MAX,                 \
+        (NAN32) ? 0x80000000u : 0)                                             \
+    F2I(PREFIX##2ll_rn, l, IN, 'n', int64_t, INT64_MIN, INT64_MAX, INT64_MIN)  \
+    F2I(PREFIX##2ll_rz, l, IN, 'z', int64_t, INT64_MIN, INT64_MAX, INT64_MIN)  \
+    F2I(PREFIX##2ll_ru, l, IN, 'u', int64_t, INT64_MIN, INT64_MAX, INT64_MIN)  \
+    F2I(PREFIX##2ll_rd, l, IN, 'd', int64_t, INT64_MIN, INT64_MAX, INT64_MIN)  \
+    F2I(PREFIX##2ull_rn, ul, IN, 'n', uint64_t, 0, UINT64_MAX,                 \
+        UINT64_C(0x8000000000000000))                                          \
+    F2I(PREFIX##2ull_rz, ul, IN, 'z', uint64_t, 0, UINT64_MAX,                 \
+        UINT64_C(0x8000000000000000))                                          \
+    F2I(PREFIX##2ull_ru, ul, IN, 'u', uint64_t, 0, UINT64_MAX,                 \
+        UINT64_C(0x8000000000000000))                                          \
+    F2I(PREFIX##2ull_rd, ul, IN, 'd', uint64_t, 0, UINT64_MAX,                 \
+        UINT64_C(0x8000000000000000))
+F2I_ALL(float, f, 0)
+F2I_ALL(double, d, 1)
 
 #define TO_FLOAT(NAME, IN, MODE)                                               \
     static void NAME(const V *in, V *out)                                      \
@@ -520,7 +537,8 @@ MATH1D(m_cos_d_from_sincos, cosl(x))
 #define unsigned_TYPE U32
 
 static const builtin_case cases[] = {
-    /* C4: PTX cvt saturates and gives 0 for NaN, in every rounding */
+    /* C4: PTX cvt saturates, and NaN gives what the hardware gives, in every
+     * rounding */
     CONVERT_ALL_F2I(float, F32),
     CONVERT_ALL_F2I(double, F64),
     {"__float2int_rz/__float2uint_rn/__float2ll_rd of constants",

@@ -133,7 +133,8 @@ static int translate_file(const char *source, size_t length, const char *path,
                                                 : TRANSLATE_CUDA_C,
                                .opencl_c_version = 120,
                                .extensions = "",
-                               .vendor = ""};
+                               .vendor = "",
+                               .platform = ""};
     /* The library's include search, from FILE's directory. */
     char *dir = translate_directory_of(path);
     if (dir == NULL) {

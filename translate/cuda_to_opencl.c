@@ -20,6 +20,8 @@
 #include "cuda_to_opencl_pass.h"
 #include "cxx.h"
 
+#include "cuda_barriers.h"
+
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +285,108 @@ static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
     return lowered;
 }
 
+/* NVRTC's --fmad=false (also -fmad=false, and --fmad false as two
+ * words); the last --fmad given wins. */
+static int cu_fmad_off(const translate_options *options)
+{
+    int off = 0;
+    for (size_t i = 0; options != NULL && i < options->flag_count; ++i) {
+        const char *flag = options->flags[i];
+        while (*flag == '-')
+            ++flag;
+        if (strncmp(flag, "fmad", 4) != 0)
+            continue;
+        const char *value = flag[4] == '=' ? flag + 5
+                            : flag[4] == '\0' && i + 1 < options->flag_count
+                                ? options->flags[i + 1]
+                                : NULL;
+        if (value != NULL)
+            off = strcmp(value, "false") == 0;
+    }
+    return off;
+}
+
+/* The source's #pragma OPENCL FP_CONTRACT OFF, through the preprocessor
+ * (not in a comment or a group not taken). */
+static int cu_pragma_contract_off(const char *source, size_t length,
+                                  const translate_options *options)
+{
+    clc_run run;
+    clc_run_begin(&run);
+    if (setjmp(run.failure.unwind) != 0) {
+        char *error = NULL;
+        int line = 0, unsupported = 0;
+        clc_run_failed(&run, &error, &line, &unsupported);
+        free(error);
+        return 0;
+    }
+    clc_interner_init(&run.interner, &run.arena);
+    translate_options all = cuda_to_opencl_defines(&run, options);
+    /* #include lines are blanked: the pragma in an included file counts
+     * where the compiler sees the file inlined, as the core gives it */
+    char *text = clc_arena_strndup(&run.arena, source, length);
+    for (char *line = text; line != NULL && *line != '\0';) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        char *end = strchr(line, '\n');
+        char *include = strstr(p, "include");
+        if (*p == '#' && include != NULL && (end == NULL || include < end))
+            memset(line, ' ', end ? (size_t)(end - line) : strlen(line));
+        line = end ? end + 1 : NULL;
+    }
+    clc_pp_output pp;
+    clc_preprocess(text, length, "<fp contract>", &all, &run.arena,
+                   &run.interner, &pp);
+    int off = pp.fp_contract_off;
+    clc_run_end(&run);
+    return off;
+}
+
+int cuda_fp_contract_pragma(const char *source, size_t length,
+                            const translate_options *options)
+{
+    if (source == NULL ||
+        !translate_text_spells(source, length, "FP_CONTRACT", 3))
+        return 0;
+    return cu_pragma_contract_off(source, length, options);
+}
+
+/* Whether the space-separated list `list` has the word `word`. */
+static int cu_has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; p != NULL && (p = strstr(p, word)) != NULL;
+         p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
+cuda_float_atomics cuda_to_opencl_float_atomics(const translate_target *target,
+                                                const char **cl_std)
+{
+    if (cl_std != NULL)
+        *cl_std = NULL;
+    if (target == NULL || target->language != TRANSLATE_OPENCL_C)
+        return CUDA_FLOAT_ATOMICS_CAS;
+    const char *extensions = target->extensions ? target->extensions : "";
+    /* NVIDIA's own OpenCL (PoCL's CUDA device names NVIDIA as its vendor,
+     * not its platform, and has no inline PTX) */
+    if ((target->platform != NULL &&
+         strstr(target->platform, "NVIDIA") != NULL) ||
+        cu_has_word(extensions, "cl_nv_device_attribute_query"))
+        return CUDA_FLOAT_ATOMICS_PTX;
+    /* the extension's functions are OpenCL C 3.0's */
+    if (cu_has_word(extensions, "cl_ext_float_atomics") &&
+        target->opencl_c_version >= 300) {
+        if (cl_std != NULL)
+            *cl_std = "CL3.0";
+        return CUDA_FLOAT_ATOMICS_EXT;
+    }
+    return CUDA_FLOAT_ATOMICS_CAS;
+}
+
 /* The pass's state over a preprocessed program, its top level read. */
 static cu_state *cu_begin(clc_run *run, const clc_pp_output *pp,
                           const translate_target *target)
@@ -404,7 +508,14 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     for (size_t i = 0; options != NULL && i < options->flag_count; ++i)
         if (strstr(options->flags[i], "use_fast_math") != NULL)
             out->fast_math = 1;
+    int fmad_off = cu_fmad_off(options);
+    /* the C++ lowered first (cxx.h), then CUDA's execution model
+     * (cuda_barriers.h): threads that return before a barrier, block
+     * votes */
     clc_pp_output lowered = cu_lower_cxx(run, pp, request, out);
+    cuda_lower_barriers(&run->arena, &run->interner, &run->failure,
+                        &run->unsupported, !pp->ndebug, &lowered.tokens,
+                        &lowered.count);
     cu_state *st = cu_begin(run, &lowered, target);
     cu_scan_functions(st);
     /* each round that fails refuses one more function */
@@ -419,6 +530,17 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
 
     clc_buffer output;
     clc_buffer_init(&output, &run->arena);
+    /* --fmad=false, FP_CONTRACT OFF: for the prelude and the program */
+    out->fp_contract_off = fmad_off || pp->fp_contract_off;
+    if (out->fp_contract_off)
+        clc_buffer_puts(&output, "#pragma OPENCL FP_CONTRACT OFF\n");
+    /* the device's float atomics (the prelude chooses by these) */
+    cuda_float_atomics atomics =
+        cuda_to_opencl_float_atomics(target, &out->cl_std);
+    if (atomics == CUDA_FLOAT_ATOMICS_PTX)
+        clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_PTX 1\n");
+    if (atomics == CUDA_FLOAT_ATOMICS_EXT)
+        clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_EXT 1\n");
     clc_buffer_puts(&output, translate_prelude_opencl());
     clc_writer w;
     clc_writer_init(&w, &output, st->tokens, st->file_names, st->file_count,

@@ -115,6 +115,13 @@ typedef struct cuda_to_opencl_result {
     int lowered_cxx;      /* the program's C++ was lowered (cxx.h)      */
     cuda_refused_kernel *refused;
     size_t refused_count;
+    /* --fmad=false among the options, or #pragma OPENCL FP_CONTRACT OFF in
+     * the source: a*b+c is never contracted (the text says so to the
+     * OpenCL compiler with the pragma; its options must not ask for mad). */
+    int fp_contract_off;
+    /* The -cl-std= the text needs for its target's float atomics ("CL3.0"),
+     * NULL: the compiler's default. */
+    const char *cl_std;
     /* On failure: "file:line: cannot translate '...': why", the line, and
      * whether the source is valid CUDA C that the pass cannot translate
      * (KILN_ERR_TRANSLATION) rather than a wrong source (KILN_ERR_BUILD). */
@@ -122,6 +129,25 @@ typedef struct cuda_to_opencl_result {
     int error_line;
     int unsupported;
 } cuda_to_opencl_result;
+
+/* How float (and double) atomicAdd is done on an OpenCL device. */
+typedef enum cuda_float_atomics {
+    CUDA_FLOAT_ATOMICS_CAS = 0, /* compare-and-swap loops: any OpenCL 1.2
+                                   device, slow where many threads add to
+                                   one address                            */
+    CUDA_FLOAT_ATOMICS_PTX,     /* NVIDIA's OpenCL: the instructions CUDA
+                                   uses (atom/red.global.add.f32, .f64),
+                                   through inline PTX (asm volatile)       */
+    CUDA_FLOAT_ATOMICS_EXT      /* cl_ext_float_atomics: OpenCL C 3.0's
+                                   atomic_fetch_add on atomic_float, where
+                                   the compiler says it has it             */
+} cuda_float_atomics;
+
+/* The float atomics of the device `target` describes (NULL: a generic
+ * OpenCL 1.2 device), and in *cl_std (may be NULL) the -cl-std= they need
+ * (NULL for the default). */
+cuda_float_atomics cuda_to_opencl_float_atomics(const translate_target *target,
+                                                const char **cl_std);
 
 /* The program's text with the #include lines of the headers the prelude
  * stands for (cuda_runtime.h...) blanked; a CUDA library header the
@@ -151,8 +177,8 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
 
 /* Preprocesses and translates `length` bytes of CUDA C in one call (the
  * module's tests and fuzzers).  `options` (NULL: none): -D and -U are
- * applied, a --use_fast_math flag sets fast_math, the rest (NVRTC's) are
- * ignored.  Returns 0 on success; -1 with out->error set; -2 when memory
+ * applied, a --use_fast_math flag sets fast_math, --fmad=false (NVRTC's
+ * spellings) fp_contract_off, the rest (NVRTC's) are ignored.  Returns 0 on success; -1 with out->error set; -2 when memory
  * runs out.  Always call cuda_to_opencl_result_free. */
 int cuda_to_opencl_translate(const char *source, size_t length,
                              const char *source_name,
@@ -166,6 +192,14 @@ int cuda_to_opencl_translate_names(const char *source, size_t length,
                                    cuda_to_opencl_result *out);
 
 void cuda_to_opencl_result_free(cuda_to_opencl_result *translation);
+
+/* Whether CUDA C has #pragma OPENCL FP_CONTRACT OFF (preprocessed with
+ * `options`' -D and -U: not in a comment or a group left out), without
+ * translating it: NVRTC ignores the pragma, so a native build gets
+ * --fmad=false for it.  1 yes, 0 no (or a source the preprocessor cannot
+ * read). */
+int cuda_fp_contract_pragma(const char *source, size_t length,
+                            const translate_options *options);
 
 #ifdef __cplusplus
 }

@@ -244,6 +244,8 @@ int cu_is_open(const cu_state *st, size_t i);
 int cu_is_builtin_type(const cu_state *st, size_t i);
 int cu_is_type_name(const cu_state *st, size_t i);
 int cu_is_qualifier(const cu_state *st, size_t i);
+/* Is token i at the start of a statement (where a declaration may be)? */
+int cu_statement_start(const cu_state *st, size_t i);
 size_t cu_skip_attribute(const cu_state *st, size_t i);
 size_t cu_specifiers(const cu_state *st, size_t i, size_t end);
 size_t cu_type_size(const char *type);

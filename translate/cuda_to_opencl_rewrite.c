@@ -322,6 +322,23 @@ static void cu_generic_name(cu_state *st, clc_edits *e, size_t i, int32_t id)
         st->uses_double = 1;
 }
 
+/* A call at i whose value nothing uses: a statement of its own. */
+static int cu_call_statement(const cu_state *st, size_t i)
+{
+    if (!cu_punct(st, i + 1, P_LPAREN) ||
+        !cu_punct(st, st->match[i + 1] + 1, P_SEMI))
+        return 0;
+    if (cu_statement_start(st, i) ||
+        (i > 0 && (cu_is(st, i - 1, W_else) || cu_is(st, i - 1, W_do))))
+        return 1;
+    if (i == 0 || !cu_punct(st, i - 1, P_RPAREN))
+        return 0;
+    size_t open = st->match[i - 1];
+    return open > 0 && (cu_is(st, open - 1, W_if) ||
+                        cu_is(st, open - 1, W_while) ||
+                        cu_is(st, open - 1, W_for));
+}
+
 /* An identifier outside a member access.  Returns the last token used. */
 static size_t cu_generic_word(cu_state *st, clc_edits *e, size_t i,
                               size_t end)
@@ -339,6 +356,9 @@ static size_t cu_generic_word(cu_state *st, clc_edits *e, size_t i,
     } else if (id == st->w_align_ && cu_punct(st, i + 1, P_LPAREN)) {
         clc_edit_replace(e, i, "__attribute__((aligned");
         clc_edit_after(st->arena, e, st->match[i + 1], ")) ");
+    } else if (cu_name_is(st, i, "atomicAdd") && cu_call_statement(st, i)) {
+        /* CUDA's red.add where the old value is not used */
+        clc_edit_replace(e, i, "__kiln_atomicAdd_discard");
     } else if (cu_name_is(st, i, "pow") && cu_punct(st, i + 1, P_LPAREN)) {
         /* C++'s pow(float, int) and friends: OpenCL's pow is ambiguous */
         clc_edit_replace(e, i, "__kiln_pow");

@@ -27,20 +27,6 @@ static size_t cu_dynamic_item(cu_state *st)
     return cu_hidden_add(st, h);
 }
 
-/* Is token i at the start of a statement (where a declaration may be)? */
-static int cu_statement_start(const cu_state *st, size_t i)
-{
-    if (i == 0)
-        return 1;
-    if (cu_punct(st, i - 1, P_LBRACE) || cu_punct(st, i - 1, P_RBRACE) ||
-        cu_punct(st, i - 1, P_SEMI) || st->tokens[i - 1].kind == CLC_TOK_PRAGMA)
-        return 1;
-    /* after a label: case 1: float *p = ... */
-    if (cu_punct(st, i - 1, P_COLON) && !(i >= 2 && cu_punct(st, i - 2, P_COLON)))
-        return 1;
-    return cu_punct(st, i - 1, P_LPAREN) && i >= 2 && cu_is(st, i - 2, W_for);
-}
-
 /* Pass one: the __shared__ variables of helpers become hidden items. */
 static void cu_collect_shared(cu_state *st, size_t index)
 {

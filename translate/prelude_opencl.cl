@@ -79,9 +79,61 @@ __KILN_FN __kiln_uint3 __kiln_dim(uint a, uint b, uint c)
 #define warpSize 32
 
 #define __syncthreads() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+/* __syncthreads_count/and/or (translate/cuda_barriers.c rewrites them to
+ * these, with a counter in shared memory that the function declares, and
+ * a returned thread's predicate false for count and or, true for and):
+ * first the barrier CUDA's has, then the first work-item clears the
+ * counter (every read of the last vote's result came before the barrier),
+ * every work-item counts, and all read the total. */
+__KILN_FN int __kiln_syncthreads_count(int predicate, volatile __local int *counter)
+{
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0)
+        *counter = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (predicate)
+        atomic_inc(counter);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return *counter;
+}
+__KILN_FN int __kiln_syncthreads_and(int predicate, volatile __local int *counter)
+{
+    return __kiln_syncthreads_count(predicate, counter) ==
+           (int)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+}
+__KILN_FN int __kiln_syncthreads_or(int predicate, volatile __local int *counter)
+{
+    return __kiln_syncthreads_count(predicate, counter) != 0;
+}
+/* An integer divisor in code that threads which returned run too (a
+ * loop's condition): zero, which no running thread divides by, is 1. */
+#define __kiln_nonzero(x) ((x) ? (x) : 1)
 #define __threadfence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_system() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+/* assert(c): translate/cuda_barriers.c makes a failing one call this with
+ * the program's __kiln_assert and the site's text; the first thread to
+ * fail records the site, its block and its thread, which the core reads
+ * after the launch (core/launch_assert.c).  With NDEBUG, assert is this
+ * macro and compiles to nothing, as <assert.h> says. */
+__KILN_FN void __kiln_assert_failed(volatile __global uint *state,
+                                    __constant char *site)
+{
+    if (atomic_cmpxchg(&state[0], 0u, 1u) != 0u)
+        return;
+    state[1] = (uint)get_group_id(0);
+    state[2] = (uint)get_group_id(1);
+    state[3] = (uint)get_group_id(2);
+    state[4] = (uint)get_local_id(0);
+    state[5] = (uint)get_local_id(1);
+    state[6] = (uint)get_local_id(2);
+    volatile __global uchar *text = (volatile __global uchar *)(state + 8);
+    int k = 0;
+    for (; k < 223 && site[k] != 0; ++k)
+        text[k] = (uchar)site[k];
+    text[k] = 0;
+}
 #define assert(condition) ((void)0)
 #define __ldg(pointer) (*(pointer))
 #define __ldcg(pointer) (*(pointer))
@@ -368,31 +420,38 @@ __KILN_FN uint __kiln_funnel_clamp(uint s) { return s > 32u ? 32u : s; }
 #define __uint_as_float(x) as_float((uint)(x))
 #define __double_as_longlong(x) as_long((double)(x))
 #define __longlong_as_double(x) as_double((long)(x))
-/* Float to integer as PTX's cvt does it: NaN gives 0 and out-of-range
- * values saturate.  OpenCL's plain conversions are undefined out of
- * range (compilers delete code around them), and PoCL 3.1's _sat ones
- * crash the kernel when the argument is a constant, so the value is
- * rounded in its own type (exact), clamped, and only then converted. */
-#define __KILN_F2I_ONE(F, T, N, MODE, ROUND, LOW, LIMIT, MIN, MAX)      \
+/* Float to integer as PTX's cvt does it on the hardware: out-of-range
+ * values saturate; NaN gives 0 from a float to a 32-bit integer, and the
+ * sign bit alone (0x80000000, 0x8000000000000000) from a double or to a
+ * 64-bit integer (as an H200 does natively).  OpenCL's plain conversions
+ * are undefined out of range (compilers delete code around them), and
+ * PoCL 3.1's _sat ones crash the kernel when the argument is a constant,
+ * so the value is rounded in its own type (exact), clamped, and only then
+ * converted. */
+#define __KILN_F2I_ONE(F, T, N, MODE, ROUND, LOW, LIMIT, MIN, MAX, NANV) \
     __KILN_FN T __kiln_##N##_##MODE(F x)                                   \
     {                                                                      \
         F r = ROUND(x);                                                    \
-        return isnan(x) ? (T)0 : r <= (F)(LOW) ? (MIN)                     \
+        return isnan(x) ? (T)(NANV) : r <= (F)(LOW) ? (MIN)                \
                : r >= (F)(LIMIT) ? (MAX) : (T)r;                           \
     }
 /* LOW is the type's minimum and LIMIT its maximum plus one (2^31, 2^32,
  * 2^63, 2^64), both exact in F. */
-#define __KILN_F2I(F, T, N, LOW, LIMIT, MIN, MAX)                         \
-    __KILN_F2I_ONE(F, T, N, rn, __kiln_rint, LOW, LIMIT, MIN, MAX)                \
-    __KILN_F2I_ONE(F, T, N, rz, trunc, LOW, LIMIT, MIN, MAX)               \
-    __KILN_F2I_ONE(F, T, N, ru, ceil, LOW, LIMIT, MIN, MAX)                \
-    __KILN_F2I_ONE(F, T, N, rd, floor, LOW, LIMIT, MIN, MAX)
-#define __KILN_F2I_ALL(F, P)                                               \
-    __KILN_F2I(F, int, P##2int, -0x1p31f, 0x1p31f, INT_MIN, INT_MAX)      \
-    __KILN_F2I(F, uint, P##2uint, 0.0f, 0x1p32f, 0u, UINT_MAX)             \
-    __KILN_F2I(F, long, P##2ll, -0x1p63f, 0x1p63f, LONG_MIN, LONG_MAX)    \
-    __KILN_F2I(F, ulong, P##2ull, 0.0f, 0x1p64f, 0ul, ULONG_MAX)
-__KILN_F2I_ALL(float, float)
+#define __KILN_F2I(F, T, N, LOW, LIMIT, MIN, MAX, NANV)                   \
+    __KILN_F2I_ONE(F, T, N, rn, __kiln_rint, LOW, LIMIT, MIN, MAX, NANV)   \
+    __KILN_F2I_ONE(F, T, N, rz, trunc, LOW, LIMIT, MIN, MAX, NANV)         \
+    __KILN_F2I_ONE(F, T, N, ru, ceil, LOW, LIMIT, MIN, MAX, NANV)          \
+    __KILN_F2I_ONE(F, T, N, rd, floor, LOW, LIMIT, MIN, MAX, NANV)
+#define __KILN_F2I_ALL(F, P, NAN32)                                        \
+    __KILN_F2I(F, int, P##2int, -0x1p31f, 0x1p31f, INT_MIN, INT_MAX,      \
+               (NAN32) ? INT_MIN : 0)                                     \
+    __KILN_F2I(F, uint, P##2uint, 0.0f, 0x1p32f, 0u, UINT_MAX,             \
+               (NAN32) ? 0x80000000u : 0u)                                \
+    __KILN_F2I(F, long, P##2ll, -0x1p63f, 0x1p63f, LONG_MIN, LONG_MAX,    \
+               LONG_MIN)                                                  \
+    __KILN_F2I(F, ulong, P##2ull, 0.0f, 0x1p64f, 0ul, ULONG_MAX,           \
+               0x8000000000000000ul)
+__KILN_F2I_ALL(float, float, 0)
 #define __float2int_rn(x) __kiln_float2int_rn((float)(x))
 #define __float2int_rz(x) __kiln_float2int_rz((float)(x))
 #define __float2int_ru(x) __kiln_float2int_ru((float)(x))
@@ -426,7 +485,7 @@ __KILN_F2I_ALL(float, float)
 #define __ull2float_ru(x) convert_float_rtp((ulong)(x))
 #define __ull2float_rd(x) convert_float_rtn((ulong)(x))
 #ifdef cl_khr_fp64
-__KILN_F2I_ALL(double, double)
+__KILN_F2I_ALL(double, double, 1)
 #define __double2int_rn(x) __kiln_double2int_rn((double)(x))
 #define __double2int_rz(x) __kiln_double2int_rz((double)(x))
 #define __double2int_ru(x) __kiln_double2int_ru((double)(x))
@@ -503,20 +562,13 @@ __KILN_OV __KILN_FN uint atomicDec(volatile S uint *p, uint bound)              
     } while (old != seen);                                                               \
     return old;                                                                          \
 }                                                                                        \
-__KILN_OV __KILN_FN float atomicAdd(volatile S float *p, float v)                       \
-{                                                                                        \
-    volatile S uint *q = (volatile S uint *)p;                                           \
-    uint old = *q, seen;                                                                 \
-    do {                                                                                 \
-        seen = old;                                                                      \
-        old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));                      \
-    } while (old != seen);                                                               \
-    return as_float(old);                                                                \
-}                                                                                        \
-__KILN_OV __KILN_FN float atomicSub(volatile S float *p, float v) { return atomicAdd(p, -v); }
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S int *p, int v) { atomic_add(p, v); } \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S uint *p, uint v) { atomic_add(p, v); }
 
 #define __KILN_ATOMIC64(S)                                                               \
 __KILN_OV __KILN_FN ulong atomicAdd(volatile S ulong *p, ulong v) { return atom_add(p, v); }    \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S ulong *p, ulong v) { atom_add(p, v); } \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S long *p, long v) { atom_add(p, v); } \
 __KILN_OV __KILN_FN long atomicAdd(volatile S long *p, long v) { return atom_add(p, v); }       \
 __KILN_OV __KILN_FN ulong atomicExch(volatile S ulong *p, ulong v) { return atom_xchg(p, v); }  \
 __KILN_OV __KILN_FN long atomicExch(volatile S long *p, long v) { return atom_xchg(p, v); }     \
@@ -535,8 +587,27 @@ __KILN_ATOMIC32(__local)
 __KILN_ATOMIC64(__global)
 __KILN_ATOMIC64(__local)
 
-#ifdef cl_khr_fp64
-#define __KILN_ATOMIC_DOUBLE(S)                                                          \
+/* Float and double atomicAdd: the device's own instruction where the
+ * translation knows it (cuda_to_opencl_float_atomics, from the target the
+ * core describes: __KILN_FLOAT_ATOMICS_PTX on
+ * NVIDIA's OpenCL, whose compiler takes the PTX that CUDA's atomicAdd is
+ * made of, for global and shared memory;
+ * __KILN_FLOAT_ATOMICS_EXT where cl_ext_float_atomics gives OpenCL C 3.0
+ * atomic_fetch_add), else a compare-and-swap loop.  The _discard forms
+ * are for calls whose old value nothing reads (CUDA's red.add). */
+#define __KILN_FLOAT_ADD_CAS(S)                                                          \
+__KILN_OV __KILN_FN float atomicAdd(volatile S float *p, float v)                       \
+{                                                                                        \
+    volatile S uint *q = (volatile S uint *)p;                                           \
+    uint old = *q, seen;                                                                 \
+    do {                                                                                 \
+        seen = old;                                                                      \
+        old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));                      \
+    } while (old != seen);                                                               \
+    return as_float(old);                                                                \
+}                                                                                        \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S float *p, float v) { (void)atomicAdd(p, v); }
+#define __KILN_DOUBLE_ADD_CAS(S)                                                         \
 __KILN_OV __KILN_FN double atomicAdd(volatile S double *p, double v)                    \
 {                                                                                        \
     volatile S ulong *q = (volatile S ulong *)p;                                         \
@@ -547,6 +618,97 @@ __KILN_OV __KILN_FN double atomicAdd(volatile S double *p, double v)            
     } while (old != seen);                                                               \
     return as_double(old);                                                               \
 }                                                                                        \
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile S double *p, double v) { (void)atomicAdd(p, v); }
+
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN float atomicAdd(volatile __global float *p, float v)
+{
+    float old;
+    asm volatile("atom.global.add.f32 %0, [%1], %2;" : "=f"(old) : "l"(p), "f"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global float *p, float v)
+{
+    asm volatile("red.global.add.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp32_global_atomic_add)
+__KILN_OV __KILN_FN float atomicAdd(volatile __global float *p, float v)
+{
+    return atomic_fetch_add_explicit((volatile __global atomic_float *)p, v,
+                                     memory_order_relaxed, memory_scope_device);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global float *p, float v) { (void)atomicAdd(p, v); }
+#else
+__KILN_FLOAT_ADD_CAS(__global)
+#endif
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN float atomicAdd(volatile __local float *p, float v)
+{
+    float old;
+    asm volatile("atom.shared.add.f32 %0, [%1], %2;" : "=f"(old) : "l"(p), "f"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local float *p, float v)
+{
+    asm volatile("red.shared.add.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp32_local_atomic_add)
+__KILN_OV __KILN_FN float atomicAdd(volatile __local float *p, float v)
+{
+    return atomic_fetch_add_explicit((volatile __local atomic_float *)p, v,
+                                     memory_order_relaxed, memory_scope_work_group);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local float *p, float v) { (void)atomicAdd(p, v); }
+#else
+__KILN_FLOAT_ADD_CAS(__local)
+#endif
+__KILN_OV __KILN_FN float atomicSub(volatile __global float *p, float v) { return atomicAdd(p, -v); }
+__KILN_OV __KILN_FN float atomicSub(volatile __local float *p, float v) { return atomicAdd(p, -v); }
+
+#ifdef cl_khr_fp64
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN double atomicAdd(volatile __global double *p, double v)
+{
+    double old;
+    asm volatile("atom.global.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global double *p, double v)
+{
+    asm volatile("red.global.add.f64 [%0], %1;" : : "l"(p), "d"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp64_global_atomic_add)
+__KILN_OV __KILN_FN double atomicAdd(volatile __global double *p, double v)
+{
+    return atomic_fetch_add_explicit((volatile __global atomic_double *)p, v,
+                                     memory_order_relaxed, memory_scope_device);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __global double *p, double v) { (void)atomicAdd(p, v); }
+#else
+__KILN_DOUBLE_ADD_CAS(__global)
+#endif
+#if defined(__KILN_FLOAT_ATOMICS_PTX)
+__KILN_OV __KILN_FN double atomicAdd(volatile __local double *p, double v)
+{
+    double old;
+    asm volatile("atom.shared.add.f64 %0, [%1], %2;" : "=d"(old) : "l"(p), "d"(v) : "memory");
+    return old;
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local double *p, double v)
+{
+    asm volatile("red.shared.add.f64 [%0], %1;" : : "l"(p), "d"(v) : "memory");
+}
+#elif defined(__KILN_FLOAT_ATOMICS_EXT) && defined(__opencl_c_ext_fp64_local_atomic_add)
+__KILN_OV __KILN_FN double atomicAdd(volatile __local double *p, double v)
+{
+    return atomic_fetch_add_explicit((volatile __local atomic_double *)p, v,
+                                     memory_order_relaxed, memory_scope_work_group);
+}
+__KILN_OV __KILN_FN void __kiln_atomicAdd_discard(volatile __local double *p, double v) { (void)atomicAdd(p, v); }
+#else
+__KILN_DOUBLE_ADD_CAS(__local)
+#endif
+#define __KILN_ATOMIC_DOUBLE(S)                                                          \
 __KILN_OV __KILN_FN double atomicExch(volatile S double *p, double v)                   \
 {                                                                                        \
     return as_double(atom_xchg((volatile S ulong *)p, as_ulong(v)));                     \

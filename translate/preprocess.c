@@ -272,6 +272,7 @@ void clc_preprocess(const char *source, size_t length, const char *name,
     out->file_names = st->file_names;
     out->file_count = st->file_count;
     out->fp_contract_off = st->fp_contract_off;
+    out->ndebug = pp_macro_get(st, clc_intern(interner, "NDEBUG", 6)) != NULL;
     out->fast_relaxed_math = fast_math;
     out->included_files = 0;
     out->left = NULL;
@@ -338,6 +339,7 @@ void clc_preprocess_program(const char *source, size_t length,
     out->file_names = st->file_names;
     out->file_count = st->file_count;
     out->fp_contract_off = st->fp_contract_off;
+    out->ndebug = pp_macro_get(st, clc_intern(interner, "NDEBUG", 6)) != NULL;
     out->fast_relaxed_math = fast_math;
 }
 

@@ -33,6 +33,7 @@ typedef struct clc_pp_output {
     const char **file_names;  /* by clc_token.file (arena strings)  */
     size_t file_count;
     int fp_contract_off;      /* #pragma OPENCL FP_CONTRACT OFF seen */
+    int ndebug;               /* NDEBUG defined at the end (assert off) */
     int fast_relaxed_math;    /* -cl-fast-relaxed-math in the options */
     size_t included_files;    /* files #include read (clc_preprocess_program) */
     /* clc_preprocess_program with leave_unfound: the first #include of a

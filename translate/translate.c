@@ -560,12 +560,33 @@ static int from_cuda(const cuda_to_opencl_result *result, int translated,
 
 /* The options of CUDA C translated to OpenCL C: NVRTC's mean nothing to an
  * OpenCL compiler (-D and -U were applied by the translation), but fast
- * math asked for is fast math. */
-static int cuda_options_for_opencl(int fast_math,
+ * math asked for is fast math: -cl-fast-relaxed-math, or with --fmad=false
+ * as well its parts but the permission to contract (it implies
+ * -cl-mad-enable). */
+static int cuda_options_for_opencl(const cuda_to_opencl_result *result,
                                    translate_option_lists *out)
 {
-    static const char *const fast[] = {"-cl-fast-relaxed-math"};
-    return translate_options_parse_words(fast, fast_math ? 1 : 0, out);
+    const char *words[4];
+    size_t count = 0;
+    if (result->fast_math && result->fp_contract_off) {
+        words[count++] = "-cl-finite-math-only";
+        words[count++] = "-cl-no-signed-zeros";
+    } else if (result->fast_math) {
+        words[count++] = "-cl-fast-relaxed-math";
+    }
+    /* CUDA divides and takes square roots correctly rounded unless fast
+     * math is asked for (-prec-div and -prec-sqrt default to true);
+     * OpenCL allows 2.5 and 3 ulp unless told (NVIDIA's OpenCL on an H200
+     * gave 4 of 2048 sqrtf and __fdiv_rn results one ulp off without it). */
+    if (!result->fast_math)
+        words[count++] = "-cl-fp32-correctly-rounded-divide-sqrt";
+    /* the dialect the device's float atomics need */
+    char cl_std[32];
+    if (result->cl_std != NULL) {
+        snprintf(cl_std, sizeof cl_std, "-cl-std=%s", result->cl_std);
+        words[count++] = cl_std;
+    }
+    return translate_options_parse_words(words, count, out);
 }
 
 int translate_to_target(translate_unit *unit, translate_program *out,
@@ -603,8 +624,7 @@ int translate_to_target(translate_unit *unit, translate_program *out,
             out->uses_double = from_cu->uses_double;
             result = from_cuda(from_cu, 1, out);
             if (result == 0)
-                result = cuda_options_for_opencl(from_cu->fast_math,
-                                                 &out->options);
+                result = cuda_options_for_opencl(from_cu, &out->options);
         }
     }
     opencl_to_cuda_result_free(from_cl);
@@ -653,6 +673,21 @@ int translate_read(translate_unit *unit, translate_program *out,
     return result;
 }
 
+void translate_target_choices(translate_language language,
+                              const translate_target *target, char *out,
+                              size_t size)
+{
+    static const char *const atomics[] = {"cas", "ptx",
+                                          "cl_ext_float_atomics"};
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    if (language == TRANSLATE_CUDA_C && target != NULL &&
+        target->language == TRANSLATE_OPENCL_C)
+        snprintf(out, size, "float atomics %s",
+                 atomics[cuda_to_opencl_float_atomics(target, NULL)]);
+}
+
 int translate_native_options(const translate_input *input,
                              translate_option_lists *out)
 {
@@ -661,8 +696,13 @@ int translate_native_options(const translate_input *input,
     /* OpenCL compilers take the options as they are. */
     if (target == NULL || target->language != TRANSLATE_CUDA_C)
         return 0;
-    if (opencl_to_cuda_options(input->options, input->language, 0,
-                               target->compiler_version, out) != 0)
+    /* NVRTC ignores #pragma OPENCL FP_CONTRACT OFF: --fmad=false says it */
+    int fp_contract_off =
+        input->language == TRANSLATE_CUDA_C &&
+        cuda_fp_contract_pragma(input->text, input->length, input->options);
+    if (opencl_to_cuda_options(input->options, input->language,
+                               fp_contract_off, target->compiler_version,
+                               out) != 0)
         return -2;
     return 1;
 }

@@ -143,12 +143,14 @@ int translate_include_search_read(void *context, const char *name, int quoted,
  * what the translation may use.  Strings are never NULL ("" for none). */
 typedef struct translate_target {
     translate_language language;  /* the language the device builds      */
-    /* OpenCL: the device's OpenCL C version (120 for 1.2, 300 for 3.0),
-     * its extensions (CL_DEVICE_EXTENSIONS, separated by spaces) and its
-     * vendor (CL_DEVICE_VENDOR). */
+    /* OpenCL: the highest OpenCL C version the device compiles (120 for
+     * 1.2, 300 for 3.0), its extensions (CL_DEVICE_EXTENSIONS, separated
+     * by spaces), its vendor (CL_DEVICE_VENDOR) and its platform's name
+     * (CL_PLATFORM_NAME: "NVIDIA CUDA"). */
     unsigned opencl_c_version;
     const char *extensions;
     const char *vendor;
+    const char *platform;
     /* CUDA: the device's compute capability (90 for 9.0) and the version
      * of the compiler that builds the text (NVRTC 12.4: 12040; 0 when not
      * known). */
@@ -172,6 +174,16 @@ typedef struct translate_input {
     const char *const *kernel_names;
     size_t kernel_name_count;
 } translate_input;
+
+/* What a translation from `language` for `target` makes of the target's
+ * facts, in words ("float atomics ptx": CUDA C's float atomicAdd on
+ * NVIDIA's OpenCL is the PTX CUDA uses), into out[size] ("" when it uses
+ * none).  The same words, the same translation: the core puts them in the
+ * cache key of every translated program, so a binary built for one device
+ * is never loaded for another whose facts choose differently. */
+void translate_target_choices(translate_language language,
+                              const translate_target *target, char *out,
+                              size_t size);
 
 /* ---- 1. preprocessing, once --------------------------------------------- */
 
@@ -316,6 +328,16 @@ typedef struct translate_variable {
 #define TRANSLATE_KERNEL_VARIABLE_SIZES "__kiln_variable_sizes"
 #define TRANSLATE_KERNEL_VARIABLE_INIT "__kiln_variable_init"
 
+/* CUDA C's assert on OpenCL: a program whose device code asserts (and does
+ * not define NDEBUG) has this __device__ variable of TRANSLATE_ASSERT_BYTES
+ * among its variables, passed to the kernels that may assert.  The first
+ * thread whose assert fails records in it: 32-bit words 0 (nonzero:
+ * failed), 1-3 its block, 4-6 its thread, and from byte 32 the site
+ * ("file:line: condition"), NUL-terminated.  The launch reads it
+ * (core/launch_assert.c), as CUDA reports cudaErrorAssert. */
+#define TRANSLATE_ASSERT_VARIABLE "__kiln_assert"
+#define TRANSLATE_ASSERT_BYTES 256
+
 /* A header the text #includes by name, given to the compiler beside it. */
 typedef struct translate_header {
     const char *name;
@@ -368,7 +390,8 @@ int translate_read(translate_unit *unit, translate_program *out,
 
 /* The options of a program built in its own language, as its compiler
  * takes them: 1 with *out holding them (NVRTC takes no -cl-* option: those
- * with a meaning become NVRTC's, the others go); 0 when the compiler takes
+ * with a meaning become NVRTC's, the others go; CUDA C with #pragma OPENCL
+ * FP_CONTRACT OFF, which NVRTC ignores, gets --fmad=false); 0 when the compiler takes
  * the user's options as they are (OpenCL's); -2 when memory runs out.
  * Call translate_option_lists_free(out) after either. */
 int translate_native_options(const translate_input *input,

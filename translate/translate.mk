@@ -36,7 +36,11 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cxx_const.c translate/cxx_expr.c translate/cxx_expr_operators.c \
 	translate/cxx_overload.c translate/cxx_body.c \
 	translate/cxx_body_statements.c translate/cxx_emit.c \
-	translate/cxx_builtins.c
+	translate/cxx_builtins.c \
+	translate/cuda_barriers.c translate/cuda_barriers.h \
+	translate/cuda_barriers_pass.h translate/cuda_barriers_tokens.c \
+	translate/cuda_barriers_analyse.c translate/cuda_barriers_read.c \
+	translate/cuda_barriers_lower.c
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
 	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \

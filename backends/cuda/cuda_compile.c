@@ -318,14 +318,30 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     /* NVRTC wants NUL-terminated texts; the core gives lengths. */
     size_t headers = source->header_count;
     char *text = cuda_text_copy(source->text, source->length);
-    char **header_texts = calloc(headers ? headers : 1, sizeof *header_texts);
-    const char **header_names = calloc(headers ? headers : 1,
-                                       sizeof *header_names);
+    /* one slot more: <stdio.h>, see below */
+    char **header_texts = calloc(headers + 1, sizeof *header_texts);
+    const char **header_names = calloc(headers + 1, sizeof *header_names);
     if (text == NULL || header_texts == NULL || header_names == NULL)
         status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                              "out of host memory");
     if (status == KILN_OK)
         status = cuda_headers_copy(host, source, header_texts, header_names);
+    /* Device code includes <stdio.h> for printf, which NVRTC declares
+     * itself but has no such header for (PyCUDA's test_large_smem, nvcc's
+     * habit): an empty one stands in, unless the program brings its own. */
+    int has_stdio = 0;
+    for (size_t i = 0; i < headers; ++i)
+        has_stdio |= strcmp(header_names[i] ? header_names[i] : "",
+                            "stdio.h") == 0;
+    if (status == KILN_OK && !has_stdio) {
+        header_texts[headers] = cuda_text_copy("", 0);
+        header_names[headers] = "stdio.h";
+        if (header_texts[headers] == NULL)
+            status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                                 "out of host memory");
+        else
+            headers++;
+    }
 
     nvrtcProgram program = NULL;
     char *nvrtc_log = NULL;

@@ -17,6 +17,7 @@ backends_opencl_kiln_opencl_la_SOURCES = \
 	backends/opencl/opencl_launch.c \
 	backends/opencl/opencl_memory.c \
 	backends/opencl/opencl_program.c \
+	backends/opencl/opencl_names.c \
 	backends/opencl/opencl_signature.c \
 	backends/opencl/opencl_stream.c
 backends_opencl_kiln_opencl_la_CPPFLAGS = $(AM_CPPFLAGS)

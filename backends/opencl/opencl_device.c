@@ -231,6 +231,34 @@ static int device_warp_size(cl_device_id device, const char *extensions,
     return 1;
 }
 
+/* The highest OpenCL C version the device compiles (102 for 1.2): an
+ * OpenCL 3.0 device lists them (CL_DEVICE_OPENCL_C_ALL_VERSIONS) and
+ * names 1.2 as CL_DEVICE_OPENCL_C_VERSION (the newest version all of whose
+ * features it has); others name one. */
+static int opencl_c_version(cl_device_id device, const char *language,
+                            int device_version)
+{
+    int best = version_number(language, "OpenCL C ");
+    size_t size = 0;
+    if (device_version < 300 ||
+        clGetDeviceInfo(device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, NULL,
+                        &size) != CL_SUCCESS ||
+        size < sizeof(cl_name_version))
+        return best;
+    cl_name_version *all = malloc(size);
+    if (all != NULL &&
+        clGetDeviceInfo(device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, size, all,
+                        NULL) == CL_SUCCESS)
+        for (size_t k = 0; k < size / sizeof *all; ++k) {
+            int number = (int)CL_VERSION_MAJOR(all[k].version) * 100 +
+                         (int)CL_VERSION_MINOR(all[k].version);
+            if (number > best)
+                best = number;
+        }
+    free(all);
+    return best;
+}
+
 static void text_copy(char *out, size_t size, const char *text)
 {
     snprintf(out, size, "%s", text ? text : "");
@@ -283,8 +311,8 @@ static void device_describe(opencl_device *record, cl_platform_id platform,
     text_copy(info->platform, sizeof info->platform, platform_name);
     language_copy(info->language_version, sizeof info->language_version,
                   language ? language : "");
-    int language_number = version_number(language ? language : "",
-                                         "OpenCL C ");
+    int language_number =
+        opencl_c_version(device, language ? language : "", device_version);
     info->language_major = language_number / 100;
     info->language_minor = language_number % 100;
     words_copy(info->extensions, sizeof info->extensions, extensions);

@@ -282,6 +282,12 @@ OPENCL_INTERNAL kiln_status opencl_signature_query(cl_kernel kernel,
                                                    opencl_signature *signature);
 /* The kernel's name (malloc'ed), NULL if the driver has none. */
 OPENCL_INTERNAL char *opencl_kernel_name(cl_kernel kernel);
+
+/* The longest kernel name an OpenCL C text declares (`kernel void NAME`),
+ * *name pointing at it in the text; 0 and NULL when it declares none. */
+OPENCL_INTERNAL size_t opencl_longest_kernel_name(const char *text,
+                                                  size_t length,
+                                                  const char **name);
 /* The names of a program's kernels joined by `separator` (malloc'ed; "" for
  * none), read from the kernels themselves: NVIDIA's OpenCL crashes on
  * CL_PROGRAM_KERNEL_NAMES for a program without kernels, and PoCL answers

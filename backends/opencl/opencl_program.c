@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* The longest kernel name the OpenCL backend builds (program_check_names). */
-#define OPENCL_MAX_KERNEL_NAME 200
+#define OPENCL_MAX_KERNEL_NAME 150
 
 /* The build log of `program` (malloc'ed), or NULL when it says nothing:
  * drivers often leave a lone newline after a clean build. */
@@ -324,29 +324,47 @@ static kiln_status program_signatures(kiln_backend_context *context,
     return status;
 }
 
-/* Refuses kernel names the driver would abort on, while nothing has
- * linked them yet: PoCL builds a program without looking at its kernel
- * names, then names a file after each kernel when it links one (at its
- * first launch, or when the program's binary is read for the cache) and
- * aborts the process when that name is past NAME_MAX (a kernel of 253
- * characters, PoCL 3.1).  The limit leaves room for other versions'
- * suffixes and a long cache path. */
+/* The refusal of a kernel name past the backend's limit.  PoCL builds a
+ * program without looking at its kernel names, then names a file after
+ * each kernel when it links one (at its first launch, or when the
+ * program's binary is read for the cache) and aborts the process when that
+ * name is past NAME_MAX (a kernel of 253 characters, PoCL 3.1); NVIDIA's
+ * OpenCL compiler (driver 580) corrupted the heap building a kernel of 300
+ * characters, and a scan generator's program whose kernels' names reach
+ * 184 (174 built).  150 is under both, and over the 127 of a translated
+ * CUDA C kernel's name plus the translation's 14-character prefix. */
+static kiln_status name_refusal(const char *name, size_t length)
+{
+    /* The name as the OpenCL C program spells it: a translated CUDA C
+     * kernel's carries the translation's prefix. */
+    return opencl_host->error(
+        KILN_ERR_UNSUPPORTED,
+        "kernel '%.40s...' has a name of %zu characters in the OpenCL C "
+        "program: the OpenCL backend takes at most %d (PoCL aborts the "
+        "process past 252, NVIDIA's compiler corrupted memory from 184); "
+        "give it a shorter name",
+        name, length, OPENCL_MAX_KERNEL_NAME);
+}
+
+/* Names the text declares, before any driver sees them. */
+static kiln_status source_check_names(const kiln_backend_source *source)
+{
+    const char *name = NULL;
+    size_t length =
+        opencl_longest_kernel_name(source->text, source->length, &name);
+    return length > OPENCL_MAX_KERNEL_NAME ? name_refusal(name, length)
+                                           : KILN_OK;
+}
+
+/* Names as the driver lists them, after the build: those the
+ * preprocessor made, which the scan of the text cannot see. */
 static kiln_status program_check_names(const kiln_backend_program *program)
 {
     for (size_t k = 0; k < program->kernel_count; ++k) {
         const char *name = program->kernels[k].name;
         size_t length = strlen(name);
-        if (length <= OPENCL_MAX_KERNEL_NAME)
-            continue;
-        /* The name as the OpenCL C program spells it: a translated CUDA C
-         * kernel's carries the translation's prefix. */
-        return opencl_host->error(
-            KILN_ERR_UNSUPPORTED,
-            "kernel '%.40s...' has a name of %zu characters in the OpenCL "
-            "C program: the OpenCL backend takes at most %d (PoCL names a "
-            "file after each kernel and aborts the process past 252); give "
-            "it a shorter name",
-            name, length, OPENCL_MAX_KERNEL_NAME);
+        if (length > OPENCL_MAX_KERNEL_NAME)
+            return name_refusal(name, length);
     }
     return KILN_OK;
 }
@@ -474,6 +492,9 @@ kiln_status opencl_program_build(kiln_backend_context *context,
                                   source->name, source->header_count,
                                   source->header_count == 1 ? "" : "s",
                                   source->headers[0].name);
+    kiln_status checked = source_check_names(source);
+    if (checked != KILN_OK)
+        return checked;
     /* The options the user gave, as the OpenCL compiler reads them, and
      * the same with kernel argument info, which lets the core check
      * launches. */
@@ -637,6 +658,9 @@ kiln_status opencl_program_load_image(kiln_backend_context *context,
         return opencl_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                   "opencl: out of host memory");
     kiln_status status = program_adopt_info(result, info);
+    /* a binary cached before the limit was lowered holds the same names */
+    if (status == KILN_OK)
+        status = program_check_names(result);
     if (status != KILN_OK) {
         program_free(result);
         return status;

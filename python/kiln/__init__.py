@@ -14,13 +14,15 @@ of a backend: CUDA, or any OpenCL device such as PoCL on a CPU),
     import kiln.pycuda.driver as cuda
     from kiln.pycuda.compiler import SourceModule
 """
+import threading as _threading
+
 import numpy as _numpy
 
 from ._kiln import (  # noqa: F401  (the module's public names)
     Array, BackendError, Buffer, BuildError, Context, Elementwise, Event,
     HostArg, HostMemory, Kernel, KilnError, LaunchError, LogicError,
     OutOfMemoryError, Program, Random, Reduction, Scan, Stream,
-    array_arange, array_create, array_from_buffer, array_from_host,
+    array_arange, array_create, array_eye, array_from_buffer, array_from_host,
     array_linspace, array_random, array_where, backends, blas_name, buffer_at,
     default_backend, device_count, device_info, resolve_address, status_name,
     version,
@@ -31,7 +33,7 @@ __version__ = "1.0.0"
 #: NumPy dtypes by kiln_dtype code (kiln_array.h's order).
 DTYPES = tuple(_numpy.dtype(name) for name in (
     "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-    "float32", "float64"))
+    "float32", "float64", "bool"))
 
 _CODES = {dtype: code for code, dtype in enumerate(DTYPES)}
 
@@ -49,12 +51,26 @@ REDUCE_SUM, REDUCE_PROD, REDUCE_MEAN, REDUCE_MIN, REDUCE_MAX, \
     REDUCE_ARGMIN, REDUCE_ARGMAX = range(7)
 
 
+_contexts = {}
+_contexts_lock = _threading.Lock()
+
+
+def shared_context(backend, device):
+    """The one kiln.Context of (backend, device index) in this process,
+    made on first use: kiln.pycuda's contexts and kiln.cupy's devices
+    share it, so their arrays and kernels mix."""
+    key = (backend, device)
+    with _contexts_lock:
+        context = _contexts.get(key)
+        if context is None:
+            context = _contexts[key] = Context(backend, device)
+        return context
+
+
 def dtype_code(dtype):
-    """The kiln_dtype code of a NumPy dtype (bool is uint8); ValueError for
-    a dtype libkiln-array has no code for (complex, structs)."""
+    """The kiln_dtype code of a NumPy dtype; ValueError for a dtype
+    libkiln-array has no code for (complex, structs)."""
     dtype = _numpy.dtype(dtype)
-    if dtype == _numpy.bool_:
-        dtype = _numpy.dtype(_numpy.uint8)
     try:
         return _CODES[dtype.newbyteorder("=")]
     except KeyError:

@@ -183,7 +183,11 @@ int kp_args_set_pointer(kp_args *pack, size_t index, PyObject *value)
             pack->blocking = true;
         return 0;
     }
-    if (PyLong_Check(value) || (!PyFloat_Check(value) && PyIndex_Check(value))) {
+    /* An int is an address; an object with an __index__ is one only when
+     * it carries no buffer (a kiln.cupy ndarray of one integer has both) */
+    if (PyLong_Check(value) ||
+        (!PyFloat_Check(value) && PyIndex_Check(value) &&
+         !PyObject_HasAttrString(value, "_kiln_buffer"))) {
         PyObject *number = PyNumber_Index(value);
         if (number == NULL)
             return -1;

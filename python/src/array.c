@@ -1,6 +1,6 @@
 /*
- * Array (kiln_array: a C-contiguous n-d array of one dtype in device
- * memory) and Random (a Philox4x32-10 stream of numbers): libkiln-array as
+ * Array (kiln_array: an n-d array of one dtype in device memory, in any
+ * layout) and Random (a Philox4x32-10 stream of numbers): libkiln-array as
  * Python objects, for kiln.pycuda.gpuarray and kiln.cupy.  Dtypes are
  * kiln_dtype codes (kiln.dtype_code maps NumPy's); results are new Arrays.
  */
@@ -68,7 +68,7 @@ static int dtype_of(PyObject *object, kiln_dtype *dtype)
     long code = PyLong_AsLong(object);
     if (code == -1 && PyErr_Occurred())
         return -1;
-    if (code < 0 || code > KILN_DTYPE_FLOAT64) {
+    if (code < 0 || code > KILN_DTYPE_BOOL) {
         PyErr_Format(PyExc_ValueError, "dtype code %ld is not a kiln dtype",
                      code);
         return -1;
@@ -167,6 +167,32 @@ static PyObject *array_linspace(PyObject *module, PyObject *args)
     ARRAY_RESULT(context_object,
                  kiln_array_linspace(context->context, dtype, start, stop,
                                      (size_t)count, stream, &out),
+                 out);
+}
+
+static PyObject *array_eye(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *context_object, *dtype_object, *stream_object = Py_None;
+    Py_ssize_t rows, cols;
+    long long k = 0;
+    if (!PyArg_ParseTuple(args, "OOnnL|O", &context_object, &dtype_object,
+                          &rows, &cols, &k, &stream_object))
+        return NULL;
+    kp_context *context = kp_context_of(context_object);
+    kiln_dtype dtype;
+    kiln_stream *stream = NULL;
+    if (context == NULL || dtype_of(dtype_object, &dtype) < 0 ||
+        kp_stream_of(stream_object, &stream) < 0)
+        return NULL;
+    if (rows < 0 || cols < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative dimensions");
+        return NULL;
+    }
+    kiln_array *out = NULL;
+    ARRAY_RESULT(context_object,
+                 kiln_array_eye(context->context, dtype, (size_t)rows,
+                                (size_t)cols, (int64_t)k, stream, &out),
                  out);
 }
 
@@ -478,6 +504,202 @@ static PyObject *array_transpose(PyObject *object, PyObject *args)
                  out);
 }
 
+/* view(offset, shape, strides): element offset and strides in elements */
+static PyObject *array_view(PyObject *object, PyObject *args)
+{
+    long long offset = 0;
+    PyObject *shape_object, *strides_object;
+    if (!PyArg_ParseTuple(args, "LOO", &offset, &shape_object,
+                          &strides_object))
+        return NULL;
+    size_t shape[KILN_ARRAY_MAX_DIMS], ndim = 0;
+    int64_t strides[KILN_ARRAY_MAX_DIMS];
+    if (kp_sizes(shape_object, shape, KILN_ARRAY_MAX_DIMS, &ndim, "shape") < 0)
+        return NULL;
+    PyObject *sequence = PySequence_Tuple(strides_object);
+    if (sequence == NULL)
+        return NULL;
+    if ((size_t)PyTuple_Size(sequence) != ndim) {
+        Py_DECREF(sequence);
+        PyErr_SetString(PyExc_ValueError,
+                        "view: as many strides as dimensions are needed");
+        return NULL;
+    }
+    for (size_t d = 0; d < ndim; ++d) {
+        strides[d] = PyLong_AsLongLong(PyTuple_GetItem(sequence, (Py_ssize_t)d));
+        if (PyErr_Occurred()) {
+            Py_DECREF(sequence);
+            return NULL;
+        }
+    }
+    Py_DECREF(sequence);
+    kp_array *self = (kp_array *)object;
+    kiln_array *out = NULL;
+    ARRAY_RESULT(self->context,
+                 kiln_array_view(self->array, (int64_t)offset, ndim, shape,
+                                 strides, &out),
+                 out);
+}
+
+static PyObject *array_assign(PyObject *object, PyObject *args)
+{
+    PyObject *source, *stream_object = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &source, &stream_object))
+        return NULL;
+    kiln_stream *stream = NULL;
+    if (kp_stream_of(stream_object, &stream) < 0)
+        return NULL;
+    kp_array *self = (kp_array *)object;
+    kiln_status status;
+    if (PyObject_TypeCheck(source, array_type)) {
+        status = kiln_array_assign(self->array, ((kp_array *)source)->array,
+                                   stream);
+    } else {
+        double value = PyFloat_AsDouble(source);
+        if (value == -1.0 && PyErr_Occurred())
+            return NULL;
+        status = kiln_array_fill(self->array, value, stream);
+    }
+    if (status != KILN_OK)
+        return kp_raise(status);
+    Py_RETURN_NONE;
+}
+
+static PyObject *array_mask_select(PyObject *object, PyObject *args)
+{
+    PyObject *mask_object, *stream_object = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &mask_object, &stream_object))
+        return NULL;
+    kp_array *mask = array_of(mask_object);
+    kiln_stream *stream = NULL;
+    if (mask == NULL || kp_stream_of(stream_object, &stream) < 0)
+        return NULL;
+    kp_array *self = (kp_array *)object;
+    kiln_array *out = NULL;
+    kiln_status status;
+    Py_BEGIN_ALLOW_THREADS /* it waits for the count */
+    status = kiln_array_mask_select(self->array, mask->array, stream, &out);
+    Py_END_ALLOW_THREADS
+    if (status != KILN_OK)
+        return kp_raise(status);
+    return wrap(self->context, out);
+}
+
+/* mask_assign(mask, values, stream=None): values an Array or a number */
+static PyObject *array_mask_assign(PyObject *object, PyObject *args)
+{
+    PyObject *mask_object, *values, *stream_object = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &mask_object, &values, &stream_object))
+        return NULL;
+    kp_array *mask = array_of(mask_object);
+    kiln_stream *stream = NULL;
+    if (mask == NULL || kp_stream_of(stream_object, &stream) < 0)
+        return NULL;
+    kp_array *self = (kp_array *)object;
+    kiln_status status;
+    if (PyObject_TypeCheck(values, array_type)) {
+        const kiln_array *v = ((kp_array *)values)->array;
+        Py_BEGIN_ALLOW_THREADS /* it may wait for the count */
+        status = kiln_array_mask_assign(self->array, mask->array, v, stream);
+        Py_END_ALLOW_THREADS
+    } else {
+        double value = PyFloat_AsDouble(values);
+        if (value == -1.0 && PyErr_Occurred())
+            return NULL;
+        status = kiln_array_mask_fill(self->array, mask->array, value, stream);
+    }
+    if (status != KILN_OK)
+        return kp_raise(status);
+    Py_RETURN_NONE;
+}
+
+static PyObject *triangle(PyObject *object, PyObject *args, bool upper)
+{
+    long long k = 0;
+    PyObject *stream_object = Py_None;
+    if (!PyArg_ParseTuple(args, "|LO", &k, &stream_object))
+        return NULL;
+    kiln_stream *stream = NULL;
+    if (kp_stream_of(stream_object, &stream) < 0)
+        return NULL;
+    kp_array *self = (kp_array *)object;
+    kiln_array *out = NULL;
+    ARRAY_RESULT(self->context,
+                 (upper ? kiln_array_triu : kiln_array_tril)(
+                     self->array, (int64_t)k, stream, &out),
+                 out);
+}
+
+static PyObject *array_triu(PyObject *object, PyObject *args)
+{
+    return triangle(object, args, true);
+}
+
+static PyObject *array_tril(PyObject *object, PyObject *args)
+{
+    return triangle(object, args, false);
+}
+
+/* reduce_binary(reduce, op, other, axis=None, stream=None) */
+static PyObject *array_reduce_binary(PyObject *object, PyObject *args)
+{
+    int reduce_op = 0, op = 0;
+    PyObject *other, *axis = Py_None, *stream_object = Py_None;
+    if (!PyArg_ParseTuple(args, "iiO|OO", &reduce_op, &op, &other, &axis,
+                          &stream_object))
+        return NULL;
+    kiln_stream *stream = NULL;
+    if (kp_stream_of(stream_object, &stream) < 0)
+        return NULL;
+    int axis_value = KILN_AXIS_ALL;
+    if (axis != Py_None) {
+        long value = PyLong_AsLong(axis);
+        if (value == -1 && PyErr_Occurred())
+            return NULL;
+        if (value < -KILN_ARRAY_MAX_DIMS || value >= KILN_ARRAY_MAX_DIMS)
+            value = KILN_ARRAY_MAX_DIMS; /* out of range: Kiln says so */
+        axis_value = (int)value;
+    }
+    kp_array *self = (kp_array *)object;
+    kiln_array *out = NULL;
+    if (PyObject_TypeCheck(other, array_type))
+        ARRAY_RESULT(self->context,
+                     kiln_array_reduce_binary(
+                         (kiln_array_reduce_op)reduce_op, (kiln_array_op)op,
+                         self->array, ((kp_array *)other)->array, axis_value,
+                         stream, &out),
+                     out);
+    double value = PyFloat_AsDouble(other);
+    if (value == -1.0 && PyErr_Occurred())
+        return NULL;
+    ARRAY_RESULT(self->context,
+                 kiln_array_reduce_binary_scalar(
+                     (kiln_array_reduce_op)reduce_op, (kiln_array_op)op,
+                     self->array, value, axis_value, stream, &out),
+                 out);
+}
+
+static PyObject *array_strides(PyObject *object, void *closure)
+{
+    (void)closure;
+    kp_array *self = (kp_array *)object;
+    size_t ndim = 0;
+    int64_t strides[KILN_ARRAY_MAX_DIMS];
+    if (kp_check(kiln_array_get_shape(self->array, &ndim, NULL)) < 0 ||
+        kp_check(kiln_array_get_strides(self->array, strides)) < 0)
+        return NULL;
+    PyObject *tuple = PyTuple_New((Py_ssize_t)ndim);
+    for (size_t d = 0; tuple != NULL && d < ndim; ++d) {
+        PyObject *stride = PyLong_FromLongLong(strides[d]);
+        if (stride == NULL) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SetItem(tuple, (Py_ssize_t)d, stride);
+    }
+    return tuple;
+}
+
 static PyObject *array_dtype(PyObject *object, void *closure)
 {
     (void)closure;
@@ -571,12 +793,35 @@ static PyMethodDef array_methods[] = {
     {"transpose", array_transpose, METH_VARARGS,
      "transpose(axes=None, stream=None) -> Array: a copy with the axes "
      "permuted (reversed when None)."},
+    {"view", array_view, METH_VARARGS,
+     "view(offset, shape, strides) -> Array: a view of the same memory, "
+     "element (i, j...) at offset + i*strides[0] + j*strides[1]... elements "
+     "from this array's first (kiln_array_view, checked)."},
+    {"assign", array_assign, METH_VARARGS,
+     "assign(source, stream=None): self[...] = source, an Array (broadcast "
+     "and converted) or a number."},
+    {"mask_select", array_mask_select, METH_VARARGS,
+     "mask_select(mask, stream=None) -> Array: self[mask] for a bool mask "
+     "of self's first axes (waits for the count)."},
+    {"mask_assign", array_mask_assign, METH_VARARGS,
+     "mask_assign(mask, values, stream=None): self[mask] = values (an "
+     "Array or a number)."},
+    {"triu", array_triu, METH_VARARGS,
+     "triu(k=0, stream=None) -> Array: numpy.triu."},
+    {"tril", array_tril, METH_VARARGS,
+     "tril(k=0, stream=None) -> Array: numpy.tril."},
+    {"reduce_binary", array_reduce_binary, METH_VARARGS,
+     "reduce_binary(reduce, op, other, axis=None, stream=None) -> Array: "
+     "the reduction of self OP other (an Array of self's shape or a "
+     "number) in one pass, without the intermediate array."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef array_getset[] = {
     {"dtype", array_dtype, NULL, "The kiln_dtype code.", NULL},
     {"shape", array_shape, NULL, "The shape, a tuple.", NULL},
+    {"strides", array_strides, NULL,
+     "The strides, a tuple, in elements (either sign).", NULL},
     {"size", array_size, NULL, "The number of elements.", NULL},
     {"memory", array_memory, NULL,
      "(Buffer, byte offset) of the first element, or None when empty.", NULL},
@@ -585,8 +830,9 @@ static PyGetSetDef array_getset[] = {
 };
 
 static PyType_Slot array_slots[] = {
-    {Py_tp_doc, "A C-contiguous n-d array of one dtype in device memory "
-                "(kiln_array.h); made by the module's array_* functions."},
+    {Py_tp_doc, "An n-d array of one dtype in device memory, in any layout "
+                "(kiln_array.h); made by the module's array_* functions and "
+                "by views."},
     {Py_tp_dealloc, array_dealloc},
     {Py_tp_methods, array_methods},
     {Py_tp_getset, array_getset},
@@ -671,6 +917,9 @@ static PyMethodDef array_functions[] = {
     {"array_linspace", array_linspace, METH_VARARGS,
      "array_linspace(context, dtype, start, stop, count, stream=None) -> "
      "Array."},
+    {"array_eye", array_eye, METH_VARARGS,
+     "array_eye(context, dtype, rows, cols, k, stream=None) -> Array: "
+     "numpy.eye."},
     {"array_from_host", array_from_host, METH_VARARGS,
      "array_from_host(context, dtype, shape, host, stream=None) -> Array: a "
      "copy of a C-contiguous host array of exactly that many bytes."},

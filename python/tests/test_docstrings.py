@@ -1,5 +1,5 @@
-"""Every public name of kiln and kiln.pycuda has a docstring (issue 27,
-point 8): modules, classes, functions and methods, the extension's
+"""Every public name of kiln, kiln.pycuda and kiln.cupy has a docstring
+(issue 27, point 8): modules, classes, functions and methods, the extension's
 types included."""
 import importlib
 import inspect
@@ -11,7 +11,9 @@ MODULES = ["kiln", "kiln._kiln", "kiln.pycuda", "kiln.pycuda.driver",
            "kiln.pycuda.elementwise", "kiln.pycuda.reduction",
            "kiln.pycuda.scan", "kiln.pycuda.cumath", "kiln.pycuda.curandom",
            "kiln.pycuda.tools", "kiln.pycuda.characterize",
-           "kiln.pycuda.alias"]
+           "kiln.pycuda.alias", "kiln.cupy", "kiln.cupy._core",
+           "kiln.cupy._kernels", "kiln.cupy._math", "kiln.cupy.cuda",
+           "kiln.cupy.cuda.runtime", "kiln.cupy.random", "kiln.cupy.linalg"]
 
 
 def public(namespace):

@@ -2,7 +2,8 @@
 it, unchanged but for the import lines, checked against NumPy on random
 inputs: the doublify kernel through mem_alloc/memcpy, InOut, prepared
 calls, gpuarray, and ElementwiseKernel/ReductionKernel from the
-documentation's examples."""
+documentation's examples; and the order of CUDA's legacy default stream
+that PyCUDA's scripts and tests rely on."""
 import numpy
 import numpy as np
 import pytest
@@ -129,3 +130,24 @@ def test_shared_memory_and_a_grid(context, rng):
     func(cuda.Out(out), cuda.In(a), np.int32(n), block=(block, 1, 1),
          grid=(n // block, 1), shared=block * 4)
     np.testing.assert_array_equal(out, a.reshape(-1, block)[:, ::-1].ravel())
+
+
+def test_blocking_reads_wait_for_every_stream(context, rng):
+    # CUDA's legacy default stream orders PyCUDA's get(), memcpy_dtoh and
+    # from_device after the work of every stream (test_cumath's
+    # test_unary_func_kwargs reads a result made with stream= this way)
+    from kiln.pycuda import cumath, gpuarray
+    host = rng.uniform(-3, 3, 1 << 20).astype(np.float32)
+    expected = np.exp(host)
+    for _ in range(4):
+        stream = cuda.Stream()
+        result = cumath.exp(gpuarray.to_gpu(host), stream=stream)
+        np.testing.assert_allclose(result.get(), expected, rtol=1e-5)
+        result = cumath.exp(gpuarray.to_gpu(host), stream=stream)
+        copied = np.empty_like(host)
+        cuda.memcpy_dtoh(copied, result.gpudata)
+        np.testing.assert_allclose(copied, expected, rtol=1e-5)
+        result = cumath.exp(gpuarray.to_gpu(host), stream=stream)
+        np.testing.assert_allclose(
+            cuda.from_device(result.gpudata, host.shape, host.dtype),
+            expected, rtol=1e-5)

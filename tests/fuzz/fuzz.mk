@@ -93,6 +93,7 @@ fuzz-corpus:
 	@for t in $(FUZZ_TARGETS); do mkdir -p tests/fuzz/corpus-$$t; done
 	@for f in $(top_srcdir)/tests/kernels/corpus/*.cl \
 	          $(top_srcdir)/tests/kernels/foreign/*.cl \
+	          $(top_srcdir)/tests/kernels/cuda/*.cu \
 	          $(top_srcdir)/examples/*.cl; do \
 	  test -f "$$f" || continue; \
 	  cp "$$f" tests/fuzz/corpus-translate/; cp "$$f" tests/fuzz/corpus-source/; \

@@ -239,18 +239,12 @@ class Device:
         return f"<Device {self.number} of {self.backend}: {self.name()}>"
 
 
-_kiln_contexts = {}          # (backend, device) -> kiln.Context
-_kiln_contexts_lock = _threading.Lock()
 _stack = _threading.local()  # .contexts: this thread's stack
 
 
 def _kiln_context_of(device):
-    key = (device.backend, device.number)
-    with _kiln_contexts_lock:
-        context = _kiln_contexts.get(key)
-        if context is None:
-            context = _kiln_contexts[key] = _kiln.Context(*key)
-        return context
+    # one per device in the process, shared with kiln.cupy
+    return _kiln.shared_context(device.backend, device.number)
 
 
 def _contexts():
@@ -409,7 +403,7 @@ def memcpy_htod(dest, src):
 
 def memcpy_dtoh(dest, src):
     """Copies device memory into a host array (its whole size)."""
-    _buffer_of(src).read(dest)
+    _read_blocking(_buffer_of(src), dest)
 
 
 def memcpy_dtod(dest, src, size):
@@ -484,8 +478,8 @@ def from_device(devptr, shape, dtype, order="C"):
     """A new host array of `shape` and `dtype` read from device memory."""
     result = _np.empty(shape, dtype, order=order)
     if result.nbytes:
-        _buffer_of(devptr).read(result if result.flags.c_contiguous
-                                else result.T)
+        _read_blocking(_buffer_of(devptr), result if result.flags.c_contiguous
+                       else result.T)
     return result
 
 
@@ -493,7 +487,7 @@ def from_device_like(devptr, other_ary):
     """A new host array like `other_ary` read from device memory."""
     result = _np.empty_like(other_ary)
     if result.nbytes:
-        _buffer_of(devptr).read(result)
+        _read_blocking(_buffer_of(devptr), result)
     return result
 
 
@@ -562,10 +556,25 @@ def register_host_memory(ary, flags=0):
 
 # ---- streams and events --------------------------------------------------------
 
+_streams_made = False  # set once, never cleared (one store under the GIL)
+
+
+def _read_blocking(buffer, host, offset=0):
+    """A synchronous read, ordered as CUDA's legacy default stream orders
+    PyCUDA's: after the work already queued on every stream of the
+    buffer's context (a kernel launched with ``stream=`` and read with
+    ``get()`` gives its result), not only the default stream's."""
+    if _streams_made:
+        buffer.context.synchronize()
+    buffer.read(host, offset)
+
+
 class Stream(_kiln.Stream):
     """An in-order queue of work in the current context."""
 
     def __new__(cls, flags=0):
+        global _streams_made
+        _streams_made = True
         return super().__new__(cls, current_kiln_context())
 
     def is_done(self):

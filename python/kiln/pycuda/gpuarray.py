@@ -276,8 +276,10 @@ class GPUArray:
                 ary.T if ary.flags.f_contiguous and order == "F" else None
             if target is None:
                 ary[...] = source.get()
-            else:
+            elif async_ or stream is not None:
                 source._kiln_buffer.read(target, 0, stream, not async_)
+            else:
+                _driver._read_blocking(source._kiln_buffer, target)
         return ary
 
     def get_async(self, stream=None, ary=None):

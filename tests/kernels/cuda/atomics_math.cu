@@ -118,3 +118,31 @@ __global__ void double_sum(const double *x, double *total, double *fma_out, int 
     atomicAdd(total, x[i]);
     fma_out[i] = fma(x[i], 3.0, 0.25) + sqrt(fabs(x[i]));
 }
+
+// float and double atomicAdd on shared memory: the old values of a
+// block's adds form one serial order; an add whose value is dropped (red)
+// lands too.
+__global__ void shared_sums(const float *x, const double *d, float *fold,
+                            float *sums, double *dsums, int n)
+{
+    __shared__ float fsum, fred;
+    __shared__ double dsum;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) {
+        fsum = 0.5f;
+        fred = 0.25f;
+        dsum = 0.125;
+    }
+    __syncthreads();
+    if (i < n) {
+        fold[i] = atomicAdd(&fsum, x[i]);
+        atomicAdd(&fred, x[i]);
+        atomicAdd(&dsum, d[i]);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        sums[2 * blockIdx.x] = fsum;
+        sums[2 * blockIdx.x + 1] = fred;
+        dsums[blockIdx.x] = dsum;
+    }
+}
