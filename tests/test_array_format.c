@@ -182,8 +182,10 @@ static void random_arrays_read_back(void **state)
         size_t length = 0;
         TEST_OK(kiln_array_format(a, cut, sizeof cut, &length, NULL));
         assert_int_equal(length, strlen(text));
-        assert_int_equal(strlen(cut), sizeof cut - 1);
-        assert_memory_equal(cut, text, sizeof cut - 1);
+        /* a 1x1 array prints in fewer than 8 bytes ("[[42]]"): all of it */
+        size_t kept = strlen(text) < sizeof cut ? strlen(text) : sizeof cut - 1;
+        assert_int_equal(strlen(cut), kept);
+        assert_memory_equal(cut, text, kept);
         free(text);
         free(values);
         kiln_array_release(a);
