@@ -573,6 +573,59 @@ kiln_status array_buffer_base(const char *function, const char *role,
 
 /* ---- elementwise -------------------------------------------------------------- */
 
+/* The elementwise template, which the array layer's elementwise
+ * operations are instances of too: `operation` for each index
+ * i = kiln_start + k * kiln_step, k in [0, kiln_n), one work-item each. */
+void array_elementwise_source(array_text *source, const char *preamble,
+                              const array_params *params,
+                              const char *operation, const char *name)
+{
+    array_text_add(source, ARRAY_SOURCE_HEADER "%s\n",
+                   preamble ? preamble : "");
+    array_params_add_views(source, params);
+    array_text_add(source, "__kernel void %s(", name);
+    array_params_add(source, params);
+    array_text_add(source,
+                   "long kiln_n, long kiln_start, long kiln_step)\n{\n"
+                   "    KILN_ARGUMENT_VIEWS\n"
+                   "    const long kiln_k = get_global_id(0);\n"
+                   "    if (kiln_k < kiln_n) {\n"
+                   "        const long i = kiln_start + kiln_k * kiln_step;\n"
+                   "        %s;\n"
+                   "    }\n}\n",
+                   operation);
+}
+
+kiln_status array_elementwise_launch(kiln_kernel *kernel, size_t n,
+                                     int64_t start, int64_t step,
+                                     size_t count, kiln_arg *args,
+                                     kiln_stream *stream)
+{
+    args[count] = KILN_ARG_LONG((int64_t)n);
+    args[count + 1] = KILN_ARG_LONG(start);
+    args[count + 2] = KILN_ARG_LONG(step);
+    return array_launch_1d(kernel, n, MAX_ELEMENTWISE_GROUPS, stream,
+                           count + 3, args);
+}
+
+kiln_status array_elementwise_build(kiln_context *context,
+                                    const char *preamble,
+                                    const char *arguments,
+                                    const char *operation, const char *name,
+                                    kiln_kernel **kernel)
+{
+    char what[96];
+    snprintf(what, sizeof what, "elementwise kernel '%s'", name);
+    array_params params = {0};
+    kiln_status status = array_params_parse(what, arguments, &params);
+    if (status != KILN_OK)
+        return status;
+    array_text source = {0};
+    array_elementwise_source(&source, preamble, &params, operation, name);
+    array_params_free(&params);
+    return array_kernel_build_text(context, &source, name, kernel);
+}
+
 struct kiln_elementwise {
     uint64_t magic;
     atomic_int references;
@@ -619,20 +672,8 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     }
 
     array_text source = {0};
-    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n", preamble ? preamble
-                                                                  : "");
-    array_params_add_views(&source, &made->params);
-    array_text_add(&source, "__kernel void %s(", name);
-    array_params_add(&source, &made->params);
-    array_text_add(&source,
-                   "long kiln_n, long kiln_start, long kiln_step)\n{\n"
-                   "    KILN_ARGUMENT_VIEWS\n"
-                   "    const long kiln_k = get_global_id(0);\n"
-                   "    if (kiln_k < kiln_n) {\n"
-                   "        const long i = kiln_start + kiln_k * kiln_step;\n"
-                   "        %s;\n"
-                   "    }\n}\n",
-                   operation);
+    array_elementwise_source(&source, preamble, &made->params, operation,
+                             name);
     status = array_kernel_build_text(context, &source, name, &made->kernel);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
@@ -693,11 +734,8 @@ static kiln_status elementwise_run(const char *function,
         array_params_args(&kernel->params, arg_count, args, 3, &first);
     if (all == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    all[first] = KILN_ARG_LONG((int64_t)n);
-    all[first + 1] = KILN_ARG_LONG(start);
-    all[first + 2] = KILN_ARG_LONG(step);
-    status = array_launch_1d(kernel->kernel, n, MAX_ELEMENTWISE_GROUPS, stream,
-                             first + 3, all);
+    status = array_elementwise_launch(kernel->kernel, n, start, step, first,
+                                      all, stream);
     free(all);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, kernel->what);

@@ -157,6 +157,32 @@ ARRAY_INTERNAL kiln_arg *array_params_args(const array_params *params,
                                            const kiln_arg *args, size_t extra,
                                            size_t *first);
 
+/* ---- the elementwise template (generator.c) ------------------------------ */
+
+/* The source of kiln_elementwise_create's kernel `name`: `operation` for
+ * each index i of a launch, the arguments `params`. */
+ARRAY_INTERNAL void array_elementwise_source(array_text *source,
+                                             const char *preamble,
+                                             const array_params *params,
+                                             const char *operation,
+                                             const char *name);
+/* array_elementwise_source of `arguments` (as kiln_elementwise_create
+ * takes them), built. */
+ARRAY_INTERNAL kiln_status array_elementwise_build(kiln_context *context,
+                                                   const char *preamble,
+                                                   const char *arguments,
+                                                   const char *operation,
+                                                   const char *name,
+                                                   kiln_kernel **kernel);
+/* Runs such a kernel for i = start + k * step, k in [0, n): `args` are
+ * `count` arguments as array_params_args makes them, with room for 3
+ * more. */
+ARRAY_INTERNAL kiln_status array_elementwise_launch(kiln_kernel *kernel,
+                                                    size_t n, int64_t start,
+                                                    int64_t step, size_t count,
+                                                    kiln_arg *args,
+                                                    kiln_stream *stream);
+
 /* ---- the reduction template (reduction.c) -------------------------------- */
 
 /* One instance of the reduction template: kiln_reduction_create's

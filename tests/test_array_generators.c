@@ -470,11 +470,79 @@ static void reduction_is_the_array_sum(void **state)
     free(values);
 }
 
+/* Elementwise array operations are instances of the elementwise
+ * generator: kiln_array_arange's kernel is the program
+ * kiln_elementwise_create makes of the same operation (a hit in the
+ * memory cache), and launched through the generator it writes the same
+ * values. */
+static void elementwise_is_the_array_arange(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t n = 5000 + test_random_u64() % 1000;
+    const double start = test_random_float(-10, 10),
+                 step = test_random_float(0.25f, 2);
+    kiln_array *range = NULL;
+    TEST_OK(kiln_array_arange(context, KILN_DTYPE_FLOAT32, start,
+                              start + step * (double)n - step / 2, step, NULL,
+                              &range));
+    size_t size = 0;
+    TEST_OK(kiln_array_get_size(range, &size));
+    assert_int_equal(size, n);
+    float *from_array = test_alloc(n * sizeof *from_array),
+          *from_generator = test_alloc(n * sizeof *from_generator);
+    TEST_OK(kiln_array_to_host(range, from_array, n * sizeof *from_array,
+                               NULL));
+    for (size_t i = 0; i < n; ++i)
+        if (fabs(from_array[i] - (start + (double)i * step)) >
+            1e-5 * fabs(start + (double)i * step) + 1e-5)
+            fail_msg("arange[%zu] = %.9g, expected %.9g", i,
+                     (double)from_array[i], start + (double)i * step);
+
+    kiln_device_info info;
+    TEST_OK(kiln_context_get_device_info(context, &info));
+    kiln_log_level level = KILN_LOG_OFF;
+    TEST_OK(kiln_log_get_level(&level));
+    TEST_OK(kiln_log_set_callback(remember_build, NULL));
+    TEST_OK(kiln_log_set_level(KILN_LOG_INFO));
+    last_build[0] = '\0';
+    kiln_elementwise *fill = NULL;
+    kiln_status made = kiln_elementwise_create(
+        context, "__global float *kiln_out, kiln_real v0, kiln_real v1",
+        "kiln_out[i] = (float)(v0 + (kiln_real)i * v1)", "kiln_array_fill",
+        info.supports_double ? "typedef double kiln_real;"
+                             : "typedef float kiln_real;",
+        &fill);
+    kiln_log_set_level(level);
+    kiln_log_set_callback(NULL, NULL);
+    TEST_OK(made);
+    if (!ends_with(last_build, ": memory cache"))
+        fail_msg("kiln_elementwise_create of arange's instance built a "
+                 "program of its own: \"%s\"", last_build);
+
+    kiln_buffer *out = test_buffer(context, n * sizeof(float));
+    const kiln_arg args[] = {
+        KILN_ARG_BUFFER(out),
+        info.supports_double ? KILN_ARG_DOUBLE(start)
+                             : KILN_ARG_FLOAT((float)start),
+        info.supports_double ? KILN_ARG_DOUBLE(step)
+                             : KILN_ARG_FLOAT((float)step),
+    };
+    TEST_OK(kiln_elementwise_launch(fill, n, 3, args, NULL));
+    TEST_OK(kiln_buffer_read(out, 0, from_generator, n * sizeof(float)));
+    assert_memory_equal(from_generator, from_array, n * sizeof(float));
+    TEST_OK(kiln_elementwise_release(fill));
+    kiln_buffer_release(out);
+    kiln_array_release(range);
+    free(from_array);
+    free(from_generator);
+}
+
 int main(void)
 {
     const kiln_test tests[] = {
         KILN_TEST(elementwise_saxpy),
         KILN_TEST(elementwise_integers_preamble_and_stream),
+        KILN_TEST(elementwise_is_the_array_arange),
         KILN_TEST(reduction_sum_of_squares),
         KILN_TEST(reduction_max_and_integer_sum),
         KILN_TEST(reduction_is_the_array_sum),
