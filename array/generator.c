@@ -786,7 +786,7 @@ struct kiln_reduction {
     kiln_program *program;
     array_params params;
     size_t value_size;
-    char name[128];
+    char *name; /* the kernels' stem */
     char what[96];
 };
 
@@ -833,7 +833,12 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
     }
     if (name == NULL)
         name = "kiln_reduction";
-    snprintf(made->name, sizeof made->name, "%s", name);
+    made->name = strdup(name);
+    if (made->name == NULL) {
+        array_params_free(&made->params);
+        free(made);
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
 
     const array_reduction_spec spec = {
         .type = type,
@@ -851,6 +856,7 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
         array_params_free(&made->params);
+        free(made->name);
         free(made);
         return status;
     }
@@ -886,6 +892,7 @@ kiln_status kiln_reduction_release(kiln_reduction *reduction)
         reduction->magic = 0;
         array_release_program(reduction->program);
         array_params_free(&reduction->params);
+        free(reduction->name);
         free(reduction);
     }
     return kiln_error_set(KILN_OK, NULL);

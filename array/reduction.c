@@ -362,15 +362,20 @@ kiln_status array_reduction_launch(kiln_program *program,
     const bool finish_tree =
         splits > 1 && (rows || splits > COLUMN_LOOP_SPLITS);
 
-    char kernel_name[160];
-    snprintf(kernel_name, sizeof kernel_name, "%s_%s", run->name,
+    /* as long as the name: a fixed buffer would cut long ones short */
+    size_t name_size = strlen(run->name) + sizeof "_columns";
+    char *kernel_name = malloc(name_size);
+    if (kernel_name == NULL)
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    snprintf(kernel_name, name_size, "%s_%s", run->name,
              rows ? "rows" : "columns");
     kiln_kernel *kernel = NULL, *finish = NULL;
     kiln_status status = kiln_kernel_create(program, kernel_name, &kernel);
     if (status == KILN_OK && finish_tree) {
-        snprintf(kernel_name, sizeof kernel_name, "%s_finish", run->name);
+        snprintf(kernel_name, name_size, "%s_finish", run->name);
         status = kiln_kernel_create(program, kernel_name, &finish);
     }
+    free(kernel_name);
 
     kiln_buffer *partial_values = NULL, *partial_indices = NULL;
     size_t partials = outer * splits * inner;
