@@ -205,8 +205,8 @@ static void reduce_spec(kiln_array_reduce_op op, const reduce_types *types,
 #define REDUCE_DTYPES (KILN_DTYPE_BOOL + 1)
 #define BINARY_OPS (KILN_OP_GREATER_EQUAL + 1)
 static _Atomic(char *) reduce_sources[REDUCE_OPS][REDUCE_DTYPES];
-/* Reductions of a OP b (or a OP scalar) for a and b of one dtype; others
- * are made at every call. */
+/* Reductions of a OP b for a and b of one dtype, or of a OP scalar
+ * computed in a's dtype; others are made at every call. */
 static _Atomic(char *) mapped_sources[REDUCE_OPS][BINARY_OPS][REDUCE_DTYPES]
                                      [2];
 
@@ -220,7 +220,10 @@ static const char *reduce_source(kiln_array_reduce_op op,
     *made = NULL;
     if (!types->mapped)
         slot = &reduce_sources[op][types->source];
-    else if (types->scalar || types->second == types->source)
+    /* a scalar's value decides the compute dtype (int32 * 3 is int32,
+     * int32 * 0.5 float64): only the one equal to the array's is kept */
+    else if (types->scalar ? types->compute == types->source
+                           : types->second == types->source)
         slot = &mapped_sources[op][types->op][types->source][types->scalar];
     char *known = slot != NULL ? atomic_load(slot) : NULL;
     if (known != NULL)
