@@ -20,6 +20,7 @@ libkiln_array_la_SOURCES = \
 	array/mask.c \
 	array/random.c \
 	array/reduce.c \
+	array/reduction.c \
 	array/util.c
 libkiln_array_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)
 libkiln_array_la_LDFLAGS = $(AM_LDFLAGS) -version-info $(KILN_LT_VERSION) \

@@ -2,6 +2,10 @@
  * Elementwise operations on arrays: one generated kernel per combination
  * of expression, dtypes and broadcast pattern (built once, then found in
  * Kiln's program cache), with NumPy's broadcasting and type promotion.
+ * Each kernel is an instance of kiln_elementwise_create's template
+ * (generator.c): this file chooses its arguments (the arrays, their
+ * strides against the result's shape) and its operation (the index
+ * arithmetic, the loads, the statement, the store).
  */
 #include "internal.h"
 
@@ -13,8 +17,6 @@
 #define MAX_OPERANDS 3
 /* the destination's place in a layout, after the operands */
 #define DEST MAX_OPERANDS
-/* one work-item per element: the grid covers the array */
-#define MAX_GROUPS (((size_t)1 << 31) - 1)
 
 /* How a kernel reads one operand (or writes the destination). */
 typedef enum access {
@@ -143,7 +145,10 @@ static access layout_access(const layout *lay, size_t k)
 }
 
 /* Generates, builds and launches the kernel of `statement` writing every
- * element of `dest` (its shape the operands' broadcast shape). */
+ * element of `dest` (its shape the operands' broadcast shape): an
+ * instance of kiln_elementwise_create's template, whose index i is the
+ * element's in C order and whose pointers are each array's buffer and the
+ * byte offset of its first element. */
 static kiln_status map_launch(const char *preamble, const char *statement,
                               int choice,
                               kiln_array *dest, const array_operand *operands,
@@ -162,30 +167,27 @@ static kiln_status map_launch(const char *preamble, const char *statement,
     }
     const char *out_type = array_dtype_ctype(dest->dtype);
 
-    /* The source, and the arguments in the same order. */
-    array_text source = {0};
-    array_text_add(&source,
-                   ARRAY_SOURCE_HEADER
-                   "%s\n"
-                   "__kernel void kiln_array_map(__global %s *kiln_o, "
-                   "long kiln_o_offset, long kiln_n, int kiln_choice",
-                   preamble ? preamble : "", out_type);
-    kiln_arg args[4 + (MAX_OPERANDS + 1) * (2 + KILN_ARRAY_MAX_DIMS) +
+    /* The argument list, and the arguments in the same order (3 more
+     * slots: the template's own). */
+    array_text arguments = {0}, operation = {0};
+    kiln_arg args[3 + (MAX_OPERANDS + 1) * (2 + KILN_ARRAY_MAX_DIMS) +
+                  KILN_ARRAY_MAX_DIMS + ARRAY_MAP_PARAMS + 3];
+    int64_t longs[(MAX_OPERANDS + 1) * KILN_ARRAY_MAX_DIMS +
                   KILN_ARRAY_MAX_DIMS + ARRAY_MAP_PARAMS];
-    int64_t longs[(MAX_OPERANDS + 1) * (1 + KILN_ARRAY_MAX_DIMS) +
-                  KILN_ARRAY_MAX_DIMS + ARRAY_MAP_PARAMS + 2];
     array_scalar scalars[MAX_OPERANDS];
     size_t arg_count = 0, long_count = 0;
 #define ADD_LONG(v) \
     (longs[long_count] = (int64_t)(v), \
      args[arg_count++] = KILN_ARG_VALUE(&longs[long_count++], 8))
+    array_text_add(&arguments, "__global %s *kiln_o, int kiln_choice",
+                   out_type);
     args[arg_count++] = KILN_ARG_BUFFER(dest->buffer);
-    ADD_LONG(dest->offset);
-    ADD_LONG(dest->size);
+    args[arg_count++] =
+        KILN_ARG_ULONG((uint64_t)(dest->offset * kiln_dtype_size(dest->dtype)));
     args[arg_count++] = KILN_ARG_INT(choice);
     if (accesses[DEST] == ACCESS_STRIDED)
         for (size_t d = 0; d < lay.ndim; ++d) {
-            array_text_add(&source, ", long kiln_o_stride%zu", d);
+            array_text_add(&arguments, ", long kiln_o_stride%zu", d);
             ADD_LONG(lay.strides[DEST][d]);
         }
     for (size_t k = 0; k < count; ++k) {
@@ -193,49 +195,51 @@ static kiln_status map_launch(const char *preamble, const char *statement,
         const char *ctype = array_dtype_ctype(operand->dtype);
         char name = operand_names[k];
         if (accesses[k] == ACCESS_SCALAR) {
-            array_text_add(&source, ", %s kiln_%c", ctype, name);
+            array_text_add(&arguments, ", %s kiln_%c", ctype, name);
             args[arg_count++] =
                 array_scalar_arg(operand->dtype, operand->scalar, &scalars[k]);
             continue;
         }
-        array_text_add(&source, ", __global const %s *kiln_%c, long kiln_%c_offset",
-                       array_dtype_ctype(operand->array->dtype), name, name);
-        args[arg_count++] = KILN_ARG_BUFFER(operand->array->buffer);
-        ADD_LONG(operand->array->offset);
+        const kiln_array *array = operand->array;
+        array_text_add(&arguments, ", __global const %s *kiln_%c",
+                       array_dtype_ctype(array->dtype), name);
+        args[arg_count++] = KILN_ARG_BUFFER(array->buffer);
+        args[arg_count++] = KILN_ARG_ULONG(
+            (uint64_t)(array->offset * kiln_dtype_size(array->dtype)));
         if (accesses[k] == ACCESS_STRIDED)
             for (size_t d = 0; d < lay.ndim; ++d) {
-                array_text_add(&source, ", long kiln_%c_stride%zu", name, d);
+                array_text_add(&arguments, ", long kiln_%c_stride%zu", name,
+                               d);
                 ADD_LONG(lay.strides[k][d]);
             }
     }
     if (any_strided)
         for (size_t d = 0; d < lay.ndim; ++d) {
-            array_text_add(&source, ", long kiln_size%zu", d);
+            array_text_add(&arguments, ", long kiln_size%zu", d);
             ADD_LONG(lay.shape[d]);
         }
     for (size_t p = 0; params != NULL && p < params->count; ++p) {
-        array_text_add(&source, ", long kiln_p%zu", p);
+        array_text_add(&arguments, ", long kiln_p%zu", p);
         ADD_LONG(params->values[p]);
     }
 #undef ADD_LONG
-    array_text_add(&source,
-                   ")\n{\n"
-                   "    const long i = get_global_id(0);\n"
-                   "    if (i < kiln_n) {\n");
+
+    /* The operation: each strided operand's element from i's coordinates,
+     * the operands read, the statement, the store. */
     if (any_strided) {
-        array_text_add(&source, "        long kiln_rest = i, kiln_coordinate;\n");
+        array_text_add(&operation, "long kiln_rest = i, kiln_coordinate;\n");
         for (size_t k = 0; k <= DEST; ++k)
             if (accesses[k] == ACCESS_STRIDED)
-                array_text_add(&source, "        long kiln_%c_index = kiln_%c_offset;\n",
-                               operand_names[k], operand_names[k]);
+                array_text_add(&operation, "        long kiln_%c_index = 0;\n",
+                               operand_names[k]);
         for (size_t d = lay.ndim; d-- > 0;) {
-            array_text_add(&source,
+            array_text_add(&operation,
                            "        kiln_coordinate = kiln_rest %% kiln_size%zu;\n"
                            "        kiln_rest /= kiln_size%zu;\n",
                            d, d);
             for (size_t k = 0; k <= DEST; ++k)
                 if (accesses[k] == ACCESS_STRIDED)
-                    array_text_add(&source,
+                    array_text_add(&operation,
                                    "        kiln_%c_index += kiln_coordinate * "
                                    "kiln_%c_stride%zu;\n",
                                    operand_names[k], operand_names[k], d);
@@ -245,34 +249,38 @@ static kiln_status map_launch(const char *preamble, const char *statement,
         char name = operand_names[k];
         const char *ctype = array_dtype_ctype(operands[k].dtype);
         if (accesses[k] == ACCESS_SCALAR)
-            array_text_add(&source, "        const %s %c = kiln_%c;\n", ctype,
-                           name, name);
+            array_text_add(&operation, "        const %s %c = kiln_%c;\n",
+                           ctype, name, name);
         else if (accesses[k] == ACCESS_CONTIGUOUS)
-            array_text_add(&source,
-                           "        const %s %c = (%s)kiln_%c[kiln_%c_offset + i];\n",
-                           ctype, name, ctype, name, name);
+            array_text_add(&operation,
+                           "        const %s %c = (%s)kiln_%c[i];\n", ctype,
+                           name, ctype, name);
         else
-            array_text_add(&source,
+            array_text_add(&operation,
                            "        const %s %c = (%s)kiln_%c[kiln_%c_index];\n",
                            ctype, name, ctype, name, name);
     }
     /* a bool is stored as 0 or 1 whatever the statement computed */
-    array_text_add(&source,
+    array_text_add(&operation,
                    "        %s kiln_r;\n"
                    "        %s\n"
-                   "        kiln_o[%s] = %s;\n"
-                   "    }\n}\n",
+                   "        kiln_o[%s] = %s",
                    out_type, statement,
-                   accesses[DEST] == ACCESS_STRIDED ? "kiln_o_index"
-                                                    : "kiln_o_offset + i",
+                   accesses[DEST] == ACCESS_STRIDED ? "kiln_o_index" : "i",
                    dest->dtype == KILN_DTYPE_BOOL ? "kiln_r != 0" : "kiln_r");
 
     kiln_kernel *kernel = NULL;
     kiln_status status =
-        array_kernel_build_text(context, &source, "kiln_array_map", &kernel);
+        arguments.failed || operation.failed
+            ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory")
+            : array_elementwise_build(context, preamble, arguments.data,
+                                      operation.data, "kiln_array_map",
+                                      &kernel);
+    array_text_free(&arguments);
+    array_text_free(&operation);
     if (status == KILN_OK) {
-        status = array_launch_1d(kernel, dest->size, MAX_GROUPS, stream,
-                                 arg_count, args);
+        status = array_elementwise_launch(kernel, dest->size, 0, 1, arg_count,
+                                          args, stream);
         array_release_kernel(kernel);
     }
     return status;
@@ -388,37 +396,38 @@ kiln_status array_fill_expression(kiln_array *array, const char *expression,
         return KILN_OK;
     bool has_double = array_has_double(array->context);
     const char *real = has_double ? "double" : "float";
-    array_text source = {0};
-    array_text_add(&source,
-                   ARRAY_SOURCE_HEADER "typedef %s kiln_real;\n"
-                   "__kernel void kiln_array_fill(__global %s *kiln_out, "
-                   "long kiln_offset, long kiln_n",
-                   real, array_dtype_ctype(array->dtype));
-    kiln_arg args[3 + 4];
+    const char *ctype = array_dtype_ctype(array->dtype);
+    /* an instance of kiln_elementwise_create's template, as map_launch */
+    char preamble[32];
+    snprintf(preamble, sizeof preamble, "typedef %s kiln_real;", real);
+    array_text arguments = {0}, operation = {0};
+    array_text_add(&arguments, "__global %s *kiln_out", ctype);
+    kiln_arg args[2 + 4 + 3];
     array_scalar slots[4];
     size_t count = 0;
     args[count++] = KILN_ARG_BUFFER(array->buffer);
-    args[count++] = KILN_ARG_LONG((int64_t)array->offset);
-    args[count++] = KILN_ARG_LONG((int64_t)array->size);
+    args[count++] = KILN_ARG_ULONG(
+        (uint64_t)(array->offset * kiln_dtype_size(array->dtype)));
     for (size_t k = 0; k < value_count && k < 4; ++k) {
-        array_text_add(&source, ", kiln_real v%zu", k);
+        array_text_add(&arguments, ", kiln_real v%zu", k);
         args[count++] = array_scalar_arg(
             has_double ? KILN_DTYPE_FLOAT64 : KILN_DTYPE_FLOAT32, values[k],
             &slots[k]);
     }
-    array_text_add(&source,
-                   ")\n{\n"
-                   "    const long i = get_global_id(0);\n"
-                   "    if (i < kiln_n)\n"
-                   "        kiln_out[kiln_offset + i] = (%s)(%s);\n}\n",
-                   array_dtype_ctype(array->dtype), expression);
+    array_text_add(&operation, "kiln_out[i] = (%s)(%s)", ctype, expression);
     kiln_kernel *kernel = NULL;
-    kiln_status status = array_kernel_build_text(
-        array->context, &source, "kiln_array_fill", &kernel);
+    kiln_status status =
+        arguments.failed || operation.failed
+            ? array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory")
+            : array_elementwise_build(array->context, preamble,
+                                      arguments.data, operation.data,
+                                      "kiln_array_fill", &kernel);
+    array_text_free(&arguments);
+    array_text_free(&operation);
     if (status != KILN_OK)
         return status;
-    status = array_launch_1d(kernel, array->size, MAX_GROUPS, stream, count,
-                             args);
+    status = array_elementwise_launch(kernel, array->size, 0, 1, count, args,
+                                      stream);
     array_release_kernel(kernel);
     return status;
 }

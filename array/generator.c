@@ -1,7 +1,8 @@
 /*
  * Kernel generators: elementwise, reduction and scan kernels made from a
  * C argument list and a few expressions, in the model PyOpenCL, PyCUDA and
- * CuPy share.  Each template below is the only place its algorithm lives;
+ * CuPy share.  Each template is the only place its algorithm lives (the
+ * reduction's is in reduction.c, shared with the array reductions);
  * the source it produces goes through kiln_program_build and so through
  * Kiln's program cache, and every launch through kiln_launch, which checks
  * the arguments against the generated kernel.
@@ -9,7 +10,6 @@
 #include "internal.h"
 
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +181,7 @@ kiln_status array_params_check(const char *what, const array_params *params,
  * the buffer's base `kiln_base_x` and its byte offset `kiln_offset_x`,
  * and KILN_ARGUMENT_VIEWS (see add_views), at the top of the kernel's
  * body, declares `x` as the user wrote it. */
-static void add_params(array_text *text, const array_params *params)
+void array_params_add(array_text *text, const array_params *params)
 {
     for (size_t k = 0; k < params->count; ++k) {
         const array_param *param = &params->items[k];
@@ -195,7 +195,7 @@ static void add_params(array_text *text, const array_params *params)
 
 /* #define KILN_ARGUMENT_VIEWS: the user's pointers, each its base plus
  * its offset (see add_params). */
-static void add_views(array_text *text, const array_params *params)
+void array_params_add_views(array_text *text, const array_params *params)
 {
     array_text_add(text, "#undef KILN_ARGUMENT_VIEWS\n"
                          "#define KILN_ARGUMENT_VIEWS");
@@ -214,8 +214,9 @@ static void add_views(array_text *text, const array_params *params)
 /* The user's arguments as add_params's parameters (a view as its base and
  * offset) followed by room for `extra` of the generator's own; *first is
  * where those go.  NULL when out of memory. */
-static kiln_arg *args_with(const array_params *params, size_t arg_count,
-                           const kiln_arg *args, size_t extra, size_t *first)
+kiln_arg *array_params_args(const array_params *params, size_t arg_count,
+                            const kiln_arg *args, size_t extra,
+                            size_t *first)
 {
     size_t pointers = 0;
     for (size_t k = 0; k < arg_count; ++k)
@@ -572,6 +573,59 @@ kiln_status array_buffer_base(const char *function, const char *role,
 
 /* ---- elementwise -------------------------------------------------------------- */
 
+/* The elementwise template, which the array layer's elementwise
+ * operations are instances of too: `operation` for each index
+ * i = kiln_start + k * kiln_step, k in [0, kiln_n), one work-item each. */
+void array_elementwise_source(array_text *source, const char *preamble,
+                              const array_params *params,
+                              const char *operation, const char *name)
+{
+    array_text_add(source, ARRAY_SOURCE_HEADER "%s\n",
+                   preamble ? preamble : "");
+    array_params_add_views(source, params);
+    array_text_add(source, "__kernel void %s(", name);
+    array_params_add(source, params);
+    array_text_add(source,
+                   "long kiln_n, long kiln_start, long kiln_step)\n{\n"
+                   "    KILN_ARGUMENT_VIEWS\n"
+                   "    const long kiln_k = get_global_id(0);\n"
+                   "    if (kiln_k < kiln_n) {\n"
+                   "        const long i = kiln_start + kiln_k * kiln_step;\n"
+                   "        %s;\n"
+                   "    }\n}\n",
+                   operation);
+}
+
+kiln_status array_elementwise_launch(kiln_kernel *kernel, size_t n,
+                                     int64_t start, int64_t step,
+                                     size_t count, kiln_arg *args,
+                                     kiln_stream *stream)
+{
+    args[count] = KILN_ARG_LONG((int64_t)n);
+    args[count + 1] = KILN_ARG_LONG(start);
+    args[count + 2] = KILN_ARG_LONG(step);
+    return array_launch_1d(kernel, n, MAX_ELEMENTWISE_GROUPS, stream,
+                           count + 3, args);
+}
+
+kiln_status array_elementwise_build(kiln_context *context,
+                                    const char *preamble,
+                                    const char *arguments,
+                                    const char *operation, const char *name,
+                                    kiln_kernel **kernel)
+{
+    char what[96];
+    snprintf(what, sizeof what, "elementwise kernel '%s'", name);
+    array_params params = {0};
+    kiln_status status = array_params_parse(what, arguments, &params);
+    if (status != KILN_OK)
+        return status;
+    array_text source = {0};
+    array_elementwise_source(&source, preamble, &params, operation, name);
+    array_params_free(&params);
+    return array_kernel_build_text(context, &source, name, kernel);
+}
+
 struct kiln_elementwise {
     uint64_t magic;
     atomic_int references;
@@ -618,20 +672,8 @@ kiln_status kiln_elementwise_create(kiln_context *context,
     }
 
     array_text source = {0};
-    array_text_add(&source, ARRAY_SOURCE_HEADER "%s\n", preamble ? preamble
-                                                                  : "");
-    add_views(&source, &made->params);
-    array_text_add(&source, "__kernel void %s(", name);
-    add_params(&source, &made->params);
-    array_text_add(&source,
-                   "long kiln_n, long kiln_start, long kiln_step)\n{\n"
-                   "    KILN_ARGUMENT_VIEWS\n"
-                   "    const long kiln_k = get_global_id(0);\n"
-                   "    if (kiln_k < kiln_n) {\n"
-                   "        const long i = kiln_start + kiln_k * kiln_step;\n"
-                   "        %s;\n"
-                   "    }\n}\n",
-                   operation);
+    array_elementwise_source(&source, preamble, &made->params, operation,
+                             name);
     status = array_kernel_build_text(context, &source, name, &made->kernel);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
@@ -688,14 +730,12 @@ static kiln_status elementwise_run(const char *function,
     if (n == 0)
         return kiln_error_set(KILN_OK, NULL);
     size_t first = 0;
-    kiln_arg *all = args_with(&kernel->params, arg_count, args, 3, &first);
+    kiln_arg *all =
+        array_params_args(&kernel->params, arg_count, args, 3, &first);
     if (all == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    all[first] = KILN_ARG_LONG((int64_t)n);
-    all[first + 1] = KILN_ARG_LONG(start);
-    all[first + 2] = KILN_ARG_LONG(step);
-    status = array_launch_1d(kernel->kernel, n, MAX_ELEMENTWISE_GROUPS, stream,
-                             first + 3, all);
+    status = array_elementwise_launch(kernel->kernel, n, start, step, first,
+                                      all, stream);
     free(all);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, kernel->what);
@@ -737,117 +777,18 @@ kiln_status kiln_elementwise_launch_range(kiln_elementwise *kernel,
 
 /* ---- reduction ------------------------------------------------------------------- */
 
-/* Where one stream's runs keep their partial results and the count of
- * finished work-groups (zero between runs: the last group resets it).
- * Runs on one stream are ordered by the stream; each stream gets its own
- * scratch, so runs on two streams never share it. */
-typedef struct reduction_scratch {
-    kiln_stream *stream; /* a reference; NULL: the default stream */
-    kiln_buffer *partials, *done;
-    struct reduction_scratch *next;
-} reduction_scratch;
-
+/* An instance of the reduction template (reduction.c), which array
+ * reductions are instances of too: the source and launches are theirs. */
 struct kiln_reduction {
     uint64_t magic;
     atomic_int references;
-    kiln_context *context; /* kept alive by the kernel's program */
-    kiln_kernel *kernel;
+    kiln_context *context; /* kept alive by the program */
+    kiln_program *program;
     array_params params;
     size_t value_size;
-    size_t max_groups;
-    pthread_mutex_t lock; /* guards scratch */
-    reduction_scratch *scratch;
+    char *name; /* the kernels' stem */
     char what[96];
 };
-
-/* Loads in flight per work-item in the main loop of a reduction. */
-#define REDUCE_UNROLL 8
-
-/* The template, one launch: KILN_MAP(i) is the value of index i,
- * KILN_REDUCE(a, b) combines two.  Each work-item reduces a grid-stride
- * slice (REDUCE_UNROLL independent loads in flight per round), then the
- * work-group through local memory, a barrier before every halving step (no
- * warp-synchronous tail: correct on every device).  Each group writes its
- * partial result and counts itself done with one atomic; the last group
- * reduces the partials the same way and writes the result (and sets the
- * count back to zero for the next run). */
-static void add_reduction_kernel(array_text *source, const char *name,
-                                 const array_params *params, const char *type,
-                                 const char *neutral)
-{
-    array_text_add(source,
-                   "void kiln_group_reduce(__local %s *kiln_scratch, %s kiln_acc)\n"
-                   "{\n"
-                   "    const uint kiln_lid = get_local_id(0);\n"
-                   "    kiln_scratch[kiln_lid] = kiln_acc;\n"
-                   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                   "    for (uint kiln_half = %d / 2; kiln_half > 0; kiln_half /= 2) {\n"
-                   "        if (kiln_lid < kiln_half)\n"
-                   "            kiln_scratch[kiln_lid] = KILN_REDUCE(\n"
-                   "                kiln_scratch[kiln_lid], kiln_scratch[kiln_lid + kiln_half]);\n"
-                   "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-                   "    }\n"
-                   "}\n",
-                   type, type, ARRAY_GROUP_SIZE);
-    /* The unrolled round, written out rather than left to the compiler:
-     * REDUCE_UNROLL loads, each of its own index variable (the map
-     * expression is a macro of i), then their combination. */
-    array_text_add(source, "#define KILN_LOADS");
-    for (int k = 0; k < REDUCE_UNROLL; ++k)
-        array_text_add(source,
-                       " const long kiln_i%1$d = kiln_index + %1$d * kiln_stride;"
-                       " const %2$s kiln_v%1$d = KILN_MAP(kiln_i%1$d);",
-                       k, type);
-    array_text_add(source, "\n#define KILN_COMBINES");
-    for (int k = 0; k < REDUCE_UNROLL; ++k)
-        array_text_add(source, " kiln_acc = KILN_REDUCE(kiln_acc, kiln_v%d);",
-                       k);
-    array_text_add(source, "\n");
-    array_text_add(source, "__kernel void %s(", name);
-    add_params(source, params);
-    array_text_add(source,
-                   "long kiln_n, __global %1$s *kiln_out, long kiln_out_index,\n"
-                   "    __global volatile %1$s *kiln_partials, __global uint *kiln_done)\n"
-                   "{\n"
-                   "    KILN_ARGUMENT_VIEWS\n"
-                   "    __local %1$s kiln_scratch[%3$d];\n"
-                   "    __local uint kiln_last;\n"
-                   "    const long kiln_stride = get_global_size(0);\n"
-                   "    long kiln_index = get_global_id(0);\n"
-                   "    %1$s kiln_acc = (%1$s)(%2$s);\n"
-                   "    for (; kiln_index + %4$d * kiln_stride <= kiln_n;\n"
-                   "         kiln_index += %4$d * kiln_stride) {\n"
-                   "        KILN_LOADS\n"
-                   "        KILN_COMBINES\n"
-                   "    }\n"
-                   "    for (; kiln_index < kiln_n; kiln_index += kiln_stride)\n"
-                   "        kiln_acc = KILN_REDUCE(kiln_acc, KILN_MAP(kiln_index));\n"
-                   "    kiln_group_reduce(kiln_scratch, kiln_acc);\n"
-                   "    const uint kiln_groups = get_num_groups(0);\n"
-                   "    if (kiln_groups == 1) {\n"
-                   "        if (get_local_id(0) == 0)\n"
-                   "            kiln_out[kiln_out_index] = kiln_scratch[0];\n"
-                   "        return;\n"
-                   "    }\n"
-                   "    if (get_local_id(0) == 0) {\n"
-                   "        kiln_partials[get_group_id(0)] = kiln_scratch[0];\n"
-                   "        mem_fence(CLK_GLOBAL_MEM_FENCE); /* the partial before the count */\n"
-                   "        kiln_last = atomic_inc(kiln_done) == kiln_groups - 1;\n"
-                   "    }\n"
-                   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-                   "    if (kiln_last) {\n"
-                   "        kiln_acc = (%1$s)(%2$s);\n"
-                   "        for (uint kiln_g = get_local_id(0); kiln_g < kiln_groups; kiln_g += %3$d)\n"
-                   "            kiln_acc = KILN_REDUCE(kiln_acc, kiln_partials[kiln_g]);\n"
-                   "        kiln_group_reduce(kiln_scratch, kiln_acc);\n"
-                   "        if (get_local_id(0) == 0) {\n"
-                   "            kiln_out[kiln_out_index] = kiln_scratch[0];\n"
-                   "            kiln_done[0] = 0;\n"
-                   "        }\n"
-                   "    }\n"
-                   "}\n",
-                   type, neutral, ARRAY_GROUP_SIZE, REDUCE_UNROLL);
-}
 
 kiln_status kiln_reduction_create(kiln_context *context, const char *type,
                                   const char *neutral,
@@ -884,30 +825,42 @@ kiln_status kiln_reduction_create(kiln_context *context, const char *type,
     const char *input = NULL;
     kiln_status status = generator_prepare(
         function, type, name, "kiln_reduction", "reduction", "reduce",
-        arguments, map_expression, "map expression", made->what, sizeof made->what,
-        &made->value_size, &made->params, &input);
+        arguments, map_expression, "map expression", made->what,
+        sizeof made->what, &made->value_size, &made->params, &input);
     if (status != KILN_OK) {
         free(made);
         return status;
     }
     if (name == NULL)
         name = "kiln_reduction";
+    made->name = strdup(name);
+    if (made->name == NULL) {
+        array_params_free(&made->params);
+        free(made);
+        return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
 
+    const array_reduction_spec spec = {
+        .type = type,
+        .neutral = neutral,
+        .reduce_expression = reduce_expression,
+        .map_expression = blank(map_expression) ? NULL : map_expression,
+        .preamble = preamble,
+        .name = name,
+    };
     array_text source = {0};
-    add_generator_head(&source, preamble, "KILN_REDUCE", reduce_expression,
-                       "KILN_MAP", map_expression, input);
-    add_views(&source, &made->params);
-    add_reduction_kernel(&source, name, &made->params, type, neutral);
-    status = array_kernel_build_text(context, &source, name, &made->kernel);
+    status = array_reduction_source(&spec, &made->params, input, &source);
+    if (status == KILN_OK)
+        status = array_program_build(context, source.data, &made->program);
+    array_text_free(&source);
     if (status != KILN_OK) {
         array_error_prefix(status, "%s: %s", function, made->what);
         array_params_free(&made->params);
+        free(made->name);
         free(made);
         return status;
     }
     made->context = context;
-    made->max_groups = array_busy_groups(context);
-    pthread_mutex_init(&made->lock, NULL);
     made->magic = GENERATOR_MAGIC + 1;
     atomic_init(&made->references, 1);
     *reduction = made;
@@ -937,70 +890,12 @@ kiln_status kiln_reduction_release(kiln_reduction *reduction)
                            "a reduction");
     if (atomic_fetch_sub(&reduction->references, 1) == 1) {
         reduction->magic = 0;
-        for (reduction_scratch *s = reduction->scratch; s != NULL;) {
-            reduction_scratch *next = s->next;
-            array_release_buffer(s->partials);
-            array_release_buffer(s->done);
-            if (s->stream != NULL)
-                kiln_stream_release(s->stream);
-            free(s);
-            s = next;
-        }
-        pthread_mutex_destroy(&reduction->lock);
-        array_release_kernel(reduction->kernel);
+        array_release_program(reduction->program);
         array_params_free(&reduction->params);
+        free(reduction->name);
         free(reduction);
     }
     return kiln_error_set(KILN_OK, NULL);
-}
-
-/* The scratch of `stream`, made on first use. */
-static kiln_status reduction_scratch_for(kiln_reduction *reduction,
-                                         kiln_stream *stream,
-                                         reduction_scratch **found)
-{
-    pthread_mutex_lock(&reduction->lock);
-    for (reduction_scratch *s = reduction->scratch; s != NULL; s = s->next)
-        if (s->stream == stream) {
-            *found = s;
-            pthread_mutex_unlock(&reduction->lock);
-            return KILN_OK;
-        }
-    reduction_scratch *made = calloc(1, sizeof *made);
-    kiln_status status = KILN_OK;
-    const uint32_t zero = 0;
-    if (made == NULL)
-        status = array_error(KILN_ERR_OUT_OF_HOST_MEMORY,
-                             "out of host memory");
-    if (status == KILN_OK)
-        status = kiln_buffer_create(reduction->context,
-                                    reduction->max_groups *
-                                        reduction->value_size,
-                                    &made->partials);
-    /* written before any run can be queued: kiln_buffer_create_from
-     * returns when the zero has arrived */
-    if (status == KILN_OK)
-        status = kiln_buffer_create_from(reduction->context, &zero,
-                                         sizeof zero, &made->done);
-    if (status == KILN_OK && stream != NULL)
-        status = kiln_stream_retain(stream);
-    if (status != KILN_OK) {
-        if (made != NULL) {
-            if (made->partials != NULL)
-                array_release_buffer(made->partials);
-            if (made->done != NULL)
-                array_release_buffer(made->done);
-            free(made);
-        }
-        pthread_mutex_unlock(&reduction->lock);
-        return status;
-    }
-    made->stream = stream;
-    made->next = reduction->scratch;
-    reduction->scratch = made;
-    pthread_mutex_unlock(&reduction->lock);
-    *found = made;
-    return KILN_OK;
 }
 
 kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
@@ -1024,20 +919,6 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
                               reduction->value_size);
     if (status != KILN_OK)
         return status;
-    reduction_scratch *scratch = NULL;
-    status = reduction_scratch_for(reduction, stream, &scratch);
-    if (status != KILN_OK)
-        return array_error_prefix(status, "%s: scratch memory", function);
-
-    /* Enough groups to fill the device, and no more than the input
-     * gives each a round of loads. */
-    size_t groups = reduction->max_groups;
-    size_t per_group = REDUCE_UNROLL * ARRAY_GROUP_SIZE;
-    size_t useful = n / per_group + (n % per_group != 0);
-    if (groups > useful)
-        groups = useful;
-    if (groups == 0)
-        groups = 1;
     kiln_buffer *result_base = NULL;
     size_t result_at = 0;
     status = array_buffer_base(function, "result", result, result_offset,
@@ -1045,20 +926,26 @@ kiln_status kiln_reduction_run(kiln_reduction *reduction, size_t n,
                                &result_at);
     if (status != KILN_OK)
         return status;
-    size_t first = 0;
+    size_t count = 0;
     kiln_arg *all =
-        args_with(&reduction->params, arg_count, args, 5, &first);
+        array_params_args(&reduction->params, arg_count, args, 0, &count);
     if (all == NULL)
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
-    all[first] = KILN_ARG_LONG((int64_t)n);
-    all[first + 1] = KILN_ARG_BUFFER(result_base);
-    all[first + 2] = KILN_ARG_LONG((int64_t)result_at);
-    all[first + 3] = KILN_ARG_BUFFER(scratch->partials);
-    all[first + 4] = KILN_ARG_BUFFER(scratch->done);
-    kiln_launch_config config = {.grid = KILN_DIM1(groups),
-                                 .block = KILN_DIM1(ARRAY_GROUP_SIZE),
-                                 .stream = stream};
-    status = kiln_launch(reduction->kernel, &config, first + 5, all);
+    /* n indices are one row of the template's (outer, length, inner) */
+    const array_reduction_run run = {
+        .context = reduction->context,
+        .name = reduction->name,
+        .outer = 1,
+        .length = n,
+        .inner = 1,
+        .acc_size = reduction->value_size,
+        .arg_count = count,
+        .args = all,
+        .out = result_base,
+        .out_index = result_at,
+        .stream = stream,
+    };
+    status = array_reduction_launch(reduction->program, &run);
     free(all);
     if (status != KILN_OK)
         return array_error_prefix(status, "%s: %s", function, reduction->what);
@@ -1226,12 +1113,12 @@ kiln_status kiln_scan_create(kiln_context *context, const char *type,
                        "KILN_INPUT", input_expression, input);
     array_text head = {0};
     array_text_add(&head, "__kernel void %s_blocks(", name);
-    add_params(&head, &made->params);
-    add_views(&source, &made->params);
+    array_params_add(&head, &made->params);
+    array_params_add_views(&source, &made->params);
     add_scan_block_kernel(&source, head.failed ? "" : head.data, type,
                           neutral);
     array_text_free(&head);
-    add_views(&source, NULL);
+    array_params_add_views(&source, NULL);
     array_text_add(&source,
                    "#undef KILN_INPUT\n#define KILN_INPUT(i) (kiln_in[i])\n");
     array_text_add(&head, "__kernel void %s_blocks_buffer("
@@ -1346,7 +1233,8 @@ static kiln_status scan_level(kiln_scan *scan, size_t n, size_t arg_count,
         return status;
     size_t first = 0;
     kiln_arg *all =
-        args_with(&scan->params, input ? 0 : arg_count, args, 6, &first);
+        array_params_args(&scan->params, input ? 0 : arg_count, args, 6,
+                          &first);
     if (all == NULL) {
         array_release_buffer(totals);
         return array_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");

@@ -140,6 +140,93 @@ ARRAY_INTERNAL kiln_status array_params_parse(const char *what,
                                               const char *arguments,
                                               array_params *params);
 ARRAY_INTERNAL void array_params_free(array_params *params);
+/* The parameters of a generated kernel for `params`: each pointer `x`
+ * as its buffer's base `kiln_base_x` and byte offset `kiln_offset_x`,
+ * each followed by ", " (generator.c). */
+ARRAY_INTERNAL void array_params_add(array_text *text,
+                                     const array_params *params);
+/* #define KILN_ARGUMENT_VIEWS: the statements, at the top of a kernel's
+ * body, that declare each pointer `x` as written (generator.c). */
+ARRAY_INTERNAL void array_params_add_views(array_text *text,
+                                           const array_params *params);
+/* The user's arguments as array_params_add's parameters (a view as its
+ * base and offset) followed by room for `extra` more; *first is where
+ * those go.  NULL when out of memory (generator.c). */
+ARRAY_INTERNAL kiln_arg *array_params_args(const array_params *params,
+                                           size_t arg_count,
+                                           const kiln_arg *args, size_t extra,
+                                           size_t *first);
+
+/* ---- the elementwise template (generator.c) ------------------------------ */
+
+/* The source of kiln_elementwise_create's kernel `name`: `operation` for
+ * each index i of a launch, the arguments `params`. */
+ARRAY_INTERNAL void array_elementwise_source(array_text *source,
+                                             const char *preamble,
+                                             const array_params *params,
+                                             const char *operation,
+                                             const char *name);
+/* array_elementwise_source of `arguments` (as kiln_elementwise_create
+ * takes them), built. */
+ARRAY_INTERNAL kiln_status array_elementwise_build(kiln_context *context,
+                                                   const char *preamble,
+                                                   const char *arguments,
+                                                   const char *operation,
+                                                   const char *name,
+                                                   kiln_kernel **kernel);
+/* Runs such a kernel for i = start + k * step, k in [0, n): `args` are
+ * `count` arguments as array_params_args makes them, with room for 3
+ * more. */
+ARRAY_INTERNAL kiln_status array_elementwise_launch(kiln_kernel *kernel,
+                                                    size_t n, int64_t start,
+                                                    int64_t step, size_t count,
+                                                    kiln_arg *args,
+                                                    kiln_stream *stream);
+
+/* ---- the reduction template (reduction.c) -------------------------------- */
+
+/* One instance of the reduction template: kiln_reduction_create's
+ * arguments, and what array reductions add. */
+typedef struct array_reduction_spec {
+    const char *type;              /* the accumulator's OpenCL C type     */
+    const char *neutral;           /* its identity                        */
+    const char *reduce_expression; /* of a and b                          */
+    const char *map_expression;    /* of i; NULL: the input's element i   */
+    const char *preamble;          /* may be NULL                         */
+    const char *name;              /* kernels name_rows, _columns, _finish */
+    /* What array reductions add (NULL in kiln_reduction_create): */
+    const char *output_type;       /* NULL: `type`                        */
+    const char *final_expression;  /* of acc, index, count; NULL: acc     */
+    /* argmin / argmax: whether (vb, ib) wins over (va, ia); indices then
+     * travel with the values and `index` is the reduced element's. */
+    const char *better_expression;
+} array_reduction_spec;
+
+/* The source of an instance taking `params` (whose first pointer,
+ * `input`, is read when the spec has no map expression). */
+ARRAY_INTERNAL kiln_status array_reduction_source(
+    const array_reduction_spec *spec, const array_params *params,
+    const char *input, array_text *source);
+
+/* One run of an instance: the input seen as (outer, length, inner), the
+ * reduced axis in the middle; one result per (outer, inner). */
+typedef struct array_reduction_run {
+    kiln_context *context;
+    const char *name;       /* the spec's */
+    size_t outer, length, inner;
+    size_t acc_size;        /* bytes of the spec's type */
+    bool indices;           /* the spec has a better_expression */
+    size_t arg_count;       /* the instance's, as array_params_args made */
+    const kiln_arg *args;
+    kiln_buffer *out;       /* results from value index out_index */
+    size_t out_index;
+    kiln_stream *stream;
+} array_reduction_run;
+
+/* Launches `program` (array_reduction_source's) once or twice. */
+ARRAY_INTERNAL kiln_status array_reduction_launch(
+    kiln_program *program, const array_reduction_run *run);
+
 /* The buffer owning `buffer`'s memory and the value index there of byte
  * `offset` of `buffer` (generator.c). */
 ARRAY_INTERNAL kiln_status array_buffer_base(const char *function,

@@ -95,36 +95,38 @@ static kiln_status count_mask(const kiln_array *mask, kiln_stream *stream,
 
 /* The kernels that move selected rows: `select` copies row r of `in` to
  * its place in `out`; `place` copies a row of `values` to row r of `out`
- * (a, in place). */
+ * (a, in place).  Instances of kiln_elementwise_create's template, one
+ * work-item per element of the mask's rows. */
 static kiln_status mask_kernel(kiln_context *context, kiln_dtype dtype,
                                bool select, kiln_kernel **kernel)
 {
     const char *type = array_dtype_ctype(dtype);
-    array_text source = {0};
-    array_text_add(
-        &source,
-        ARRAY_SOURCE_HEADER
-        "__kernel void kiln_mask_move(__global %1$s *kiln_out, long kiln_out_offset,\n"
-        "    __global const %1$s *kiln_in, long kiln_in_offset,\n"
-        "    __global const uchar *kiln_mask, long kiln_mask_offset,\n"
-        "    __global const long *kiln_places, long kiln_rest, long kiln_n)\n"
-        "{\n"
-        "    const long i = get_global_id(0);\n"
-        "    if (i >= kiln_n)\n"
-        "        return;\n"
-        "    const long kiln_row = i / kiln_rest;\n"
-        "    if (!kiln_mask[kiln_mask_offset + kiln_row])\n"
-        "        return;\n"
-        "    const long kiln_at = (kiln_places[kiln_row] - 1) * kiln_rest\n"
-        "        + (i - kiln_row * kiln_rest);\n"
-        "    %2$s\n"
-        "}\n",
-        type,
-        select ? "kiln_out[kiln_out_offset + kiln_at] = kiln_in[kiln_in_offset + i];"
-               : "kiln_out[kiln_out_offset + i] = kiln_in[kiln_in_offset + kiln_at];");
-    return array_kernel_build_text(context, &source, "kiln_mask_move",
-                                   kernel);
+    char arguments[160];
+    snprintf(arguments, sizeof arguments,
+             "__global %1$s *kiln_out, __global const %1$s *kiln_in, "
+             "__global const uchar *kiln_mask, "
+             "__global const long *kiln_places, long kiln_rest",
+             type);
+    char operation[512];
+    snprintf(operation, sizeof operation,
+             "const long kiln_row = i / kiln_rest;\n"
+             "        if (kiln_mask[kiln_row]) {\n"
+             "            const long kiln_at = (kiln_places[kiln_row] - 1) * kiln_rest\n"
+             "                + (i - kiln_row * kiln_rest);\n"
+             "            %s\n"
+             "        }",
+             select ? "kiln_out[kiln_at] = kiln_in[i];"
+                    : "kiln_out[i] = kiln_in[kiln_at];");
+    return array_elementwise_build(context, NULL, arguments, operation,
+                                   "kiln_mask_move", kernel);
 }
+
+/* An array's element 0 as the template takes a pointer: its buffer and
+ * the byte offset. */
+#define ARRAY_ELEMENTS(array)                                                \
+    KILN_ARG_BUFFER((array)->buffer),                                        \
+        KILN_ARG_ULONG(                                                      \
+            (uint64_t)((array)->offset * kiln_dtype_size((array)->dtype)))
 
 static kiln_status move_rows(kiln_context *context, kiln_dtype dtype,
                              bool select, kiln_array *out,
@@ -137,15 +139,17 @@ static kiln_status move_rows(kiln_context *context, kiln_dtype dtype,
     if (status != KILN_OK)
         return status;
     const size_t n = mask->size * rest;
-    const kiln_arg args[] = {
-        KILN_ARG_BUFFER(out->buffer),  KILN_ARG_LONG((int64_t)out->offset),
-        KILN_ARG_BUFFER(in->buffer),   KILN_ARG_LONG((int64_t)in->offset),
-        KILN_ARG_BUFFER(mask->buffer), KILN_ARG_LONG((int64_t)mask->offset),
-        KILN_ARG_BUFFER(places),       KILN_ARG_LONG((int64_t)rest),
-        KILN_ARG_LONG((int64_t)n),
+    kiln_arg args[] = {
+        ARRAY_ELEMENTS(out),
+        ARRAY_ELEMENTS(in),
+        ARRAY_ELEMENTS(mask),
+        KILN_ARG_BUFFER(places), KILN_ARG_ULONG(0),
+        KILN_ARG_LONG((int64_t)rest),
+        {0}, {0}, {0}, /* the template's */
     };
-    status = array_launch_1d(kernel, n, ((size_t)1 << 31) - 1, stream,
-                             sizeof args / sizeof *args, args);
+    status = array_elementwise_launch(kernel, n, 0, 1,
+                                      sizeof args / sizeof *args - 3, args,
+                                      stream);
     array_release_kernel(kernel);
     return status;
 }

@@ -1,18 +1,14 @@
 /*
  * Reductions of arrays: sum, prod, mean, min, max, argmin, argmax, over
- * everything or along one axis.  The array is seen as (outer, length,
- * inner) with the reduced axis in the middle; one template serves both
- * layouts that matter:
- *  - inner == 1 (the last axis, or everything): a work-group reduces a
- *    contiguous stretch of one row, loads coalesced along the row;
- *  - inner > 1: a work-item reduces one column, the work-items of a
- *    group reading consecutive elements of each row.
- * When that leaves the device idle (few rows, or few columns), the
- * reduced axis is also split into `splits` stretches, and a second launch
- * combines their partial results (in-group trees, or for columns split a
- * few times a loop per column): never more than two launches, and a
- * barrier before every step of the in-group trees.
- * The same kernels reduce a OP b without making it (kiln_array_reduce_
+ * everything or along one axis.  Each is an instance of the reduction
+ * template (reduction.c), the one kiln_reduction_create makes its kernels
+ * with: this file chooses the instance (types, neutral element, combining
+ * expression, what one load reads, the final value) and the array's
+ * (outer, length, inner) shape; the template does the rest.  A plain sum
+ * is the very instance kiln_reduction_create("float", "0", "a + b", NULL,
+ * "__global const float *x", "kiln_reduce", NULL) makes, so the two share
+ * one program in the cache.
+ * The same instances reduce a OP b without making it (kiln_array_reduce_
  * binary): each load of the input is then kiln_map of an element of a and
  * one of b (or a scalar), so `(x * x).sum()` reads x once.
  */
@@ -25,12 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FINISH_THREADS 64           /* work-items combining partials */
-#define MAX_SPLITS 1024
-#define MAX_COLUMN_SPLITS 8192
-/* Column partials combine in the column kernel's loop up to this many
- * splits, in kiln_reduce_finish's trees from there. */
-#define COLUMN_LOOP_SPLITS 256
+/* The kernels' names: kiln_reduce_rows, _columns and _finish. */
+#define REDUCE_NAME "kiln_reduce"
 
 typedef struct reduce_types {
     kiln_dtype input, accumulate, output;
@@ -107,351 +99,103 @@ static void extreme_literal(kiln_dtype dtype, bool low, char *out, size_t size)
         snprintf(out, size, "(%s)%lldL", ctype, max);
 }
 
-/* Macros every kernel of one reduction uses: the accumulator type, the
- * neutral element, COMBINE for values, and for arg reductions
- * KILN_BETTER(va, ia, vb, ib): whether (vb, ib) wins over (va, ia). */
-static void add_reduce_macros(array_text *source, kiln_array_reduce_op op,
-                              const reduce_types *types)
+/* The instance of the reduction template for `op` on `types`: the spec
+ * (its strings in `neutral` and `preamble`) and its argument list: the
+ * input x, and for a OP b, y or b's scalar. */
+static void reduce_spec(kiln_array_reduce_op op, const reduce_types *types,
+                        array_reduction_spec *spec, char *neutral,
+                        size_t neutral_size, array_text *preamble,
+                        char *arguments, size_t arguments_size)
 {
-    const char *at = array_dtype_ctype(types->accumulate);
     bool is_float = array_dtype_is_float(types->accumulate);
-    char neutral[96];
-    const char *combine = "a + b";
+    *spec = (array_reduction_spec){
+        .type = array_dtype_ctype(types->accumulate),
+        .neutral = neutral,
+        .reduce_expression = "a + b",
+        .output_type = array_dtype_ctype(types->output),
+        .name = REDUCE_NAME,
+    };
+    snprintf(neutral, neutral_size, "0");
     switch (op) {
     case KILN_REDUCE_PROD:
-        snprintf(neutral, sizeof neutral, "(%s)1", at);
-        combine = "a * b";
+        snprintf(neutral, neutral_size, "1");
+        spec->reduce_expression = "a * b";
         break;
     case KILN_REDUCE_MIN:
     case KILN_REDUCE_ARGMIN:
-        extreme_literal(types->accumulate, false, neutral, sizeof neutral);
-        combine = is_float ? "(isnan(a) | (a < b)) ? a : b" : "a < b ? a : b";
+        extreme_literal(types->accumulate, false, neutral, neutral_size);
+        spec->reduce_expression =
+            is_float ? "(isnan(a) | (a < b)) ? a : b" : "a < b ? a : b";
         break;
     case KILN_REDUCE_MAX:
     case KILN_REDUCE_ARGMAX:
-        extreme_literal(types->accumulate, true, neutral, sizeof neutral);
-        combine = is_float ? "(isnan(a) | (a > b)) ? a : b" : "a > b ? a : b";
+        extreme_literal(types->accumulate, true, neutral, neutral_size);
+        spec->reduce_expression =
+            is_float ? "(isnan(a) | (a > b)) ? a : b" : "a > b ? a : b";
         break;
     default:
-        snprintf(neutral, sizeof neutral, "(%s)0", at);
         break;
     }
-    array_text_add(source,
-                   ARRAY_SOURCE_HEADER
-                   "typedef %s kiln_acc_t;\n"
-                   "#define KILN_NEUTRAL (%s)\n"
-                   "#define KILN_COMBINE(a, b) (%s)\n"
-                   "#define KILN_NO_INDEX ((long)0x7fffffffffffffffL)\n",
-                   at, neutral, combine);
+    if (op == KILN_REDUCE_MEAN)
+        spec->final_expression = "(acc) / (kiln_acc_t)(count)";
     /* Ties go to the smaller index, so the answer is the first extreme
      * whatever order the work-items meet in.  | and &, not || and &&, in
      * these tests: short-circuits compile to branches, and NVVM then
      * waits for each load of the column loops alone (min along axis 0 of
      * 4096 x 4096 on the H100: 51 us against the sum's 36). */
-    if (types->arg && !is_float)
-        array_text_add(source,
-                       "#define KILN_BETTER(va, ia, vb, ib) (((vb) %s (va)) | "
-                       "(((vb) == (va)) & ((ib) < (ia))))\n",
-                       op == KILN_REDUCE_ARGMIN ? "<" : ">");
+    if (types->arg) {
+        spec->final_expression = "index";
+        spec->better_expression =
+            op == KILN_REDUCE_ARGMIN
+                ? "((vb) < (va)) | (((vb) == (va)) & ((ib) < (ia)))"
+                : "((vb) > (va)) | (((vb) == (va)) & ((ib) < (ia)))";
+    }
     /* A NaN wins, as in NumPy and CuPy (argmin and argmax return the
      * first NaN, as min and max return NaN), and among NaNs the smaller
      * index. */
     if (types->arg && is_float)
-        array_text_add(source,
-                       "#define KILN_BETTER(va, ia, vb, ib) "
-                       "((isnan(vb) & !isnan(va)) | "
-                       "((isnan(vb) == isnan(va)) & (((vb) %s (va)) | "
-                       "((((vb) == (va)) | isnan(vb)) & ((ib) < (ia))))))\n",
-                       op == KILN_REDUCE_ARGMIN ? "<" : ">");
-    /* Indices exist in local memory and in the partials only for argmin
-     * and argmax: the other reductions neither store nor read them. */
-    if (types->arg)
-        array_text_add(source,
-                       "#define KILN_LOCAL_INDICES(n) __local long kiln_indices[n]\n"
-                       "#define KILN_SET_INDEX(at, v) (kiln_indices[at] = (v))\n"
-                       "#define KILN_INDEX_OF(at) (kiln_indices[at])\n"
-                       "#define KILN_PARTIAL_INDEX(p) (kiln_partial_indices[p])\n");
-    else
-        array_text_add(source,
-                       "#define KILN_LOCAL_INDICES(n) (void)0\n"
-                       "#define KILN_SET_INDEX(at, v) ((void)0)\n"
-                       "#define KILN_INDEX_OF(at) KILN_NO_INDEX\n"
-                       "#define KILN_PARTIAL_INDEX(p) KILN_NO_INDEX\n");
-    /* What one load reads: an element of the input, or kiln_map of an
-     * element of a and one of b (or b's scalar), computed in the
-     * operation's dtype and converted to its result's. */
+        spec->better_expression =
+            op == KILN_REDUCE_ARGMIN
+                ? "(isnan(vb) & !isnan(va)) | ((isnan(vb) == isnan(va)) & "
+                  "(((vb) < (va)) | ((((vb) == (va)) | isnan(vb)) & "
+                  "((ib) < (ia)))))"
+                : "(isnan(vb) & !isnan(va)) | ((isnan(vb) == isnan(va)) & "
+                  "(((vb) > (va)) | ((((vb) == (va)) | isnan(vb)) & "
+                  "((ib) < (ia)))))";
+    const char *st = array_dtype_ctype(types->source);
     if (!types->mapped) {
-        array_text_add(source,
-                       "#define KILN_EXTRA_PARAMS\n"
-                       "#define KILN_BASE_B(at)\n"
-                       "#define KILN_LOAD(j) ((kiln_acc_t)kiln_base[j])\n");
-    } else {
-        const char *bt = array_dtype_ctype(types->second),
-                   *ct = array_dtype_ctype(types->compute);
-        array_add_ipow(source, types->compute);
-        array_text_add(source,
-                       "inline %s kiln_map(%s kiln_a0, %s kiln_b0)\n"
-                       "{\n"
-                       "    const %s a = (%s)kiln_a0;\n"
-                       "    const %s b = (%s)kiln_b0;\n"
-                       "    return (%s)(%s);\n"
-                       "}\n",
-                       array_dtype_ctype(types->input),
-                       array_dtype_ctype(types->source), bt, ct, ct, ct, ct,
-                       array_dtype_ctype(types->input),
-                       array_op_expression(types->op, types->compute));
-        if (types->input == KILN_DTYPE_BOOL) /* 0 or 1, as when stored */
-            array_text_add(source, "#define KILN_MAP(x, y) "
-                                   "((kiln_acc_t)(kiln_map(x, y) != 0))\n");
-        else
-            array_text_add(source, "#define KILN_MAP(x, y) "
-                                   "((kiln_acc_t)kiln_map(x, y))\n");
-        if (types->scalar)
-            array_text_add(source,
-                           "#define KILN_EXTRA_PARAMS , %s kiln_scalar_b\n"
-                           "#define KILN_BASE_B(at)\n"
-                           "#define KILN_LOAD(j) KILN_MAP(kiln_base[j], "
-                           "kiln_scalar_b)\n",
-                           bt);
-        else
-            array_text_add(source,
-                           "#define KILN_EXTRA_PARAMS , __global const %s "
-                           "*kiln_in_b, long kiln_in_b_offset\n"
-                           "#define KILN_BASE_B(at) __global const %s "
-                           "*kiln_base_b = kiln_in_b + kiln_in_b_offset + "
-                           "(at)\n"
-                           "#define KILN_LOAD(j) KILN_MAP(kiln_base[j], "
-                           "kiln_base_b[j])\n",
-                           bt, bt);
+        snprintf(arguments, arguments_size, "__global const %s *x", st);
+        return;
     }
-    /* One step of an accumulation: value v at index j into (acc, index). */
-    if (types->arg)
-        array_text_add(source,
-                       "#define KILN_STEP(acc, index, v, j) do { "
-                       "kiln_acc_t kiln_v_ = (v); long kiln_j_ = (j); "
-                       "if (KILN_BETTER(acc, index, kiln_v_, kiln_j_)) "
-                       "{ acc = kiln_v_; index = kiln_j_; } } while (0)\n");
+    /* One load: kiln_map of an element of a and one of b (or b's
+     * scalar), computed in the operation's dtype and converted to its
+     * result's. */
+    const char *bt = array_dtype_ctype(types->second),
+               *ct = array_dtype_ctype(types->compute),
+               *it = array_dtype_ctype(types->input);
+    array_add_ipow(preamble, types->compute);
+    array_text_add(preamble,
+                   "inline %s kiln_map(%s kiln_a0, %s kiln_b0)\n"
+                   "{\n"
+                   "    const %s a = (%s)kiln_a0;\n"
+                   "    const %s b = (%s)kiln_b0;\n"
+                   "    return (%s)(%s);\n"
+                   "}\n",
+                   it, st, bt, ct, ct, ct, ct, it,
+                   array_op_expression(types->op, types->compute));
+    if (types->scalar)
+        snprintf(arguments, arguments_size,
+                 "__global const %s *x, %s kiln_scalar_b", st, bt);
     else
-        array_text_add(source,
-                       "#define KILN_STEP(acc, index, v, j) "
-                       "(acc = KILN_COMBINE(acc, (v)))\n");
-}
-
-/* The result written from (acc, index) for `count` reduced elements. */
-static void add_final_macro(array_text *source, kiln_array_reduce_op op,
-                            const reduce_types *types)
-{
-    const char *ot = array_dtype_ctype(types->output);
-    if (types->arg)
-        array_text_add(source, "#define KILN_FINAL(acc, index, count) "
-                               "((%s)(index))\n", ot);
-    else if (op == KILN_REDUCE_MEAN)
-        array_text_add(source, "#define KILN_FINAL(acc, index, count) "
-                               "((%s)((acc) / (kiln_acc_t)(count)))\n", ot);
-    else
-        array_text_add(source, "#define KILN_FINAL(acc, index, count) "
-                               "((%s)(acc))\n", ot);
-}
-
-/* The in-group tree over kiln_values / kiln_indices: work-item `lid`
- * combines its value with the one `half` above it, halving from
- * `steps_from`. */
-static void add_tree(array_text *source, const reduce_types *types,
-                     const char *lid, int steps_from)
-{
-    array_text_add(source,
-                   "    for (uint kiln_half = %d; kiln_half > 0; kiln_half /= 2) {\n"
-                   "        if (%s < kiln_half) {\n"
-                   "            uint kiln_o = %s + kiln_half, kiln_m = %s;\n",
-                   steps_from, lid, lid, lid);
-    if (types->arg)
-        array_text_add(source,
-                       "            if (KILN_BETTER(kiln_values[kiln_m], kiln_indices[kiln_m],\n"
-                       "                            kiln_values[kiln_o], kiln_indices[kiln_o])) {\n"
-                       "                kiln_values[kiln_m] = kiln_values[kiln_o];\n"
-                       "                kiln_indices[kiln_m] = kiln_indices[kiln_o];\n"
-                       "            }\n");
-    else
-        array_text_add(source,
-                       "            kiln_values[kiln_m] = KILN_COMBINE(kiln_values[kiln_m], kiln_values[kiln_o]);\n");
-    array_text_add(source,
-                   "        }\n"
-                   "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-                   "    }\n");
-}
-
-/* Writes the tree's result, kiln_values[0]: the final one (where `final`
- * holds) or a partial (its index too, for argmin / argmax). */
-static void add_store(array_text *source, const reduce_types *types,
-                      const char *condition, const char *final,
-                      const char *output_index, const char *partial_index)
-{
-    array_text_add(source,
-                   "    if (%1$s) {\n"
-                   "        if (%4$s)\n"
-                   "            kiln_out[kiln_out_offset + %2$s] = KILN_FINAL(kiln_values[0], KILN_INDEX_OF(0), kiln_length);\n"
-                   "        else {\n"
-                   "            kiln_partial_values[%3$s] = kiln_values[0];\n",
-                   condition, output_index, partial_index, final);
-    if (types->arg)
-        array_text_add(source,
-                       "            kiln_partial_indices[%s] = kiln_indices[0];\n",
-                       partial_index);
-    array_text_add(source, "        }\n"
-                           "    }\n");
-}
-
-static void add_common_params(array_text *source, const reduce_types *types)
-{
-    array_text_add(source,
-                   "(__global const %s *kiln_in, long kiln_in_offset,\n"
-                   "    long kiln_outer, long kiln_length, long kiln_inner,\n"
-                   "    long kiln_splits, long kiln_chunk,\n"
-                   "    __global kiln_acc_t *kiln_partial_values,\n"
-                   "    __global long *kiln_partial_indices,\n"
-                   "    __global %s *kiln_out, long kiln_out_offset,\n"
-                   "    int kiln_finish KILN_EXTRA_PARAMS)\n",
-                   array_dtype_ctype(types->source),
-                   array_dtype_ctype(types->output));
-}
-
-/* The three kernels: rows (inner == 1), columns (inner > 1), finish. */
-static void add_kernels(array_text *source, const reduce_types *types)
-{
-    /* Rows: group g reduces stretch g % splits of row g / splits. */
-    array_text_add(source, "__kernel void kiln_reduce_rows");
-    add_common_params(source, types);
-    array_text_add(
-        source,
-        "{\n"
-        "    __local kiln_acc_t kiln_values[%1$d];\n"
-        "    KILN_LOCAL_INDICES(%1$d);\n"
-        "    const uint kiln_x = get_local_id(0);\n"
-        "    const long kiln_group = get_group_id(0);\n"
-        "    const long kiln_split = kiln_group %% kiln_splits;\n"
-        "    const long kiln_row = kiln_group / kiln_splits;\n"
-        "    const long kiln_start = kiln_split * kiln_chunk;\n"
-        "    const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
-        "    __global const %2$s *kiln_base = kiln_in + kiln_in_offset + kiln_row * kiln_length;\n"
-        "    KILN_BASE_B(kiln_row * kiln_length);\n"
-        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
-        "    long kiln_index = KILN_NO_INDEX;\n"
-        "    long j = kiln_start + kiln_x;\n"
-        "    for (; j + 3 * %1$d < kiln_end; j += 4 * %1$d) {\n"
-        "        kiln_acc_t v0 = KILN_LOAD(j);\n"
-        "        kiln_acc_t v1 = KILN_LOAD(j + %1$d);\n"
-        "        kiln_acc_t v2 = KILN_LOAD(j + 2 * %1$d);\n"
-        "        kiln_acc_t v3 = KILN_LOAD(j + 3 * %1$d);\n"
-        "        KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
-        "        KILN_STEP(kiln_acc, kiln_index, v1, j + %1$d);\n"
-        "        KILN_STEP(kiln_acc, kiln_index, v2, j + 2 * %1$d);\n"
-        "        KILN_STEP(kiln_acc, kiln_index, v3, j + 3 * %1$d);\n"
-        "    }\n"
-        "    for (; j < kiln_end; j += %1$d)\n"
-        "        KILN_STEP(kiln_acc, kiln_index, KILN_LOAD(j), j);\n"
-        "    kiln_values[kiln_x] = kiln_acc;\n"
-        "    KILN_SET_INDEX(kiln_x, kiln_index);\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
-        ARRAY_GROUP_SIZE, array_dtype_ctype(types->source));
-    /* the tree pairs work-items x and x + half */
-    add_tree(source, types, "kiln_x", ARRAY_GROUP_SIZE / 2);
-    add_store(source, types, "kiln_x == 0", "kiln_splits == 1", "kiln_row",
-              "kiln_row * kiln_splits + kiln_split");
-    array_text_add(source, "}\n");
-
-    /* Columns: work-item x of the grid's first dimension owns result item
-     * x (of the outer x inner results) and sums stretch y (the grid's
-     * second dimension) of the reduced axis down its column: neighbouring
-     * work-items read consecutive elements of a row, with no local memory
-     * or barrier.  Split reductions with few splits launch it again with
-     * kiln_finish set and one stretch: each work-item then combines the
-     * `splits` partials of its column (many splits, for few columns, are
-     * combined by kiln_reduce_finish's trees instead).
-     * One kernel serves both launches, told apart by kiln_finish.
-     * (Measured on the H100 against 32 x 8 tiles
-     * with an in-group tree: 77% of copy against 70-74%.  A 1-D grid whose
-     * work-items divide to find their stretch and column cost 3 us of the
-     * 32 us of 4096^2 along axis 0, on CUDA and NVIDIA's OpenCL alike.) */
-    array_text_add(source, "__kernel void kiln_reduce_columns");
-    add_common_params(source, types);
-    array_text_add(
-        source,
-        "{\n"
-        "    const long kiln_item = (long)get_group_id(0) * %1$d + get_local_id(0);\n"
-        "    if (kiln_item >= kiln_outer * kiln_inner)\n"
-        "        return;\n"
-        "    const long kiln_split = get_group_id(1);\n"
-        "    const long kiln_block = kiln_outer == 1 ? 0 : kiln_item / kiln_inner;\n"
-        "    const long kiln_column = kiln_item - kiln_block * kiln_inner;\n"
-        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
-        "    long kiln_index = KILN_NO_INDEX;\n"
-        "    if (kiln_finish) {\n"
-        "        for (long s = 0; s < kiln_splits; ++s) {\n"
-        "            long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
-        "            KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
-        "        }\n"
-        "    } else {\n"
-        "        const long kiln_start = kiln_split * kiln_chunk;\n"
-        "        const long kiln_end = min(kiln_start + kiln_chunk, kiln_length);\n"
-        "        __global const %2$s *kiln_base = kiln_in + kiln_in_offset\n"
-        "            + kiln_block * kiln_length * kiln_inner + kiln_column;\n"
-        "        KILN_BASE_B(kiln_block * kiln_length * kiln_inner + kiln_column);\n"
-        "        long j = kiln_start;\n"
-        "        for (; j + 3 < kiln_end; j += 4) {\n"
-        "            kiln_acc_t v0 = KILN_LOAD(j * kiln_inner);\n"
-        "            kiln_acc_t v1 = KILN_LOAD((j + 1) * kiln_inner);\n"
-        "            kiln_acc_t v2 = KILN_LOAD((j + 2) * kiln_inner);\n"
-        "            kiln_acc_t v3 = KILN_LOAD((j + 3) * kiln_inner);\n"
-        "            KILN_STEP(kiln_acc, kiln_index, v0, j);\n"
-        "            KILN_STEP(kiln_acc, kiln_index, v1, j + 1);\n"
-        "            KILN_STEP(kiln_acc, kiln_index, v2, j + 2);\n"
-        "            KILN_STEP(kiln_acc, kiln_index, v3, j + 3);\n"
-        "        }\n"
-        "        for (; j < kiln_end; ++j)\n"
-        "            KILN_STEP(kiln_acc, kiln_index, KILN_LOAD(j * kiln_inner), j);\n"
-        "    }\n"
-        "    if (kiln_finish || kiln_splits == 1)\n"
-        "        kiln_out[kiln_out_offset + kiln_item] = KILN_FINAL(kiln_acc, kiln_index, kiln_length);\n"
-        "    else {\n"
-        "        const long p = (kiln_block * kiln_splits + kiln_split) * kiln_inner + kiln_column;\n"
-        "        kiln_partial_values[p] = kiln_acc;\n",
-        ARRAY_GROUP_SIZE, array_dtype_ctype(types->source));
-    if (types->arg)
-        array_text_add(source, "        kiln_partial_indices[p] = kiln_index;\n");
-    array_text_add(source, "    }\n"
-                           "}\n\n");
-
-    /* Finish: group g combines the `splits` partials of output g (side by
-     * side for rows, `inner` apart for columns) in a tree. */
-    array_text_add(
-        source,
-        "__kernel void kiln_reduce_finish(__global const kiln_acc_t *kiln_partial_values,\n"
-        "    __global const long *kiln_partial_indices, long kiln_splits,\n"
-        "    long kiln_inner, long kiln_length, __global %2$s *kiln_out,\n"
-        "    long kiln_out_offset)\n"
-        "{\n"
-        "    __local kiln_acc_t kiln_values[%1$d];\n"
-        "    KILN_LOCAL_INDICES(%1$d);\n"
-        "    const uint kiln_r = get_local_id(0);\n"
-        "    const long kiln_output = get_group_id(0);\n"
-        "    const long kiln_block = kiln_output / kiln_inner;\n"
-        "    const long kiln_column = kiln_output - kiln_block * kiln_inner;\n"
-        "    kiln_acc_t kiln_acc = KILN_NEUTRAL;\n"
-        "    long kiln_index = KILN_NO_INDEX;\n"
-        "    for (long s = kiln_r; s < kiln_splits; s += %1$d) {\n"
-        "        long p = (kiln_block * kiln_splits + s) * kiln_inner + kiln_column;\n"
-        "        KILN_STEP(kiln_acc, kiln_index, kiln_partial_values[p], KILN_PARTIAL_INDEX(p));\n"
-        "    }\n"
-        "    kiln_values[kiln_r] = kiln_acc;\n"
-        "    KILN_SET_INDEX(kiln_r, kiln_index);\n"
-        "    barrier(CLK_LOCAL_MEM_FENCE);\n",
-        FINISH_THREADS, array_dtype_ctype(types->output));
-    add_tree(source, types, "kiln_r", FINISH_THREADS / 2);
-    array_text_add(source,
-                   "    if (kiln_r == 0)\n"
-                   "        kiln_out[kiln_out_offset + kiln_output] = "
-                   "KILN_FINAL(kiln_values[0], KILN_INDEX_OF(0), kiln_length);\n"
-                   "}\n");
+        snprintf(arguments, arguments_size,
+                 "__global const %s *x, __global const %s *y", st, bt);
+    /* bools are 0 or 1, as when stored */
+    spec->map_expression =
+        types->input == KILN_DTYPE_BOOL
+            ? (types->scalar ? "kiln_map(x[i], kiln_scalar_b) != 0"
+                             : "kiln_map(x[i], y[i]) != 0")
+            : (types->scalar ? "kiln_map(x[i], kiln_scalar_b)"
+                             : "kiln_map(x[i], y[i])");
 }
 
 /* The generated source of each (op, input dtype), made once per process:
@@ -461,13 +205,14 @@ static void add_kernels(array_text *source, const reduce_types *types)
 #define REDUCE_DTYPES (KILN_DTYPE_BOOL + 1)
 #define BINARY_OPS (KILN_OP_GREATER_EQUAL + 1)
 static _Atomic(char *) reduce_sources[REDUCE_OPS][REDUCE_DTYPES];
-/* Reductions of a OP b (or a OP scalar) for a and b of one dtype; others
- * are made at every call. */
+/* Reductions of a OP b for a and b of one dtype, or of a OP scalar
+ * computed in a's dtype; others are made at every call. */
 static _Atomic(char *) mapped_sources[REDUCE_OPS][BINARY_OPS][REDUCE_DTYPES]
                                      [2];
 
-/* The source of a reduction: kept for the process in `slot` (when not
- * NULL), made at every call otherwise (*made then owns it). */
+/* The instance's source: kept for the process in `slot` (when not NULL),
+ * made at every call otherwise (*made then owns it).  NULL when out of
+ * memory. */
 static const char *reduce_source(kiln_array_reduce_op op,
                                  const reduce_types *types, char **made)
 {
@@ -475,19 +220,33 @@ static const char *reduce_source(kiln_array_reduce_op op,
     *made = NULL;
     if (!types->mapped)
         slot = &reduce_sources[op][types->source];
-    else if (types->scalar || types->second == types->source)
+    /* a scalar's value decides the compute dtype (int32 * 3 is int32,
+     * int32 * 0.5 float64): only the one equal to the array's is kept */
+    else if (types->scalar ? types->compute == types->source
+                           : types->second == types->source)
         slot = &mapped_sources[op][types->op][types->source][types->scalar];
     char *known = slot != NULL ? atomic_load(slot) : NULL;
     if (known != NULL)
         return known;
-    array_text source = {0};
-    add_reduce_macros(&source, op, types);
-    add_final_macro(&source, op, types);
-    add_kernels(&source, types);
-    if (source.failed) {
-        array_text_free(&source);
+    array_reduction_spec spec;
+    char neutral[96], arguments[128];
+    array_text preamble = {0}, source = {0};
+    reduce_spec(op, types, &spec, neutral, sizeof neutral, &preamble,
+                arguments, sizeof arguments);
+    if (preamble.failed) {
+        array_text_free(&preamble);
         return NULL;
     }
+    spec.preamble = preamble.data;
+    array_params params = {0};
+    kiln_status status =
+        array_params_parse("reduction '" REDUCE_NAME "'", arguments, &params);
+    if (status == KILN_OK)
+        status = array_reduction_source(&spec, &params, "x", &source);
+    array_params_free(&params);
+    array_text_free(&preamble);
+    if (status != KILN_OK)
+        return NULL;
     if (slot == NULL) {
         *made = source.data;
         return source.data;
@@ -499,42 +258,6 @@ static const char *reduce_source(kiln_array_reduce_op op,
         return expected;
     }
     return source.data;
-}
-
-/* How many stretches each row's reduction is split into: none while the
- * rows fill the device; else enough groups to fill it once. */
-static size_t row_splits(kiln_context *context, size_t rows, size_t length)
-{
-    size_t busy = array_busy_groups(context);
-    if (rows >= busy)
-        return 1;
-    size_t splits = (busy + rows - 1) / rows;
-    /* Each work-item should still have a few loads per stretch. */
-    size_t most = (length + 4 * ARRAY_GROUP_SIZE - 1) / (4 * ARRAY_GROUP_SIZE);
-    if (splits > most)
-        splits = most;
-    if (splits > MAX_SPLITS)
-        splits = MAX_SPLITS;
-    return splits == 0 ? 1 : splits;
-}
-
-/* The same for columns, a work-item each: enough stretches that the
- * work-items fill the device once (for 4096 columns on the H100, 66
- * stretches of 63 rows; the probe's 64 splits gave 77% of copy, 32 76%,
- * 128 65%), at least 32 rows each. */
-static size_t column_splits(kiln_context *context, size_t items,
-                            size_t length)
-{
-    size_t busy = array_busy_groups(context) * ARRAY_GROUP_SIZE;
-    if (items >= busy)
-        return 1;
-    size_t splits = (busy + items - 1) / items;
-    size_t most = (length + 31) / 32;
-    if (splits > most)
-        splits = most;
-    if (splits > MAX_COLUMN_SPLITS)
-        splits = MAX_COLUMN_SPLITS;
-    return splits == 0 ? 1 : splits;
 }
 
 /* What a reduction reads: the (C-contiguous) array `a`, and for a
@@ -565,112 +288,39 @@ static kiln_status reduce(const char *function, kiln_array_reduce_op op,
     if (status != KILN_OK)
         return status;
 
-    const bool rows = inner == 1;
-    const size_t items = outer * inner; /* results */
-    size_t splits = rows ? row_splits(context, outer, length)
-                         : column_splits(context, items, length);
-    size_t chunk = (length + splits - 1) / splits;
-    if (chunk == 0)
-        chunk = 1;
-    if (!rows && splits > 1) {
-        /* Stretches of a multiple of 4 rows: the column loop takes 4 at a
-         * time, and each row of a ragged end is a load waited for alone
-         * (4096 rows: 64 stretches of 64, not 66 of 63). */
-        chunk = (chunk + 3) / 4 * 4;
-        splits = (length + chunk - 1) / chunk;
-    }
-    /* Rows, and columns split many times, finish with kiln_reduce_finish;
-     * columns split a few times with their own kernel launched again. */
-    const bool finish_tree =
-        splits > 1 && (rows || splits > COLUMN_LOOP_SPLITS);
-
-    kiln_kernel *kernel = NULL, *finish = NULL;
-    status = kiln_kernel_create(
-        program, rows ? "kiln_reduce_rows" : "kiln_reduce_columns", &kernel);
-    if (status == KILN_OK && finish_tree)
-        status = kiln_kernel_create(program, "kiln_reduce_finish", &finish);
-    array_release_program(program); /* the kernels keep it */
-
-    kiln_buffer *partial_values = NULL, *partial_indices = NULL;
-    size_t partials = outer * splits * inner;
-    if (status == KILN_OK && splits > 1) {
-        status = kiln_buffer_create(
-            context, partials * kiln_dtype_size(types->accumulate),
-            &partial_values);
-        if (status == KILN_OK && types->arg)
-            status = kiln_buffer_create(context, partials * sizeof(int64_t),
-                                        &partial_indices);
-    }
-    /* Kernels get a buffer for each parameter, used or not: the result's
-     * own, or the values', stand in. */
-    kiln_buffer *values = partial_values ? partial_values : result->buffer;
-    kiln_buffer *indices = partial_indices ? partial_indices : values;
+    /* The instance's arguments as array_params_args makes them: each
+     * pointer its buffer and byte offset. */
     array_scalar scalar_b;
-    kiln_arg args[] = {
+    kiln_arg args[4] = {
         KILN_ARG_BUFFER(a->buffer),
-        KILN_ARG_LONG((int64_t)a->offset),
-        KILN_ARG_LONG((int64_t)outer),
-        KILN_ARG_LONG((int64_t)length),
-        KILN_ARG_LONG((int64_t)inner),
-        KILN_ARG_LONG((int64_t)splits),
-        KILN_ARG_LONG((int64_t)chunk),
-        KILN_ARG_BUFFER(values),
-        KILN_ARG_BUFFER(indices),
-        KILN_ARG_BUFFER(result->buffer),
-        KILN_ARG_LONG((int64_t)result->offset),
-        KILN_ARG_INT(0), /* kiln_finish */
-        {0}, {0}, /* b, or its scalar */
+        KILN_ARG_ULONG((uint64_t)(a->offset * kiln_dtype_size(a->dtype))),
     };
-    const size_t finish_arg = 11;
-    size_t arg_count = 12;
+    size_t arg_count = 2;
     if (types->mapped && types->scalar) {
         args[arg_count++] =
             array_scalar_arg(types->second, input->scalar, &scalar_b);
     } else if (types->mapped) {
-        args[arg_count++] = KILN_ARG_BUFFER(input->b->buffer);
-        args[arg_count++] = KILN_ARG_LONG((int64_t)input->b->offset);
+        const kiln_array *b = input->b;
+        args[arg_count++] = KILN_ARG_BUFFER(b->buffer);
+        args[arg_count++] = KILN_ARG_ULONG(
+            (uint64_t)(b->offset * kiln_dtype_size(b->dtype)));
     }
-    const size_t column_groups =
-        (items + ARRAY_GROUP_SIZE - 1) / ARRAY_GROUP_SIZE;
-    kiln_launch_config config = {
-        .grid = rows ? KILN_DIM1(outer * splits)
-                     : KILN_DIM2(column_groups, splits),
-        .block = KILN_DIM1(ARRAY_GROUP_SIZE),
+    const array_reduction_run run = {
+        .context = context,
+        .name = REDUCE_NAME,
+        .outer = outer,
+        .length = length,
+        .inner = inner,
+        .acc_size = kiln_dtype_size(types->accumulate),
+        .indices = types->arg,
+        .arg_count = arg_count,
+        .args = args,
+        .out = result->buffer,
+        .out_index = result->offset,
         .stream = stream,
     };
-    if (status == KILN_OK)
-        status = kiln_launch(kernel, &config, arg_count, args);
-    if (status == KILN_OK && finish_tree) {
-        const kiln_arg finish_args[] = {
-            KILN_ARG_BUFFER(values),
-            KILN_ARG_BUFFER(indices),
-            KILN_ARG_LONG((int64_t)splits),
-            KILN_ARG_LONG((int64_t)inner),
-            KILN_ARG_LONG((int64_t)length),
-            KILN_ARG_BUFFER(result->buffer),
-            KILN_ARG_LONG((int64_t)result->offset),
-        };
-        const kiln_launch_config finish_config = {
-            .grid = KILN_DIM1(items),
-            .block = KILN_DIM1(FINISH_THREADS),
-            .stream = stream,
-        };
-        status = kiln_launch(finish, &finish_config,
-                             sizeof finish_args / sizeof finish_args[0],
-                             finish_args);
-    } else if (status == KILN_OK && splits > 1) {
-        args[finish_arg] = KILN_ARG_INT(1);
-        config.grid = KILN_DIM2(column_groups, 1);
-        status = kiln_launch(kernel, &config, arg_count, args);
-    }
-    if (partial_values != NULL)
-        array_release_buffer(partial_values);
-    if (partial_indices != NULL)
-        array_release_buffer(partial_indices);
-    if (kernel != NULL)
-        array_release_kernel(kernel);
-    if (finish != NULL)
-        array_release_kernel(finish);
+    status = array_reduction_launch(program, &run);
+    array_release_program(program);
     return status == KILN_OK ? KILN_OK
                              : array_error_prefix(status, "%s", function);
 }

@@ -5,7 +5,8 @@
  * adds up its part in local memory; the host adds the few partial sums),
  * then the way CuPy and PyCUDA users write it: a reduction generator
  * (kiln_array.h) given the map x[i] * x[i] and the reduction a + b, which
- * makes a kernel like the second, fused and in one launch.
+ * makes a kernel like the second, fused (the partial sums added by a
+ * second launch).
  * Inputs: all ones (the answer must be exactly 16,000,000), then random.
  */
 #include "example.h"

@@ -127,14 +127,14 @@ typedef struct kiln_reduction kiln_reduction;
  * or "" reduces the first pointer argument's elements.  `neutral` is the
  * identity of the reduction ("0", "-INFINITY").
  *
- * The whole reduction is one launch: as many work-groups as keep the
- * device busy each reduce a slice of the input, map and reduce fused,
- * through local memory with a barrier at every step; each writes its
- * partial result, and the last group to finish (counted with one atomic)
- * reduces the partials.  Each stream a reduction runs on gets its own
- * scratch memory for the partials (kept, with a reference to the stream,
- * until the reduction is released), so runs on different streams may
- * overlap.
+ * The kernels are those of kiln_array_reduce (one template serves both):
+ * as many work-groups as keep the device busy each reduce a stretch of
+ * the input, map and reduce fused, through local memory with a barrier at
+ * every step, and when there is more than one, a second launch reduces
+ * their partial results (what OpenCL 1.2 guarantees between work-groups:
+ * no launch relies on one group seeing another's writes).  The kernels
+ * are named `name`_rows, _columns and _finish.  Each run has its own
+ * memory for the partials, so runs on different streams may overlap.
  * @retval KILN_ERR_BUILD the generated source does not compile: the
  * compiler's log and the numbered source are in the message.
  * @retval KILN_ERR_INVALID_ARGUMENT an argument list that does not parse,

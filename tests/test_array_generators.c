@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "harness.h"
+#include "array_test.h"
 #include "kiln_array.h"
 
 #include <math.h>
@@ -396,13 +397,155 @@ static void bad_argument_lists_and_launches(void **state)
     kiln_buffer_release(y);
 }
 
+/* The last program build Kiln logged, at KILN_LOG_INFO. */
+static char last_build[512];
+static void remember_build(kiln_log_level level, const char *message,
+                           void *user_data)
+{
+    (void)user_data;
+    if (level == KILN_LOG_INFO && strncmp(message, "built ", 6) == 0)
+        snprintf(last_build, sizeof last_build, "%s", message);
+}
+
+static bool ends_with(const char *text, const char *end)
+{
+    size_t length = strlen(text), end_length = strlen(end);
+    return length >= end_length &&
+           strcmp(text + length - end_length, end) == 0;
+}
+
+/* Array sums are instances of the reduction generator: the reduction
+ * kiln_reduction_create makes from a plain sum's parameters is the same
+ * program (a hit in the memory cache, the sum having built it) and gives
+ * the same bits, so a fix to the generator is a fix to kiln_array_sum. */
+static void reduction_is_the_array_sum(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t shape[] = {100003 + test_random_u64() % 1000};
+    double *values = NULL;
+    kiln_array *a = array_test_random(context, KILN_DTYPE_FLOAT32, 1, shape,
+                                      -1, 1, &values);
+    kiln_array *sum = NULL;
+    TEST_OK(kiln_array_reduce(KILN_REDUCE_SUM, a, NULL, &sum));
+    float array_sum = 0;
+    TEST_OK(kiln_array_to_host(sum, &array_sum, sizeof array_sum, NULL));
+    double expected = 0;
+    for (size_t i = 0; i < shape[0]; ++i)
+        expected += values[i];
+    if (fabs(array_sum - expected) > 1e-6 * (double)shape[0])
+        fail_msg("kiln_array_reduce: sum %.9g, expected %.9g",
+                 (double)array_sum, expected);
+
+    kiln_log_level level = KILN_LOG_OFF;
+    TEST_OK(kiln_log_get_level(&level));
+    TEST_OK(kiln_log_set_callback(remember_build, NULL));
+    TEST_OK(kiln_log_set_level(KILN_LOG_INFO));
+    last_build[0] = '\0';
+    kiln_reduction *reduction = NULL;
+    kiln_status made = kiln_reduction_create(
+        context, "float", "0", "a + b", NULL, "__global const float *x",
+        "kiln_reduce", NULL, &reduction);
+    kiln_log_set_level(level);
+    kiln_log_set_callback(NULL, NULL);
+    TEST_OK(made);
+    if (!ends_with(last_build, ": memory cache"))
+        fail_msg("kiln_reduction_create of the array sum's instance built "
+                 "a program of its own: \"%s\"", last_build);
+
+    kiln_buffer *buffer = NULL;
+    size_t offset = 1;
+    TEST_OK(kiln_array_get_buffer(a, &buffer, &offset));
+    assert_int_equal(offset, 0);
+    const kiln_arg args[] = {KILN_ARG_BUFFER(buffer)};
+    float generator_sum = 0;
+    TEST_OK(kiln_reduction_run_to_host(reduction, shape[0], 1, args,
+                                       &generator_sum, sizeof generator_sum,
+                                       NULL));
+    if (memcmp(&generator_sum, &array_sum, sizeof array_sum) != 0)
+        fail_msg("kiln_reduction_run %.9g, kiln_array_reduce %.9g",
+                 (double)generator_sum, (double)array_sum);
+    TEST_OK(kiln_reduction_release(reduction));
+    kiln_array_release(sum);
+    kiln_array_release(a);
+    free(values);
+}
+
+/* Elementwise array operations are instances of the elementwise
+ * generator: kiln_array_arange's kernel is the program
+ * kiln_elementwise_create makes of the same operation (a hit in the
+ * memory cache), and launched through the generator it writes the same
+ * values. */
+static void elementwise_is_the_array_arange(void **state)
+{
+    kiln_context *context = test_context(state);
+    const size_t n = 5000 + test_random_u64() % 1000;
+    const double start = test_random_float(-10, 10),
+                 step = test_random_float(0.25f, 2);
+    kiln_array *range = NULL;
+    TEST_OK(kiln_array_arange(context, KILN_DTYPE_FLOAT32, start,
+                              start + step * (double)n - step / 2, step, NULL,
+                              &range));
+    size_t size = 0;
+    TEST_OK(kiln_array_get_size(range, &size));
+    assert_int_equal(size, n);
+    float *from_array = test_alloc(n * sizeof *from_array),
+          *from_generator = test_alloc(n * sizeof *from_generator);
+    TEST_OK(kiln_array_to_host(range, from_array, n * sizeof *from_array,
+                               NULL));
+    for (size_t i = 0; i < n; ++i)
+        if (fabs(from_array[i] - (start + (double)i * step)) >
+            1e-5 * fabs(start + (double)i * step) + 1e-5)
+            fail_msg("arange[%zu] = %.9g, expected %.9g", i,
+                     (double)from_array[i], start + (double)i * step);
+
+    kiln_device_info info;
+    TEST_OK(kiln_context_get_device_info(context, &info));
+    kiln_log_level level = KILN_LOG_OFF;
+    TEST_OK(kiln_log_get_level(&level));
+    TEST_OK(kiln_log_set_callback(remember_build, NULL));
+    TEST_OK(kiln_log_set_level(KILN_LOG_INFO));
+    last_build[0] = '\0';
+    kiln_elementwise *fill = NULL;
+    kiln_status made = kiln_elementwise_create(
+        context, "__global float *kiln_out, kiln_real v0, kiln_real v1",
+        "kiln_out[i] = (float)(v0 + (kiln_real)i * v1)", "kiln_array_fill",
+        info.supports_double ? "typedef double kiln_real;"
+                             : "typedef float kiln_real;",
+        &fill);
+    kiln_log_set_level(level);
+    kiln_log_set_callback(NULL, NULL);
+    TEST_OK(made);
+    if (!ends_with(last_build, ": memory cache"))
+        fail_msg("kiln_elementwise_create of arange's instance built a "
+                 "program of its own: \"%s\"", last_build);
+
+    kiln_buffer *out = test_buffer(context, n * sizeof(float));
+    const kiln_arg args[] = {
+        KILN_ARG_BUFFER(out),
+        info.supports_double ? KILN_ARG_DOUBLE(start)
+                             : KILN_ARG_FLOAT((float)start),
+        info.supports_double ? KILN_ARG_DOUBLE(step)
+                             : KILN_ARG_FLOAT((float)step),
+    };
+    TEST_OK(kiln_elementwise_launch(fill, n, 3, args, NULL));
+    TEST_OK(kiln_buffer_read(out, 0, from_generator, n * sizeof(float)));
+    assert_memory_equal(from_generator, from_array, n * sizeof(float));
+    TEST_OK(kiln_elementwise_release(fill));
+    kiln_buffer_release(out);
+    kiln_array_release(range);
+    free(from_array);
+    free(from_generator);
+}
+
 int main(void)
 {
     const kiln_test tests[] = {
         KILN_TEST(elementwise_saxpy),
         KILN_TEST(elementwise_integers_preamble_and_stream),
+        KILN_TEST(elementwise_is_the_array_arange),
         KILN_TEST(reduction_sum_of_squares),
         KILN_TEST(reduction_max_and_integer_sum),
+        KILN_TEST(reduction_is_the_array_sum),
         KILN_TEST(scan_inclusive_and_exclusive),
         KILN_TEST(scan_with_input_expression),
         KILN_TEST(expression_that_does_not_compile),

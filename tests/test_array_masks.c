@@ -305,6 +305,33 @@ static void reductions_of_operations(void **state)
     kiln_array_release(small);
     free(c);
 
+    /* a weak scalar decides the operation's dtype: (n * 3).sum() of
+     * int32 computes in int32, (n * 0.5).sum() in float64, each with its
+     * own kernel whichever comes first */
+    double *m = NULL;
+    kiln_array *ints = array_test_random(context, KILN_DTYPE_INT32, 1,
+                                         bytes_shape, -1000, 1000, &m);
+    const double factors[] = {3, 0.5, 3};
+    for (size_t f = 0; f < 3; ++f) {
+        TEST_OK(kiln_array_reduce_binary_scalar(KILN_REDUCE_SUM,
+                                                KILN_OP_MULTIPLY, ints,
+                                                factors[f], KILN_AXIS_ALL,
+                                                NULL, &r));
+        expected[0] = 0;
+        for (size_t i = 0; i < 1000; ++i)
+            expected[0] += m[i] * factors[f];
+        kiln_dtype dtype = KILN_DTYPE_BOOL;
+        TEST_OK(kiln_array_get_dtype(r, &dtype));
+        assert_int_equal(dtype, factors[f] == 3 ? KILN_DTYPE_INT64
+                                                : KILN_DTYPE_FLOAT64);
+        got = array_test_read(r, dtype);
+        array_test_near(got, expected, 1, 1e-12, "(n * k).sum()");
+        free(got);
+        kiln_array_release(r);
+    }
+    kiln_array_release(ints);
+    free(m);
+
     /* a row broadcast against the matrix */
     TEST_OK(kiln_array_reduce_binary(KILN_REDUCE_SUM, KILN_OP_ADD, a, row, 0,
                                      NULL, &r));

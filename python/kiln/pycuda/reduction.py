@@ -1,5 +1,6 @@
 """PyCUDA's ReductionKernel on Kiln's reduction generator: map and reduce
-fused, one launch, a barrier at every step (correct on every device).
+fused, a barrier at every step, the work-groups' partials combined by a
+second launch (what OpenCL 1.2 guarantees: correct on every device).
 
 Arguments and expressions are PyCUDA's (CUDA C types; ``a`` and ``b`` in
 the reduce expression, ``i`` in the map expression); they are built as
