@@ -191,7 +191,7 @@ void array_shape_text(const kiln_array *array, char *out, size_t size)
         snprintf(out + used, size - used, "%s)", array->ndim == 1 ? "," : "");
 }
 
-static kiln_status check_shape(size_t ndim, const size_t *shape,
+kiln_status array_shape_check(size_t ndim, const size_t *shape,
                                const char *function, size_t *size)
 {
     if (ndim > KILN_ARRAY_MAX_DIMS)
@@ -238,7 +238,7 @@ kiln_status array_new(kiln_context *context, kiln_dtype dtype, size_t ndim,
     if (status != KILN_OK)
         return status;
     size_t size = 0;
-    status = check_shape(ndim, shape, function, &size);
+    status = array_shape_check(ndim, shape, function, &size);
     if (status != KILN_OK)
         return status;
     status = array_check_device_dtype(context, dtype, function);
@@ -786,7 +786,7 @@ kiln_status kiln_array_reshape(kiln_array *array, size_t ndim,
     if (status != KILN_OK)
         return status;
     size_t size = 0;
-    status = check_shape(ndim, shape, function, &size);
+    status = array_shape_check(ndim, shape, function, &size);
     if (status != KILN_OK)
         return status;
     if (size != array->size) {
@@ -851,7 +851,7 @@ kiln_status kiln_array_view(kiln_array *array, int64_t offset, size_t ndim,
     kiln_status status = check_array_and_out(array, view, function, "view");
     size_t size = 0;
     if (status == KILN_OK)
-        status = check_shape(ndim, shape, function, &size);
+        status = array_shape_check(ndim, shape, function, &size);
     if (status != KILN_OK)
         return status;
     if (ndim > 0 && strides == NULL)
@@ -915,7 +915,7 @@ kiln_status kiln_array_from_buffer(kiln_buffer *buffer, size_t offset,
     kiln_status status = array_check_dtype(dtype, function);
     size_t size = 0;
     if (status == KILN_OK)
-        status = check_shape(ndim, shape, function, &size);
+        status = array_shape_check(ndim, shape, function, &size);
     if (status != KILN_OK)
         return status;
     /* The array's kernels index the memory's owner: a view is its base

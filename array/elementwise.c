@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OPERANDS 3
-/* the destination's place in a layout, after the operands */
-#define DEST MAX_OPERANDS
+#define MAX_OPERANDS ARRAY_MAX_OPERANDS
+#define DEST ARRAY_LAYOUT_DEST
 
 /* How a kernel reads one operand (or writes the destination). */
 typedef enum access {
@@ -25,20 +24,13 @@ typedef enum access {
     ACCESS_STRIDED     /* through strides (broadcast axes: 0) */
 } access;
 
-typedef struct layout {
-    size_t ndim;
-    size_t shape[KILN_ARRAY_MAX_DIMS];
-    /* strides in elements, per operand and for the destination (DEST);
-     * 0 along broadcast axes */
-    int64_t strides[MAX_OPERANDS + 1][KILN_ARRAY_MAX_DIMS];
-} layout;
+typedef array_layout layout;
 
 static const char operand_names[MAX_OPERANDS + 1] = {'a', 'b', 'c', 'o'};
 
-/* The broadcast shape of the operands, or KILN_ERR_SHAPE naming them. */
-static kiln_status broadcast(const char *function,
-                             const array_operand *operands, size_t count,
-                             size_t *ndim, size_t *shape)
+kiln_status array_broadcast_shape(const char *function,
+                                  const array_operand *operands, size_t count,
+                                  size_t *ndim, size_t *shape)
 {
     *ndim = 0;
     for (size_t k = 0; k < count; ++k)
@@ -96,8 +88,8 @@ static void broadcast_strides(const kiln_array *array, size_t ndim,
 /* Strides of every operand and the destination against the result's
  * shape, then axes merged where every one of them steps across them as
  * across one axis, so that most kernels see one or two axes. */
-static void make_layout(const array_operand *operands, size_t count,
-                        const kiln_array *dest, layout *out)
+void array_make_layout(const array_operand *operands, size_t count,
+                       const kiln_array *dest, layout *out)
 {
     *out = (layout){0};
     const size_t ndim = dest->ndim;
@@ -131,17 +123,17 @@ static void make_layout(const array_operand *operands, size_t count,
     out->ndim = kept;
 }
 
-static access layout_access(const layout *lay, size_t k)
+bool array_layout_contiguous(const layout *lay, size_t k)
 {
     /* contiguous with the result: the innermost stride 1 and each outer
      * one the product of the sizes inside it */
     int64_t stride = 1;
     for (size_t d = lay->ndim; d-- > 0;) {
         if (lay->strides[k][d] != stride)
-            return ACCESS_STRIDED;
+            return false;
         stride *= (int64_t)lay->shape[d];
     }
-    return ACCESS_CONTIGUOUS;
+    return true;
 }
 
 /* Generates, builds and launches the kernel of `statement` writing every
@@ -157,12 +149,14 @@ static kiln_status map_launch(const char *preamble, const char *statement,
 {
     kiln_context *context = dest->context;
     layout lay;
-    make_layout(operands, count, dest, &lay);
+    array_make_layout(operands, count, dest, &lay);
     access accesses[MAX_OPERANDS + 1];
     bool any_strided = false;
     for (size_t k = 0; k <= DEST; ++k) {
         bool present = k == DEST || (k < count && operands[k].array != NULL);
-        accesses[k] = !present ? ACCESS_SCALAR : layout_access(&lay, k);
+        accesses[k] = !present                            ? ACCESS_SCALAR
+                      : array_layout_contiguous(&lay, k) ? ACCESS_CONTIGUOUS
+                                                         : ACCESS_STRIDED;
         any_strided |= accesses[k] == ACCESS_STRIDED;
     }
     const char *out_type = array_dtype_ctype(dest->dtype);
@@ -326,7 +320,7 @@ kiln_status array_map(const char *function, const char *preamble,
         operands_context(function, operands, count, NULL, &context);
     size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
     if (status == KILN_OK)
-        status = broadcast(function, operands, count, &ndim, shape);
+        status = array_broadcast_shape(function, operands, count, &ndim, shape);
     if (status != KILN_OK)
         return status;
     kiln_array *made = NULL;
@@ -362,7 +356,7 @@ kiln_status array_map_into(const char *function, const char *preamble,
         all[k] = operands[k];
     all[count] = (array_operand){.array = dest, .dtype = dest->dtype};
     size_t ndim = 0, shape[KILN_ARRAY_MAX_DIMS];
-    status = broadcast(function, all, count + 1, &ndim, shape);
+    status = array_broadcast_shape(function, all, count + 1, &ndim, shape);
     if (status != KILN_OK)
         return status;
     bool same = ndim == dest->ndim;

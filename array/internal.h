@@ -265,6 +265,13 @@ ARRAY_INTERNAL kiln_status array_check(const kiln_array *array,
                                        const char *function, const char *name);
 ARRAY_INTERNAL kiln_status array_check_dtype(kiln_dtype dtype,
                                              const char *function);
+/* `ndim` dimensions of `shape`: at most KILN_ARRAY_MAX_DIMS, and the
+ * sizes other than 0 multiply within size_t whatever their order; *size
+ * their product (0 with any 0).  KILN_ERR_SHAPE, KILN_ERR_INVALID_SIZE or
+ * KILN_ERR_INVALID_ARGUMENT naming `function`. */
+ARRAY_INTERNAL kiln_status array_shape_check(size_t ndim, const size_t *shape,
+                                             const char *function,
+                                             size_t *size);
 /* A new array with uninitialised contents. */
 ARRAY_INTERNAL kiln_status array_new(kiln_context *context, kiln_dtype dtype,
                                      size_t ndim, const size_t *shape,
@@ -331,6 +338,37 @@ typedef struct array_operand {
     double scalar;
     kiln_dtype dtype;        /* the type the expression sees it as */
 } array_operand;
+
+#define ARRAY_MAX_OPERANDS 3
+/* the destination's place in a layout, after the operands */
+#define ARRAY_LAYOUT_DEST ARRAY_MAX_OPERANDS
+
+/* How an elementwise kernel walks its operands and its destination: the
+ * result's shape with the axes merged where every one of them steps
+ * across them as across one axis, and the strides in elements of each
+ * (0 along broadcast axes). */
+typedef struct array_layout {
+    size_t ndim;
+    size_t shape[KILN_ARRAY_MAX_DIMS];
+    int64_t strides[ARRAY_MAX_OPERANDS + 1][KILN_ARRAY_MAX_DIMS];
+} array_layout;
+
+/* The broadcast shape of the operands' arrays (scalars: none), or
+ * KILN_ERR_SHAPE naming them and `function`. */
+ARRAY_INTERNAL kiln_status array_broadcast_shape(const char *function,
+                                                 const array_operand *operands,
+                                                 size_t count, size_t *ndim,
+                                                 size_t *shape);
+/* The layout of `operands` (count at most ARRAY_MAX_OPERANDS) against
+ * `dest`, whose shape is their broadcast shape.  Only shapes and strides
+ * are read: no device (the fuzz target calls it too). */
+ARRAY_INTERNAL void array_make_layout(const array_operand *operands,
+                                      size_t count, const kiln_array *dest,
+                                      array_layout *out);
+/* Whether the layout's operand (or destination) `k` is read at the
+ * result's own index in C order. */
+ARRAY_INTERNAL bool array_layout_contiguous(const array_layout *layout,
+                                            size_t k);
 
 /* Up to ARRAY_MAP_PARAMS long values a map statement reads as kiln_p0,
  * kiln_p1...: sizes and offsets that change between calls without

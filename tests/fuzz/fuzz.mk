@@ -4,7 +4,7 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer.
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = prepared env cache_entry saved_program source translate \
-	generator
+	generator array_shape
 
 # The targets are automake programs (EXTRA_PROGRAMS: built only by make
 # fuzz), compiled with clang: make fuzz runs the build of each with
@@ -34,7 +34,7 @@ CLEANFILES += $(EXTRA_PROGRAMS) $(EXTRA_LIBRARIES)
 EXTRA_PROGRAMS = tests/fuzz/fuzz_prepared tests/fuzz/fuzz_env \
 	tests/fuzz/fuzz_cache_entry tests/fuzz/fuzz_source \
 	tests/fuzz/fuzz_translate tests/fuzz/fuzz_saved_program \
-	tests/fuzz/fuzz_generator
+	tests/fuzz/fuzz_generator tests/fuzz/fuzz_array_shape
 
 tests_fuzz_fuzz_prepared_SOURCES = tests/fuzz/fuzz_prepared.c
 tests_fuzz_fuzz_prepared_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
@@ -87,6 +87,15 @@ tests_fuzz_fuzz_generator_CFLAGS = $(FUZZ_COMPILE_FLAGS)
 tests_fuzz_fuzz_generator_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_generator_LDADD = $(FUZZ_CORE_LIBS)
 
+# Shapes, broadcasting and dtypes of the array layer (array.c,
+# elementwise.c's layout), without a device.
+tests_fuzz_fuzz_array_shape_SOURCES = tests/fuzz/fuzz_array_shape.c \
+	$(libkiln_array_la_SOURCES)
+tests_fuzz_fuzz_array_shape_CPPFLAGS = $(FUZZ_PREPROCESS_FLAGS)
+tests_fuzz_fuzz_array_shape_CFLAGS = $(FUZZ_COMPILE_FLAGS)
+tests_fuzz_fuzz_array_shape_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_array_shape_LDADD = $(FUZZ_CORE_LIBS)
+
 # Seeds: the test kernels for the translator and the include expander,
 # short examples for the rest.
 fuzz-corpus:
@@ -109,6 +118,8 @@ fuzz-corpus:
 	  > tests/fuzz/corpus-generator/a; \
 	 printf '\000\000y[i] = TWICE(x[i])\000\000global float *y, global const float *x\000#define TWICE(v) (2 * (v))\n' \
 	  > tests/fuzz/corpus-generator/b
+	@printf '\003\010\002\003\004\010\001\004\011\003\001\003\004' \
+	  > tests/fuzz/corpus-array_shape/a
 	@$(MAKE) $(AM_MAKEFLAGS) fuzz-corpus-saved
 
 fuzz: fuzz-corpus
