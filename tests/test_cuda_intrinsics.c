@@ -748,7 +748,9 @@ static const builtin_case cases[] = {
     /* double precision, through OpenCL's overloads */
     MATH1(sin, F64, D1(-100, 100), m_sin, 2),
     MATH1(cos, F64, D1(-100, 100), m_cos, 2),
-    MATH1(tan, F64, D1(-100, 100), m_tan, 2),
+    /* CUDA documents 2 ulps; the translation calls OpenCL's tan, which
+     * OpenCL C 1.2 allows 5 (PoCL 3.1: 3 at -76.178777141491793) */
+    MATH1(tan, F64, D1(-100, 100), m_tan, 5),
     MATH1(exp, F64, D1(-700, 700), m_exp, 1),
     MATH1(log, F64, D1LOG(0, 1e300), m_log, 1),
     MATH1(sqrt, F64, D1LOG(0, 1e300), m_sqrt, 0),
