@@ -314,7 +314,8 @@ cx_decl *cx_function_instance(cx_state *st, cx_template *tmpl,
     cx_body ctx = {0};
     ctx.scope = bound;
     cx_decl *decl = cx_read_function(st, &ctx, tmpl->begin, tmpl->end,
-                                     tmpl->flags & (CXF_EXTERN_C), tmpl, args, 0);
+                                     tmpl->flags & (CXF_EXTERN_C | CXF_BUILTIN),
+                                     tmpl, args, 0);
     if (decl == NULL)
         cx_fail(st, at, "'%s' is not a device function",
                 cx_ident_name(st, tmpl->name));
