@@ -231,7 +231,8 @@ int bx_read_functions(bx_state *st)
             long callee = bx_call_at(st, t);
             if (callee < 0 || !st->functions[callee].translated ||
                 (t > 0 && (bx_word(st, t - 1) == BX_W_TYPE ||
-                           bx_punct(st, t - 1, P_STAR))))
+                           (bx_punct(st, t - 1, P_STAR) &&
+                            !bx_after_operand(st, t - 1, fn->body_open + 1)))))
                 continue;
             fn->calls = bx_grow(st, fn->calls, fn->call_count, sizeof *fn->calls);
             fn->calls[fn->call_count++] = (bx_call){t, (size_t)callee};
