@@ -95,3 +95,9 @@ EXTRA_DIST += \
 KILN_TESTS += tests/test_cuda_barriers
 tests_test_cuda_barriers_SOURCES = tests/test_cuda_barriers.c
 EXTRA_DIST += tests/kernels/cuda/early_exit.cu
+
+# Warp primitives (tests/kernels/cuda/warp.cu): natively on CUDA, emulated
+# through shared memory on OpenCL; and what the translation refuses.
+KILN_TESTS += tests/test_cuda_warp
+tests_test_cuda_warp_SOURCES = tests/test_cuda_warp.c
+EXTRA_DIST += tests/kernels/cuda/warp.cu

@@ -48,6 +48,8 @@ static int bx_analyse(bx_state *st)
         f->body = bx_parse(st, f->body_open, f->body_close + 1, 0);
         if (f->body != NULL && bx_lockstep_direct(st, f->body))
             f->lockstep = 1;
+        if (f->body != NULL && bx_range_warp(st, f->body_open, f->body_close))
+            f->lockstep = f->uses_warp = 1;
     }
     /* what synchronises, through calls */
     for (int changed = 1; changed;) {
@@ -182,6 +184,20 @@ static size_t bx_edit_asserts(bx_state *st)
     return found;
 }
 
+/* A warp primitive's name (cuda_barriers_warp.c has the list). */
+static int bx_warp_word(const clc_token *t)
+{
+    static const char *const prefixes[] = {
+        "__shfl", "__ballot_sync", "__any_sync", "__all_sync", "__activemask",
+        "__reduce_"};
+    for (size_t k = 0; k < sizeof prefixes / sizeof prefixes[0]; ++k) {
+        size_t n = strlen(prefixes[k]);
+        if (t->length >= n && memcmp(t->text, prefixes[k], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
                          clc_failure *failure, volatile int *unsupported,
                          int asserts, clc_token **tokens, size_t *count)
@@ -198,7 +214,8 @@ void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
                  ((*tokens)[i].length == 8 &&
                   memcmp((*tokens)[i].text, "volatile", 8) == 0) ||
                  ((*tokens)[i].length >= 13 &&
-                  memcmp((*tokens)[i].text, "__syncthreads", 13) == 0)));
+                  memcmp((*tokens)[i].text, "__syncthreads", 13) == 0) ||
+                 bx_warp_word(&(*tokens)[i])));
     if (!syncs)
         return;
     bx_state *st = clc_arena_alloc(arena, sizeof *st);

@@ -178,10 +178,22 @@ int bx_range_lockstep_calls(const bx_state *st, size_t b, size_t e)
     for (size_t i = b; i < e; ++i) {
         if (bx_word(st, i) == BX_W_WARP_BARRIER && bx_punct(st, i + 1, P_LPAREN))
             return 1;
+        if (bx_warp_call(st, i))
+            return 1;
         long callee = bx_call_at(st, i);
         if (callee >= 0 && st->functions[callee].lockstep)
             return 1;
     }
+    return 0;
+}
+
+/* __syncwarp() and calls of functions with warp-synchronous code, but
+ * not warp primitives (a condition's are hoisted before it). */
+int bx_range_lockstep_functions(const bx_state *st, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; ++i)
+        if (!bx_warp_call(st, i) && bx_range_lockstep_calls(st, i, i + 1))
+            return 1;
     return 0;
 }
 
@@ -471,7 +483,7 @@ void bx_classify(bx_state *st, bx_function *f, bx_stmt *s)
             return;
         }
         if (s->sync && !s->hard && !bx_range_syncs(st, s->open + 1, s->close) &&
-            !bx_range_lockstep_calls(st, s->open + 1, s->close)) {
+            !bx_range_lockstep_functions(st, s->open + 1, s->close)) {
             s->cls = BX_LOCKSTEP_IF;
             bx_spoil(st, s->open, s->close);
             bx_classify(st, f, s->body);

@@ -157,7 +157,7 @@ static void bx_emit_sync_call(bx_state *st, bx_lowering *lw, bx_stmt *s)
     const char *outside = NULL;
     size_t first_call = 0;
     for (size_t i = s->head; i < semi; ++i) {
-        int vote = bx_sync_word_call(st, i);
+        int vote = bx_sync_word_call(st, i) || bx_warp_call(st, i);
         long callee = bx_call_at(st, i);
         if (vote || (callee >= 0 && st->functions[callee].sync)) {
             if (first_call == 0)
@@ -184,12 +184,21 @@ static void bx_emit_sync_call(bx_state *st, bx_lowering *lw, bx_stmt *s)
     size_t *temp = clc_arena_alloc(st->arena, (semi - s->head + 1) * sizeof *temp);
     int whole = 0;
     for (size_t i = s->head; i < semi; ++i) {
+        if (bx_warp_call(st, i)) {
+            size_t number = ++st->labels;
+            temp[i - s->head] = number;
+            whole = i == s->head && st->match[i + 1] + 1 == semi;
+            bx_emit_warp_call(st, i, number);
+            i = st->match[i + 1];
+            continue;
+        }
         int vote = bx_sync_word_call(st, i);
         long callee = bx_call_at(st, i);
         if (!(vote || (callee >= 0 && st->functions[callee].sync)))
             continue;
         size_t open = i + 1, close = st->match[open];
-        if (bx_range_syncs(st, open + 1, close))
+        if (bx_range_syncs(st, open + 1, close) ||
+            bx_range_warp(st, open + 1, close))
             bx_refuse(st, i, "cannot translate '%s' here: calls that "
                              "synchronise inside the arguments of another, in "
                              "a function whose threads may return early "
@@ -271,6 +280,17 @@ static void bx_emit_sync_call(bx_state *st, bx_lowering *lw, bx_stmt *s)
 
 static void bx_emit_end_if(bx_state *st, bx_lowering *lw, bx_stmt *s)
 {
+    /* the condition's warp primitives run in every thread first */
+    for (size_t i = s->open + 1; i < s->close; ++i) {
+        if (!bx_warp_call(st, i))
+            continue;
+        size_t close = st->match[i + 1], temp = ++st->labels;
+        bx_emit_warp_call(st, i, temp);
+        st->replace[i] = bx_printf(st, "__kiln_t%zu", temp);
+        for (size_t k = i + 1; k <= close; ++k)
+            st->replace[k] = "";
+        i = close;
+    }
     size_t number = ++st->labels;
     bx_text(st, bx_printf(st, "{ int __kiln_saved_%zu = __kiln_active; int "
                               "__kiln_taken_%zu = __kiln_active && (",
@@ -414,6 +434,26 @@ static void bx_refuse_divergent(bx_state *st, bx_lowering *lw, const bx_stmt *s)
     if (!s->hard) {
         size_t found = bx_lockstep_in(st, s->begin, s->end);
         at = found ? found : at;
+        size_t warp = bx_range_warp(st, s->begin, s->end);
+        if (warp != 0 && (found == 0 || warp <= found))
+            bx_refuse(st, warp,
+                      "cannot translate '%s' %s (line %u): OpenCL has no "
+                      "warps, so the translation emulates it with barriers "
+                      "that every thread of the block must reach, and only "
+                      "a branch (an if) that some threads skip can be made "
+                      "so (every thread runs it, with a flag of whether it "
+                      "entered)",
+                      bx_name(st, warp),
+                      s->kind == BX_SWITCH ? "inside a switch"
+                      : s->kind == BX_IF
+                          ? "in the condition of an if, or under a condition "
+                            "inside an expression"
+                      : s->divergent_jump
+                          ? "in a loop that a break or continue leaves in "
+                            "only some threads"
+                          : "in a loop whose trip count is not the same in "
+                            "every thread of the block",
+                      st->tokens[s->head].line);
         bx_refuse(st, at,
                   "cannot translate warp-synchronous code (stores through "
                   "volatile shared memory, __syncwarp) %s (line %u): the "
@@ -586,6 +626,9 @@ void bx_emit_function(bx_state *st, bx_function *f)
         bx_text(st, "int __kiln_active = 1;", f->body_open);
     if (f->uses_votes)
         bx_text(st, "__shared__ int __kiln_vote[1];", f->body_open);
+    if (f->uses_warp)
+        bx_text(st, "__shared__ unsigned long long __kiln_warp[1024];",
+                f->body_open);
     if (!f->is_void && !f->is_kernel) {
         bx_return_type(st, f);
         bx_text(st, "__kiln_ret;", f->body_open);

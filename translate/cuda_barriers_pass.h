@@ -81,6 +81,7 @@ typedef struct bx_function {
     int hard;            /* barriers or votes, here or in what it calls     */
     int lockstep;        /* warp-synchronous code, here or in what it calls */
     int lowered, takes_active;
+    int uses_warp;       /* calls warp primitives itself: has the scratch  */
     bx_stmt *body;
     bx_call *calls;
     size_t call_count;
@@ -155,7 +156,9 @@ enum {
     BX_W_ATTRIBUTE,      /* __launch_bounds__, __align__, __attribute__   */
     BX_W_SHARED,         /* __shared__                                     */
     BX_W_CONSTANT,       /* __constant__, const, constexpr                 */
-    BX_W_MUTABLE         /* __device__ (as a variable), __managed__        */
+    BX_W_MUTABLE,        /* __device__ (as a variable), __managed__        */
+    BX_W_WARP            /* a warp primitive: __shfl*_sync, __ballot_sync,
+                            __any/__all_sync, __activemask, __reduce_*_sync */
 };
 
 /* ---- cuda_barriers_tokens.c ------------------------------------------------ */
@@ -178,6 +181,10 @@ int bx_is_assign(const bx_state *st, size_t i);
 int bx_after_operand(const bx_state *st, size_t i, size_t begin);
 /* A call of a barrier or a vote at i: its kind, else 0. */
 int bx_sync_word_call(const bx_state *st, size_t i);
+/* A call of a warp primitive at i. */
+int bx_warp_call(const bx_state *st, size_t i);
+/* The first call of a warp primitive in [b, e), else 0. */
+size_t bx_range_warp(const bx_state *st, size_t b, size_t e);
 /* A call of a function of the program at i: its index, else -1. */
 long bx_call_at(const bx_state *st, size_t i);
 /* The next token at depth 0 in [i, end) that is `punct`; end if none. */
@@ -205,6 +212,8 @@ bx_stmt *bx_parse(bx_state *st, size_t i, size_t end, unsigned depth);
 int bx_range_syncs(const bx_state *st, size_t b, size_t e);
 /* __syncwarp() and calls of functions with warp-synchronous code. */
 int bx_range_lockstep_calls(const bx_state *st, size_t b, size_t e);
+/* ... but not warp primitives. */
+int bx_range_lockstep_functions(const bx_state *st, size_t b, size_t e);
 /* A store into warp-synchronous memory, [b, e) a statement without its
  * ';' (`sdata[tid] += sdata[tid + 16]`, `*p = v`, a volatile __shared__
  * scalar): its assignment operator's index, 0 when it is not one. */
@@ -247,6 +256,11 @@ void bx_edit_votes(bx_state *st, size_t b, size_t e, int active);
  * by the same value, and one that divides by zero has no meaning in
  * CUDA either), so that threads that returned do not trap on a CPU. */
 void bx_edit_divisions(bx_state *st, size_t b, size_t e);
+
+/* ---- cuda_barriers_warp.c -------------------------------------------------- */
+/* The call of a warp primitive at i, emitted as `T __kiln_t<number> =
+ * <the prelude's emulation>;` (the function's scratch is __kiln_warp). */
+void bx_emit_warp_call(bx_state *st, size_t i, size_t number);
 
 /* ---- cuda_barriers_lower.c ------------------------------------------------- */
 size_t bx_lockstep_at(bx_state *st, const bx_function *f);

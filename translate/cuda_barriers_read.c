@@ -63,6 +63,13 @@ void bx_intern_words(bx_state *st)
         {"__shared__", BX_W_SHARED},
         {"__constant__", BX_W_CONSTANT}, {"constexpr", BX_W_CONSTANT},
         {"__managed__", BX_W_MUTABLE},
+        {"__shfl_sync", BX_W_WARP}, {"__shfl_up_sync", BX_W_WARP},
+        {"__shfl_down_sync", BX_W_WARP}, {"__shfl_xor_sync", BX_W_WARP},
+        {"__ballot_sync", BX_W_WARP}, {"__any_sync", BX_W_WARP},
+        {"__all_sync", BX_W_WARP}, {"__activemask", BX_W_WARP},
+        {"__reduce_add_sync", BX_W_WARP}, {"__reduce_min_sync", BX_W_WARP},
+        {"__reduce_max_sync", BX_W_WARP}, {"__reduce_and_sync", BX_W_WARP},
+        {"__reduce_or_sync", BX_W_WARP}, {"__reduce_xor_sync", BX_W_WARP},
     };
     /* first the words whose class other lists must not override */
     for (size_t k = 0; k < sizeof bx_type_words / sizeof bx_type_words[0]; ++k)

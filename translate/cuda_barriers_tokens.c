@@ -130,6 +130,20 @@ int bx_sync_word_call(const bx_state *st, size_t i)
     return 0;
 }
 
+int bx_warp_call(const bx_state *st, size_t i)
+{
+    return bx_word(st, i) == BX_W_WARP && bx_punct(st, i + 1, P_LPAREN) &&
+           !bx_is_member(st, i);
+}
+
+size_t bx_range_warp(const bx_state *st, size_t b, size_t e)
+{
+    for (size_t i = b; i < e; ++i)
+        if (bx_warp_call(st, i))
+            return i;
+    return 0;
+}
+
 /* A call of a function of the program at i: its index, else -1. */
 long bx_call_at(const bx_state *st, size_t i)
 {
@@ -319,6 +333,27 @@ int bx_symbol_uniform(bx_state *st, const clc_symbol *symbol)
  * without side effects (loads from memory and calls of the program's
  * functions are taken as not uniform).  Block votes are uniform values
  * where `votes` says they may run (every thread evaluates the tokens). */
+/* A call at i of a function of the program whose body is `{ return
+ * <number>; }` (a tile's size() once the C++ phase has instantiated it),
+ * with arguments that neither store nor call. */
+static int bx_constant_call(const bx_state *st, size_t i)
+{
+    long callee = bx_call_at(st, i);
+    if (callee < 0)
+        return 0;
+    const bx_function *f = &st->functions[callee];
+    if (!f->defined || f->body_close != f->body_open + 4 ||
+        !bx_is(st, f->body_open + 1, W_return) ||
+        st->tokens[f->body_open + 2].kind != CLC_TOK_NUMBER ||
+        !bx_punct(st, f->body_open + 3, P_SEMI))
+        return 0;
+    for (size_t k = i + 2; k < st->match[i + 1]; ++k)
+        if (bx_is_assign(st, k) || bx_punct(st, k, P_INC) ||
+            bx_punct(st, k, P_DEC) || bx_punct(st, k, P_LPAREN))
+            return 0;
+    return 1;
+}
+
 int bx_uniform(bx_state *st, size_t b, size_t e, int votes)
 {
     for (size_t i = b; i < e; ++i) {
@@ -384,6 +419,10 @@ int bx_uniform(bx_state *st, size_t b, size_t e, int votes)
             }
             if (w == BX_W_PURE)
                 continue;
+            if (bx_constant_call(st, i)) {
+                i = st->match[i + 1];
+                continue;
+            }
             const clc_symbol *symbol = bx_symbol(st, i);
             if (symbol != NULL && symbol->kind == CLC_SYMBOL_TYPEDEF)
                 continue;

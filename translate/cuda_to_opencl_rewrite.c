@@ -45,10 +45,6 @@ static const struct {
                       "grid sync) are not supported: only a block's "
                       "(this_thread_block)"},
     {"this_multi_grid", 1, "multi-device cooperative groups are not supported"},
-    {"tiled_partition", 1, "cooperative groups' tiles (warp-level) are not "
-                           "supported: only a block's (this_thread_block)"},
-    {"thread_block_tile", 1, "cooperative groups' tiles (warp-level) are not "
-                             "supported: only a block's (this_thread_block)"},
     {"coalesced_threads", 1, "cooperative groups' coalesced groups (warp-level) "
                              "are not supported"},
     {"texture", 1, "textures are not supported"},

@@ -45,6 +45,22 @@ static const char cx_builtin_text[] =
     "extern const long long LLONG_MAX, LLONG_MIN; extern const unsigned long long ULLONG_MAX;"
     "void __syncthreads(void); void __threadfence(void); void __threadfence_block(void);"
     "void __threadfence_system(void);"
+    "void __syncwarp(unsigned int); void __syncwarp(void);"
+    "template<typename T> T __shfl_sync(unsigned int,T,int,int=32);"
+    "template<typename T> T __shfl_up_sync(unsigned int,T,unsigned int,int=32);"
+    "template<typename T> T __shfl_down_sync(unsigned int,T,unsigned int,int=32);"
+    "template<typename T> T __shfl_xor_sync(unsigned int,T,int,int=32);"
+    "unsigned int __ballot_sync(unsigned int,int); int __any_sync(unsigned int,int);"
+    "int __all_sync(unsigned int,int); unsigned int __activemask(void);"
+    "unsigned int __reduce_add_sync(unsigned int,unsigned int);"
+    "int __reduce_add_sync(unsigned int,int);"
+    "unsigned int __reduce_min_sync(unsigned int,unsigned int);"
+    "int __reduce_min_sync(unsigned int,int);"
+    "unsigned int __reduce_max_sync(unsigned int,unsigned int);"
+    "int __reduce_max_sync(unsigned int,int);"
+    "unsigned int __reduce_and_sync(unsigned int,unsigned int);"
+    "unsigned int __reduce_or_sync(unsigned int,unsigned int);"
+    "unsigned int __reduce_xor_sync(unsigned int,unsigned int);"
     "int printf(const char *, ...);"
     CX_UNARY(sqrt) CX_UNARY(rsqrt) CX_UNARY(cbrt) CX_UNARY(rcbrt) CX_UNARY(exp)
     CX_UNARY(exp2) CX_UNARY(exp10) CX_UNARY(expm1) CX_UNARY(log) CX_UNARY(log2)
@@ -255,6 +271,41 @@ static const char cx_cooperative_groups_text[] =
     "};"
     "__device__ thread_block this_thread_block() { thread_block b = {0}; return b; }"
     "__device__ void sync(const thread_block &g) { __syncthreads(); }"
+    /* a block's tiles of Size threads (a power of two up to 32): the
+     * warp primitives with Size as their width, votes cut to the tile's
+     * lanes (translate/cuda_barriers_warp.c emulates them) */
+    "template <unsigned int Size> struct thread_block_tile {"
+    "  char unused_;"
+    "  __device__ unsigned int block_rank_() const"
+    "  { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }"
+    "  __device__ void sync() const { __syncwarp(); }"
+    "  __device__ unsigned int thread_rank() const { return block_rank_() % Size; }"
+    "  __device__ constexpr unsigned int size() const { return Size; }"
+    "  __device__ constexpr unsigned int num_threads() const { return Size; }"
+    "  __device__ unsigned int meta_group_rank() const { return block_rank_() / Size; }"
+    "  __device__ unsigned int meta_group_size() const"
+    "  { return (blockDim.x * blockDim.y * blockDim.z + Size - 1) / Size; }"
+    "  template <typename T> __device__ T shfl(T v, int source) const"
+    "  { return __shfl_sync(0xffffffffu, v, source, Size); }"
+    "  template <typename T> __device__ T shfl_up(T v, unsigned int delta) const"
+    "  { return __shfl_up_sync(0xffffffffu, v, delta, Size); }"
+    "  template <typename T> __device__ T shfl_down(T v, unsigned int delta) const"
+    "  { return __shfl_down_sync(0xffffffffu, v, delta, Size); }"
+    "  template <typename T> __device__ T shfl_xor(T v, unsigned int mask) const"
+    "  { return __shfl_xor_sync(0xffffffffu, v, mask, Size); }"
+    "  __device__ unsigned int ballot(int predicate) const {"
+    "    unsigned int bits = __ballot_sync(0xffffffffu, predicate);"
+    "    return (bits >> (block_rank_() & (32u - Size))) &"
+    "           (Size == 32u ? 0xffffffffu : (1u << Size) - 1u); }"
+    "  __device__ int any(int predicate) const { return ballot(predicate) != 0u; }"
+    "  __device__ int all(int predicate) const {"
+    "    unsigned int bits = __ballot_sync(0xffffffffu, !predicate);"
+    "    return ((bits >> (block_rank_() & (32u - Size))) &"
+    "            (Size == 32u ? 0xffffffffu : (1u << Size) - 1u)) == 0u; }"
+    "};"
+    "template <unsigned int Size>"
+    "__device__ thread_block_tile<Size> tiled_partition(const thread_block &g)"
+    "{ thread_block_tile<Size> t = {0}; return t; }"
     "}";
 
 void cx_refuse_library(cx_state *st, size_t begin, size_t end)
@@ -272,11 +323,6 @@ void cx_refuse_library(cx_state *st, size_t begin, size_t end)
                             "supported"},
         {"multi_grid_group", "multi-device cooperative groups are not "
                              "supported"},
-        {"tiled_partition", "cooperative groups' tiles (warp-level) are not "
-                            "supported: only a block's (this_thread_block)"},
-        {"thread_block_tile", "cooperative groups' tiles (warp-level) are "
-                              "not supported: only a block's "
-                              "(this_thread_block)"},
         {"coalesced_threads", "cooperative groups' coalesced groups "
                               "(warp-level) are not supported"},
     };

@@ -106,6 +106,141 @@ __KILN_FN int __kiln_syncthreads_or(int predicate, volatile __local int *counter
 {
     return __kiln_syncthreads_count(predicate, counter) != 0;
 }
+/* Warp primitives (__shfl*_sync, __ballot_sync, __any/__all_sync,
+ * __activemask, __reduce_*_sync), emulated through shared memory: OpenCL
+ * C 1.2 has no sub-groups, and PoCL 3.1 none of width 32.  A warp is 32
+ * consecutive linear thread ids, as in CUDA.  translate/cuda_barriers*.c
+ * makes every thread of the block reach each call (a thread that is not
+ * running the call in CUDA passes active = 0) and gives the function a
+ * __shared__ scratch of __KILN_WARP_SLOTS 64-bit slots.  Each exchange:
+ * a barrier (the previous exchange's reads are done), every thread
+ * writes its slot, a barrier, every thread reads its source's slot. */
+#define __KILN_WARP_SLOTS 1024
+__KILN_FN uint __kiln_warp_self(void)
+{
+    return (uint)((get_local_id(2) * get_local_size(1) + get_local_id(1)) *
+                  get_local_size(0) + get_local_id(0));
+}
+__KILN_FN uint __kiln_warp_threads(void)
+{
+    return (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+}
+/* A block of more than 1024 threads (CUDA's limit) has no slot past the
+ * scratch: such threads neither write nor read it (their results are
+ * their own values); memory stays safe. */
+__KILN_FN ulong __kiln_warp_exchange(ulong bits, uint source,
+                                     __local ulong *scratch)
+{
+    uint self = __kiln_warp_self();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (self < __KILN_WARP_SLOTS)
+        scratch[self] = bits;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint from = (self & ~31u) | source;
+    return from < __KILN_WARP_SLOTS ? scratch[from] : bits;
+}
+/* The source lane of a shuffle as PTX's shfl.sync computes it (mode 0
+ * idx, 1 up, 2 down, 3 xor), with CUDA's c operand for `width`:
+ * ((32 - width) << 8) | (up ? 0 : 31).  An out-of-range source reads the
+ * thread's own value. */
+__KILN_FN uint __kiln_shfl_lane(int mode, uint b, int width)
+{
+    uint lane = __kiln_warp_self() & 31u;
+    uint segmask = (uint)(32 - width) & 31u;
+    uint clamp = mode == 1 ? 0u : 31u;
+    int max_lane = (int)((lane & segmask) | (clamp & ~segmask));
+    int min_lane = (int)(lane & segmask);
+    int bval = (int)(b & 31u), j;
+    int ok;
+    if (mode == 1) {
+        j = (int)lane - bval;
+        ok = j >= max_lane;
+    } else if (mode == 2) {
+        j = (int)lane + bval;
+        ok = j <= max_lane;
+    } else if (mode == 3) {
+        j = (int)(lane ^ (uint)bval);
+        ok = j <= max_lane;
+    } else {
+        j = min_lane | (bval & ~(int)segmask);
+        ok = j <= max_lane;
+    }
+    return ok ? (uint)j : lane;
+}
+#define __KILN_SHFL(S, T, TO_BITS, FROM_BITS) \
+    __KILN_FN T __kiln_shfl_##S(int mode, uint mask, T v, uint b, int width, \
+                                __local ulong *scratch) \
+    { \
+        (void)mask; \
+        ulong bits = __kiln_warp_exchange(TO_BITS, \
+                                          __kiln_shfl_lane(mode, b, width), \
+                                          scratch); \
+        return FROM_BITS; \
+    }
+__KILN_SHFL(i, int, (ulong)(uint)v, (int)(uint)bits)
+__KILN_SHFL(u, uint, (ulong)v, (uint)bits)
+__KILN_SHFL(l, long, (ulong)v, (long)bits)
+__KILN_SHFL(ul, ulong, v, bits)
+__KILN_SHFL(f, float, (ulong)as_uint(v), as_float((uint)bits))
+#ifdef cl_khr_fp64
+__KILN_SHFL(d, double, as_ulong(v), as_double(bits))
+#endif
+/* The lanes of the thread's warp whose `active && predicate` holds, and
+ * that exist (a block's last warp may be partial), within mask. */
+__KILN_FN uint __kiln_warp_ballot(uint mask, int predicate, int active,
+                                  __local ulong *scratch)
+{
+    uint self = __kiln_warp_self(), threads = __kiln_warp_threads();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (self < __KILN_WARP_SLOTS)
+        scratch[self] = active && predicate ? 1 : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint base = self & ~31u, bits = 0;
+    for (uint k = 0; k < 32u; ++k)
+        if (base + k < threads && base + k < __KILN_WARP_SLOTS &&
+            scratch[base + k] != 0)
+            bits |= 1u << k;
+    return bits & mask;
+}
+#define __kiln_warp_any(mask, p, active, scratch) \
+    (__kiln_warp_ballot((mask), (p), (active), (scratch)) != 0u)
+#define __kiln_warp_all(mask, p, active, scratch) \
+    (__kiln_warp_ballot((mask), !(p), (active), (scratch)) == 0u)
+#define __kiln_warp_activemask(active, scratch) \
+    __kiln_warp_ballot(0xffffffffu, 1, (active), (scratch))
+/* __reduce_*_sync: every active lane of mask in the thread's warp. */
+#define __KILN_WARP_REDUCE(NAME, T, INIT, COMBINE) \
+    __KILN_FN T __kiln_reduce_##NAME(uint mask, T v, int active, \
+                                     __local ulong *scratch) \
+    { \
+        uint self = __kiln_warp_self(), threads = __kiln_warp_threads(); \
+        barrier(CLK_LOCAL_MEM_FENCE); \
+        if (self < __KILN_WARP_SLOTS) \
+            scratch[self] = active && (mask >> (self & 31u) & 1u) \
+                                ? ((ulong)1 << 32) | (ulong)(uint)v : 0; \
+        barrier(CLK_LOCAL_MEM_FENCE); \
+        uint base = self & ~31u; \
+        T r = INIT; \
+        for (uint k = 0; k < 32u; ++k) { \
+            if (base + k >= threads || base + k >= __KILN_WARP_SLOTS) \
+                break; \
+            ulong slot = scratch[base + k]; \
+            if ((slot >> 32) == 0) \
+                continue; \
+            T x = (T)(uint)slot; \
+            r = COMBINE; \
+        } \
+        return r; \
+    }
+__KILN_WARP_REDUCE(add_u, uint, 0u, r + x)
+__KILN_WARP_REDUCE(add_i, int, 0, (int)((uint)r + (uint)x))
+__KILN_WARP_REDUCE(min_u, uint, 0xffffffffu, min(r, x))
+__KILN_WARP_REDUCE(min_i, int, 0x7fffffff, min(r, x))
+__KILN_WARP_REDUCE(max_u, uint, 0u, max(r, x))
+__KILN_WARP_REDUCE(max_i, int, (int)0x80000000, max(r, x))
+__KILN_WARP_REDUCE(and_u, uint, 0xffffffffu, r & x)
+__KILN_WARP_REDUCE(or_u, uint, 0u, r | x)
+__KILN_WARP_REDUCE(xor_u, uint, 0u, r ^ x)
 /* An integer divisor in code that threads which returned run too (a
  * loop's condition): zero, which no running thread divides by, is 1. */
 #define __kiln_nonzero(x) ((x) ? (x) : 1)

@@ -40,7 +40,7 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cuda_barriers.c translate/cuda_barriers.h \
 	translate/cuda_barriers_pass.h translate/cuda_barriers_tokens.c \
 	translate/cuda_barriers_analyse.c translate/cuda_barriers_read.c \
-	translate/cuda_barriers_lower.c
+	translate/cuda_barriers_lower.c translate/cuda_barriers_warp.c
 nodist_translate_libkiln_translate_la_SOURCES = translate/prelude_cuda.c \
 	translate/prelude_opencl.c
 translate_libkiln_translate_la_CPPFLAGS = $(AM_CPPFLAGS) \
