@@ -1344,9 +1344,10 @@ static void test_refusals(void **state)
          "lambda", NULL},
         {"__global__ void k(float *a) {\n"
          "  float v = a[threadIdx.x];\n"
-         "  v += __shfl_down_sync(0xffffffff, v, 1);\n  a[0] = v;\n}\n",
-         "warp shuffles", NULL},
-        {"__global__ void k(int *a) {\n  a[0] = __ballot_sync(~0u, a[1]);\n}\n",
+         "  for (int j = 0; j < threadIdx.x; ++j)\n"
+         "    v += __shfl_down_sync(0xffffffff, v, 1);\n  a[0] = v;\n}\n",
+         "in a loop whose trip count", NULL},
+        {"__global__ void k(int *a) {\n  a[0] = __match_any_sync(~0u, a[1]);\n}\n",
          "warp votes", NULL},
         {"#include <cub/cub.cuh>\n__global__ void k(int *a) {}\n",
          "CUDA library headers", NULL},

@@ -308,7 +308,7 @@ static void test_refusals_per_kernel(void **state)
     static const struct {
         const char *kernel, *construct, *line;
     } refused[] = {
-        {"warp_sums", "__shfl_down_sync", "refused_neighbours.cu:9:"},
+        {"warp_sums", "__match_any_sync", "refused_neighbours.cu:9:"},
         {"count_calls", "static local variable", "refused_neighbours.cu:33:"},
     };
     for (int round = 0; round < 2; ++round)

@@ -26,15 +26,28 @@ static const struct {
     int exact;           /* ... or is exactly it                       */
     const char *what;
 } cu_refused[] = {
-    {"__shfl", 0, "warp shuffles are not supported by OpenCL C"},
-    {"__ballot", 0, "warp votes are not supported by OpenCL C"},
-    {"__any", 0, "warp votes are not supported by OpenCL C"},
-    {"__all", 0, "warp votes are not supported by OpenCL C"},
-    {"__activemask", 1, "warp votes are not supported by OpenCL C"},
-    {"__syncwarp", 1, "warp-level synchronisation is not supported by OpenCL C"},
+    /* the _sync forms are emulated (translate/cuda_barriers_warp.c) where
+     * the translation can read the function; what reaches here is not:
+     * the legacy forms (removed by CUDA 9 for sm_70 and newer) and calls
+     * in functions the barrier phase cannot parse */
+    {"__shfl", 0, "warp shuffles are emulated only with CUDA 9's _sync "
+                  "names, in functions whose statements the translation "
+                  "can read"},
+    {"__ballot", 0, "warp votes are emulated only with CUDA 9's _sync "
+                    "names, in functions whose statements the translation "
+                    "can read"},
+    {"__any", 0, "warp votes are emulated only with CUDA 9's _sync names, "
+                 "in functions whose statements the translation can read"},
+    {"__all", 0, "warp votes are emulated only with CUDA 9's _sync names, "
+                 "in functions whose statements the translation can read"},
+    {"__activemask", 1, "warp votes are emulated only in functions whose "
+                        "statements the translation can read"},
+    {"__syncwarp", 1, "__syncwarp is translated only in functions whose "
+                      "statements the translation can read"},
     {"__match_any_sync", 1, "warp votes are not supported by OpenCL C"},
     {"__match_all_sync", 1, "warp votes are not supported by OpenCL C"},
-    {"__reduce_", 0, "warp reductions are not supported by OpenCL C"},
+    {"__reduce_", 0, "warp reductions are emulated only in functions "
+                     "whose statements the translation can read"},
     {"__syncthreads_count", 1, "block votes are not supported by OpenCL C"},
     {"__syncthreads_and", 1, "block votes are not supported by OpenCL C"},
     {"__syncthreads_or", 1, "block votes are not supported by OpenCL C"},

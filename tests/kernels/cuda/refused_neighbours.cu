@@ -1,12 +1,12 @@
 // One file, several kernels, as public code keeps them: the ones the
-// OpenCL translation refuses (a warp shuffle in a helper, a static local)
+// OpenCL translation refuses (a warp match in a helper, a static local)
 // must not keep their neighbours from building
 // (tests/test_cuda_cxx.c: test_refusals_per_kernel).
 
 __device__ float warp_sum(float v)
 {
     for (int offset = 16; offset > 0; offset /= 2)
-        v += __shfl_down_sync(0xffffffff, v, offset);
+        v += __popc(__match_any_sync(0xffffffff, __float_as_int(v) >> offset));
     return v;
 }
 
