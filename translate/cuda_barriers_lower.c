@@ -109,9 +109,11 @@ static int bx_harmless(bx_state *st, size_t b, size_t e)
  * (for which `cond ? (value) : 0` is well formed). */
 static int bx_plain_parameter(bx_state *st, size_t b, size_t e, size_t name)
 {
-    for (size_t k = b; k < e; ++k) {
+    /* a pointer to anything (a struct's too: a C++ method's this) */
+    for (size_t k = b; k < e; ++k)
         if (bx_punct(st, k, P_STAR) || bx_punct(st, k, P_LBRACKET))
             return 1;
+    for (size_t k = b; k < e; ++k) {
         if (k == name)
             continue;
         const clc_symbol *symbol = bx_symbol(st, k);
@@ -214,6 +216,42 @@ static void bx_emit_sync_call(bx_state *st, bx_lowering *lw, bx_stmt *s)
         if (g != NULL && g->is_void && !whole)
             bx_refuse(st, i, "cannot translate '%s' here: a void function "
                              "inside an expression", bx_name(st, i));
+        /* a struct passed by value whose expression a returned thread
+         * must not evaluate: into a variable of the parameter's type
+         * first, zero in such a thread */
+        size_t held[16] = {0};
+        for (size_t p = 0, b = open + 1; g != NULL && b < close; ++p) {
+            size_t e = bx_find(st, b, close, P_COMMA);
+            size_t pb = 0, pe = 0;
+            if (p < g->param_count)
+                pb = bx_argument(st, g->open, p, &pe);
+            if (!bx_harmless(st, b, e) &&
+                !(pb != 0 && bx_plain_parameter(st, pb, pe, g->param_names[p]))) {
+                if (pb == 0 || g->param_names[p] == 0 ||
+                    p >= sizeof held / sizeof held[0])
+                    bx_refuse(st, b, "cannot translate this argument of "
+                                     "'%s': a value of a struct type that "
+                                     "reads memory, passed by threads that "
+                                     "may have returned (line %u) (read it "
+                                     "into a variable first)",
+                              bx_name(st, i), st->tokens[lw->f->trigger].line);
+                held[p] = ++st->labels;
+                for (size_t k = pb; k < pe; ++k) {
+                    if (bx_is(st, k, W_const))
+                        continue;
+                    if (k == g->param_names[p])
+                        bx_text(st, bx_printf(st, "__kiln_a%zu", held[p]), b);
+                    else
+                        bx_put(st, &st->tokens[k]);
+                }
+                bx_text(st, bx_printf(st, "= {0}; if (__kiln_active) __kiln_a%zu = (",
+                                      held[p]),
+                        b);
+                bx_copy(st, b, e);
+                bx_text(st, ");", e - 1);
+            }
+            b = e + 1;
+        }
         size_t number = ++st->labels;
         temp[i - s->head] = number;
         if (!(whole && (vote || g->is_void))) {
@@ -235,18 +273,9 @@ static void bx_emit_sync_call(bx_state *st, bx_lowering *lw, bx_stmt *s)
                 size_t e = bx_find(st, b, close, P_COMMA);
                 if (bx_harmless(st, b, e)) {
                     bx_copy(st, b, e);
+                } else if (p < sizeof held / sizeof held[0] && held[p] != 0) {
+                    bx_text(st, bx_printf(st, "__kiln_a%zu", held[p]), b);
                 } else {
-                    size_t pb = 0, pe = 0;
-                    if (p < g->param_count) {
-                        pb = bx_argument(st, g->open, p, &pe);
-                    }
-                    if (pb == 0 || !bx_plain_parameter(st, pb, pe, g->param_names[p]))
-                        bx_refuse(st, b, "cannot translate this argument of "
-                                         "'%s': a value of a struct type that "
-                                         "reads memory, passed by threads that "
-                                         "may have returned (line %u) (read it "
-                                         "into a variable first)",
-                                  bx_name(st, i), st->tokens[lw->f->trigger].line);
                     bx_text(st, "(__kiln_active ? (", b);
                     bx_copy(st, b, e);
                     bx_text(st, ") : 0)", e - 1);
