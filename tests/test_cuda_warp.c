@@ -450,6 +450,67 @@ static void test_tiles(void **state)
 #undef V
 }
 
+/* cg::reduce as llm.c uses it; the model is CUDA's butterfly (shfl_xor
+ * from 16 down, op(own, other)). */
+static void test_cg_reduce(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_kernel *kernel = test_temp_kernel(warp_program(context), "row_stats");
+    enum { B = 128, BLOCKS = 3, N = BLOCKS * (B / 32) - 3, C = 75 };
+    float *in = ARRAY(float, N * C), maxes[N], sums[N];
+    int32_t hashes[N];
+    test_random_floats(in, N * C, -10.0f, 10.0f);
+    kiln_buffer *bin = test_temp_buffer_from(context, in, N * C * sizeof *in);
+    kiln_buffer *bmax = test_temp_buffer(context, sizeof maxes);
+    kiln_buffer *bsum = test_temp_buffer(context, sizeof sums);
+    kiln_buffer *bhash = test_temp_buffer(context, sizeof hashes);
+    TEST_LAUNCH(kernel, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0,
+                KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bmax),
+                KILN_ARG_BUFFER(bsum), KILN_ARG_BUFFER(bhash), KILN_ARG_INT(N),
+                KILN_ARG_INT(C));
+    test_read(bmax, maxes, sizeof maxes);
+    test_read(bsum, sums, sizeof sums);
+    test_read(bhash, hashes, sizeof hashes);
+    for (int row = 0; row < N; ++row) {
+        const float *x = in + row * C;
+        float m[32], s[32], tmp[32];
+        int32_t h[32], htmp[32];
+        for (int l = 0; l < 32; ++l) {
+            m[l] = -INFINITY;
+            for (int i = l; i < C; i += 32)
+                m[l] = fmaxf(m[l], x[i]);
+        }
+        for (int mask = 16; mask > 0; mask >>= 1) {
+            memcpy(tmp, m, sizeof tmp);
+            for (int l = 0; l < 32; ++l)
+                m[l] = tmp[l] < tmp[l ^ mask] ? tmp[l ^ mask] : tmp[l];
+        }
+        for (int l = 0; l < 32; ++l) {
+            s[l] = 0.0f;
+            h[l] = 0;
+            for (int i = l; i < C; i += 32) {
+                s[l] += x[i] - m[l];
+                int32_t bits;
+                memcpy(&bits, &x[i], sizeof bits);
+                h[l] ^= bits;
+            }
+        }
+        for (int mask = 16; mask > 0; mask >>= 1) {
+            memcpy(tmp, s, sizeof tmp);
+            memcpy(htmp, h, sizeof htmp);
+            for (int l = 0; l < 32; ++l) {
+                s[l] = tmp[l] + tmp[l ^ mask];
+                h[l] = htmp[l] ^ htmp[l ^ mask];
+            }
+        }
+        if (memcmp(&maxes[row], &m[0], sizeof(float)) != 0 ||
+            memcmp(&sums[row], &s[0], sizeof(float)) != 0 || hashes[row] != h[0])
+            fail_msg("row_stats row %d: %.9g %.9g %d, expected %.9g %.9g %d",
+                     row, (double)maxes[row], (double)sums[row], (int)hashes[row],
+                     (double)m[0], (double)s[0], (int)h[0]);
+    }
+}
+
 /* ---- refused on OpenCL, with the construct and the line ------------------ */
 
 static void test_refusals(void **state)
@@ -540,6 +601,7 @@ int main(void)
         KILN_TEST(test_reduce_ops),
         KILN_TEST(test_vote_branch),
         KILN_TEST(test_tiles),
+        KILN_TEST(test_cg_reduce),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_warp", tests, sizeof tests / sizeof tests[0]);

@@ -108,7 +108,7 @@ void bx_emit_warp_call(bx_state *st, size_t i, size_t number)
             kind = &bx_warp_kinds[k];
     size_t open = i + 1, close = st->match[open];
     size_t begin[4], end[4], count = 0;
-    for (size_t b = open + 1; b < close && count < 5;) {
+    for (size_t b = open + 1; b < close;) {
         size_t e = bx_find(st, b, close, P_COMMA);
         if (count < 4) {
             begin[count] = b;

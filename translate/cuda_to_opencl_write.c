@@ -205,8 +205,9 @@ static const char *const cu_provided_headers[] = {
     "chrono", "ctime", "time.h", "memory", "numeric", "iomanip", "fstream",
     "sstream", "random", "functional", "utility", "helper_cuda.h",
     "helper_functions.h", "helper_string.h", "helper_timer.h",
-    /* its block groups: the C++ phase's (cxx_builtins.c) */
-    "cooperative_groups.h",
+    /* its block groups and tiles, cg::reduce: the C++ phase's
+     * (cxx_builtins.c) */
+    "cooperative_groups.h", "cooperative_groups/reduce.h",
 };
 
 /* Headers of CUDA libraries or features the pass refuses. */
@@ -247,11 +248,14 @@ char *cu_filter_includes(cu_state *st, const char *source, size_t length,
                         ++q;
                     const char *name = clc_arena_strndup(st->arena, text + p + 1,
                                                          q - p - 1);
+                    int provided = 0;
                     for (size_t k = 0; k < sizeof cu_provided_headers /
                                                sizeof cu_provided_headers[0]; ++k)
-                        if (strcmp(name, cu_provided_headers[k]) == 0)
+                        if (strcmp(name, cu_provided_headers[k]) == 0) {
                             memset(text + i, ' ', end - i);
-                    for (size_t k = 0; k < sizeof cu_refused_headers /
+                            provided = 1;
+                        }
+                    for (size_t k = 0; !provided && k < sizeof cu_refused_headers /
                                                sizeof cu_refused_headers[0]; ++k)
                         if (strncmp(name, cu_refused_headers[k],
                                     strlen(cu_refused_headers[k])) == 0 &&

@@ -306,6 +306,26 @@ static const char cx_cooperative_groups_text[] =
     "template <unsigned int Size>"
     "__device__ thread_block_tile<Size> tiled_partition(const thread_block &g)"
     "{ thread_block_tile<Size> t = {0}; return t; }"
+    /* cooperative_groups/reduce.h: a tile's reduction, CUDA's butterfly
+     * (shfl_xor from Size / 2 down, op(own, other)), and its operators */
+    "template <typename T> struct plus { char unused_;"
+    "  __device__ T operator()(T a, T b) const { return a + b; } };"
+    "template <typename T> struct less { char unused_;"
+    "  __device__ T operator()(T a, T b) const { return (b < a) ? b : a; } };"
+    "template <typename T> struct greater { char unused_;"
+    "  __device__ T operator()(T a, T b) const { return (a < b) ? b : a; } };"
+    "template <typename T> struct bit_and { char unused_;"
+    "  __device__ T operator()(T a, T b) const { return a & b; } };"
+    "template <typename T> struct bit_or { char unused_;"
+    "  __device__ T operator()(T a, T b) const { return a | b; } };"
+    "template <typename T> struct bit_xor { char unused_;"
+    "  __device__ T operator()(T a, T b) const { return a ^ b; } };"
+    "template <unsigned int Size, typename T, typename Op>"
+    "__device__ T reduce(const thread_block_tile<Size> &g, T v, Op op) {"
+    "  T out = v;"
+    "  for (int mask = (int)(Size >> 1); mask > 0; mask >>= 1)"
+    "    out = op(out, g.shfl_xor(out, mask));"
+    "  return out; }"
     "}";
 
 void cx_refuse_library(cx_state *st, size_t begin, size_t end)

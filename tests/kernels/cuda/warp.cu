@@ -256,3 +256,40 @@ __global__ void tile_reduce(const int *in, int *sums, unsigned *votes,
     if (i < n)
         moved[i] = x * 1000 + (int)warp.thread_rank() * 10 + (int)warp.size() / 32;
 }
+
+// llm.c's dev/cuda style: a warp per row, cg::reduce for the row's
+// maximum, sum and a hash; the rows past the end return first.
+#include <cooperative_groups/reduce.h>
+
+__global__ void row_stats(const float *inp, float *maxes, float *sums,
+                          int *hashes, int N, int C)
+{
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int idx = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
+    if (idx >= N) {
+        return;
+    }
+    const float *x = inp + idx * C;
+
+    float maxval = __int_as_float(0xff800000); // -INFINITY
+    for (int i = warp.thread_rank(); i < C; i += warp.size()) {
+        maxval = fmaxf(maxval, x[i]);
+    }
+    maxval = cg::reduce(warp, maxval, cg::greater<float>{});
+
+    float sumval = 0.0f;
+    int hash = 0;
+    for (int i = warp.thread_rank(); i < C; i += warp.size()) {
+        sumval += x[i] - maxval;
+        hash ^= __float_as_int(x[i]);
+    }
+    sumval = cg::reduce(warp, sumval, cg::plus<float>{});
+    hash = cg::reduce(warp, hash, cg::bit_xor<int>());
+
+    if (warp.thread_rank() == 0) {
+        maxes[idx] = maxval;
+        sums[idx] = sumval;
+        hashes[idx] = hash;
+    }
+}
