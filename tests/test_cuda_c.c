@@ -1344,9 +1344,10 @@ static void test_refusals(void **state)
          "lambda", NULL},
         {"__global__ void k(float *a) {\n"
          "  float v = a[threadIdx.x];\n"
-         "  for (int j = 0; j < threadIdx.x; ++j)\n"
-         "    v += __shfl_down_sync(0xffffffff, v, 1);\n  a[0] = v;\n}\n",
-         "in a loop whose trip count", NULL},
+         "  switch ((int)v) {\n"
+         "  case 1: v += __shfl_down_sync(0xffffffff, v, 1);\n"
+         "  }\n  a[0] = v;\n}\n",
+         "inside a switch", NULL},
         {"__global__ void k(int *a) {\n  a[0] = __match_any_sync(~0u, a[1]);\n}\n",
          "warp votes", NULL},
         {"#include <cub/cub.cuh>\n__global__ void k(int *a) {}\n",

@@ -511,6 +511,43 @@ static void test_cg_reduce(void **state)
     }
 }
 
+/* A loop whose trip count differs between warps, holding a cg::reduce:
+ * every thread iterates while one of the block does. */
+static void test_divergent_loop(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_kernel *kernel = test_temp_kernel(warp_program(context), "causal_rows");
+    enum { B = 128, BLOCKS = 3, T = BLOCKS * (B / 32) - 2, HS = 40 };
+    float *in = ARRAY(float, T * HS), out[T];
+    test_random_floats(in, T * HS, -1.0f, 1.0f);
+    kiln_buffer *bin = test_temp_buffer_from(context, in, T * HS * sizeof *in);
+    kiln_buffer *bout = test_temp_buffer(context, sizeof out);
+    TEST_LAUNCH(kernel, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0,
+                KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bout), KILN_ARG_INT(T),
+                KILN_ARG_INT(HS));
+    test_read(bout, out, sizeof out);
+    for (int t = 0; t < T; ++t) {
+        float acc = 0.0f;
+        for (int t2 = 0; t2 <= t; ++t2) {
+            float v[32], tmp[32];
+            for (int l = 0; l < 32; ++l) {
+                v[l] = 0.0f;
+                for (int i = l; i < HS; i += 32)
+                    v[l] += in[t2 * HS + i];
+            }
+            for (int mask = 16; mask > 0; mask >>= 1) {
+                memcpy(tmp, v, sizeof tmp);
+                for (int l = 0; l < 32; ++l)
+                    v[l] = tmp[l] + tmp[l ^ mask];
+            }
+            acc += v[0];
+        }
+        if (memcmp(&out[t], &acc, sizeof acc) != 0)
+            fail_msg("causal_rows[%d] = %.9g, expected %.9g", t, (double)out[t],
+                     (double)acc);
+    }
+}
+
 /* ---- refused on OpenCL, with the construct and the line ------------------ */
 
 static void test_refusals(void **state)
@@ -525,12 +562,15 @@ static void test_refusals(void **state)
         const char *mentions;
         const char *line;
     } cases[] = {
-        /* a shuffle in a loop whose trip count is the thread's */
+        /* a shuffle in a loop whose trip count is the thread's, that a
+         * return leaves */
         {"__global__ void k(float *a, const int *n) {\n"
          "  int i = threadIdx.x;\n"
          "  float v = a[i];\n"
-         "  for (int j = 0; j < n[i]; ++j)\n"
+         "  for (int j = 0; j < n[i]; ++j) {\n"
          "    v += __shfl_down_sync(0xffffffff, v, 1);\n"
+         "    if (v > 100) return;\n"
+         "  }\n"
          "  a[i] = v;\n"
          "}\n",
          "'__shfl_down_sync' in a loop whose trip count", "refused.cu:5:"},
@@ -602,6 +642,7 @@ int main(void)
         KILN_TEST(test_vote_branch),
         KILN_TEST(test_tiles),
         KILN_TEST(test_cg_reduce),
+        KILN_TEST(test_divergent_loop),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_warp", tests, sizeof tests / sizeof tests[0]);

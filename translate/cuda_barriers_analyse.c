@@ -397,7 +397,8 @@ static int bx_loop_header_uniform(bx_state *st, const bx_stmt *s)
 static int bx_divergent_jump(const bx_stmt *s, int guarded, int in_switch)
 {
     if (s->cls == BX_GUARDED || s->cls == BX_DIVERGENT ||
-        s->cls == BX_LOCKSTEP_IF || s->cls == BX_END_IF)
+        s->cls == BX_LOCKSTEP_IF || s->cls == BX_END_IF ||
+        s->cls == BX_LOCKSTEP_LOOP)
         guarded = 1;
     switch (s->kind) {
     case BX_BREAK:
@@ -419,6 +420,50 @@ static int bx_divergent_jump(const bx_stmt *s, int guarded, int in_switch)
     default:
         return 0;
     }
+}
+
+/* A return, or a break or continue of s's own loop, inside s. */
+static int bx_jumps(const bx_stmt *s, int in_loop)
+{
+    switch (s->kind) {
+    case BX_RETURN: case BX_GOTO:
+        return 1;
+    case BX_BREAK: case BX_CONTINUE:
+        return !in_loop;
+    case BX_FOR: case BX_WHILE: case BX_DO: case BX_SWITCH:
+        return bx_jumps(s->body, 1);
+    default:
+        break;
+    }
+    if ((s->body && bx_jumps(s->body, in_loop)) ||
+        (s->other && bx_jumps(s->other, in_loop)))
+        return 1;
+    for (size_t k = 0; k < s->item_count; ++k)
+        if (bx_jumps(s->items[k], in_loop))
+            return 1;
+    return 0;
+}
+
+/* A for or while whose trip count is not uniform, that holds warp
+ * primitives and no barrier (BX_LOCKSTEP_LOOP): no jumps of its own, no
+ * synchronising calls in its header, an initialiser every thread may
+ * evaluate. */
+int bx_warp_loop(bx_state *st, const bx_stmt *s)
+{
+    if ((s->kind != BX_FOR && s->kind != BX_WHILE) || !s->sync || s->hard ||
+        bx_range_lockstep_calls(st, s->open + 1, s->close) ||
+        bx_range_syncs(st, s->open + 1, s->close) || bx_jumps(s->body, 0))
+        return 0;
+    if (s->kind == BX_FOR) {
+        for (size_t k = s->open + 1; k < s->semi1; ++k)
+            if (bx_punct(st, k, P_LBRACKET) || bx_punct(st, k, P_ARROW) ||
+                (bx_punct(st, k, P_STAR) && !bx_after_operand(st, k, s->open + 1)) ||
+                (bx_ident(st, k) && bx_punct(st, k + 1, P_LPAREN) &&
+                 bx_word(st, k) != BX_W_PURE && bx_word(st, k) != BX_W_TYPE &&
+                 bx_word(st, k) != BX_W_CAST))
+                return 0;
+    }
+    return 1;
 }
 
 /* Only active threads run s: every local it touches varies. */
@@ -510,6 +555,15 @@ void bx_classify(bx_state *st, bx_function *f, bx_stmt *s)
             s->divergent_jump = bx_divergent_jump(s->body, 0, 0);
             if (!s->divergent_jump)
                 return;
+        }
+        if (bx_warp_loop(st, s)) {
+            /* every local it touches varies: threads leave it at
+             * different iterations */
+            s->cls = BX_LOCKSTEP_LOOP;
+            bx_spoil(st, s->begin, s->end);
+            f->uses_votes = 1;
+            bx_classify(st, f, s->body);
+            return;
         }
         bx_guard(st, s, s->sync ? BX_DIVERGENT : BX_GUARDED);
         return;

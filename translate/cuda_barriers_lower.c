@@ -352,6 +352,45 @@ static void bx_emit_end_if(bx_state *st, bx_lowering *lw, bx_stmt *s)
             s->end - 1);
 }
 
+/* A loop whose trip count differs between threads, holding warp
+ * primitives (BX_LOCKSTEP_LOOP): every thread iterates while some thread
+ * of the block still does (a block vote on the condition), with its flag
+ * cleared once its own condition fails; the step runs in the threads
+ * that ran the body. */
+static void bx_emit_warp_loop(bx_state *st, bx_lowering *lw, bx_stmt *s)
+{
+    size_t number = ++st->labels;
+    bx_copy(st, s->begin, s->head); /* pragmas */
+    bx_text(st, bx_printf(st, "{ int __kiln_saved_%zu = __kiln_active;", number),
+            s->head);
+    size_t cond_b = s->open + 1, cond_e = s->close;
+    if (s->kind == BX_FOR) {
+        bx_copy(st, s->open + 1, s->semi1 + 1); /* the initialiser */
+        cond_b = s->semi1 + 1;
+        cond_e = s->semi2;
+    }
+    bx_text(st, bx_printf(st, "for (;;) { int __kiln_go_%zu = __kiln_active && (",
+                          number),
+            s->head);
+    if (cond_b < cond_e)
+        bx_copy(st, cond_b, cond_e);
+    else
+        bx_text(st, "1", s->head);
+    bx_text(st, bx_printf(st, "); if (!__kiln_syncthreads_or(__kiln_go_%zu, "
+                              "__kiln_vote)) break; __kiln_active = "
+                              "__kiln_go_%zu;",
+                          number, number),
+            s->close);
+    bx_emit_nested(st, lw, s->body);
+    if (s->kind == BX_FOR && s->semi2 + 1 < s->close) {
+        bx_text(st, "if (__kiln_active) {", s->semi2);
+        bx_copy(st, s->semi2 + 1, s->close);
+        bx_text(st, "; }", s->close);
+    }
+    bx_text(st, bx_printf(st, "} __kiln_active = __kiln_saved_%zu; }", number),
+            s->end - 1);
+}
+
 /* The first warp-synchronous token in (b, e): a store or __syncwarp, or
  * a call of a function that has them; 0 when none. */
 static size_t bx_lockstep_in(bx_state *st, size_t b, size_t e)
@@ -538,6 +577,7 @@ static void bx_emit(bx_state *st, bx_lowering *lw, bx_stmt *s)
     /* a loop runs again after a return in it, and an if that only some
      * threads enter changes the flag */
     if (s->cls == BX_END_IF || s->cls == BX_LOCKSTEP_IF ||
+        s->cls == BX_LOCKSTEP_LOOP ||
         ((s->kind == BX_FOR || s->kind == BX_WHILE || s->kind == BX_DO) &&
          bx_lowered_return(s)))
         lw->certain = 0;
@@ -585,6 +625,10 @@ static void bx_emit_statement(bx_state *st, bx_lowering *lw, bx_stmt *s)
         return;
     case BX_LOCKSTEP:
         bx_emit_lockstep(st, lw, s);
+        return;
+    case BX_LOCKSTEP_LOOP:
+        bx_close_guard(st, lw, s->begin);
+        bx_emit_warp_loop(st, lw, s);
         return;
     case BX_WARP_BARRIER:
         bx_close_guard(st, lw, s->begin);

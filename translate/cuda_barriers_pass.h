@@ -37,9 +37,14 @@ typedef enum bx_class {
     BX_LOCKSTEP,     /* a store of warp-synchronous code: lanes read, meet,
                         write, meet                                        */
     BX_WARP_BARRIER, /* __syncwarp(): a barrier of every thread           */
-    BX_LOCKSTEP_IF   /* an if that some threads enter, holding only
+    BX_LOCKSTEP_IF,  /* an if that some threads enter, holding only
                         warp-synchronous code: every thread runs it, with
                         the flag of whether it entered                     */
+    BX_LOCKSTEP_LOOP /* a for or while whose trip count is not the same in
+                        every thread, holding only warp primitives (no
+                        barrier, return, break or continue of its own):
+                        every thread iterates while some thread of the
+                        block does, with the flag of whether it still runs */
 } bx_class;
 
 typedef struct bx_stmt bx_stmt;
@@ -221,6 +226,8 @@ size_t bx_lockstep_store(bx_state *st, size_t b, size_t e);
 /* Whether a function's own statements are warp-synchronous code. */
 int bx_lockstep_direct(bx_state *st, const bx_stmt *s);
 void bx_mark_sync(bx_state *st, bx_stmt *s);
+/* A loop that BX_LOCKSTEP_LOOP can run in every thread. */
+int bx_warp_loop(bx_state *st, const bx_stmt *s);
 /* after_sync and at_end, from the statement's place. */
 void bx_mark_place(bx_state *st, bx_stmt *s, int after_sync, int at_end);
 /* Decides what s is, at a place every thread reaches (see bx_class). */

@@ -293,3 +293,27 @@ __global__ void row_stats(const float *inp, float *maxes, float *sums,
         hashes[idx] = hash;
     }
 }
+
+// llm.c's attention_forward_fused1 shape: a warp per row t, a loop over
+// t2 <= t (a trip count that differs between the block's warps) holding
+// a cg::reduce.
+__global__ void causal_rows(const float *in, float *out, int T, int hs)
+{
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int t = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
+    if (t >= T) return;
+
+    float acc = 0.0f;
+    for (int t2 = 0; t2 <= t; t2++) {
+        float val = 0.0f;
+        for (int i = warp.thread_rank(); i < hs; i += warp.size()) {
+            val += in[t2 * hs + i];
+        }
+        val = cg::reduce(warp, val, cg::plus<float>{});
+        acc += val;
+    }
+    if (warp.thread_rank() == 0) {
+        out[t] = acc;
+    }
+}
