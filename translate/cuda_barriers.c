@@ -47,7 +47,7 @@ static int bx_analyse(bx_state *st)
             continue;
         f->body = bx_parse(st, f->body_open, f->body_close + 1, 0);
         if (f->body != NULL && bx_lockstep_direct(st, f->body))
-            f->lockstep = 1;
+            f->lockstep = f->lockstep_memory = 1;
         if (f->body != NULL && bx_range_warp(st, f->body_open, f->body_close))
             f->lockstep = f->uses_warp = 1;
     }
@@ -58,9 +58,11 @@ static int bx_analyse(bx_state *st)
             bx_function *f = &st->functions[k];
             for (size_t c = 0; c < f->call_count; ++c) {
                 const bx_function *g = &st->functions[f->calls[c].callee];
-                if ((g->hard && !f->hard) || (g->lockstep && !f->lockstep)) {
+                if ((g->hard && !f->hard) || (g->lockstep && !f->lockstep) ||
+                    (g->lockstep_memory && !f->lockstep_memory)) {
                     f->hard |= g->hard;
                     f->lockstep |= g->lockstep;
+                    f->lockstep_memory |= g->lockstep_memory;
                     changed = 1;
                 }
             }

@@ -452,8 +452,15 @@ int bx_warp_loop(bx_state *st, const bx_stmt *s)
 {
     if ((s->kind != BX_FOR && s->kind != BX_WHILE) || !s->sync || s->hard ||
         bx_range_lockstep_calls(st, s->open + 1, s->close) ||
-        bx_range_syncs(st, s->open + 1, s->close) || bx_jumps(s->body, 0))
+        bx_range_syncs(st, s->open + 1, s->close) || bx_jumps(s->body, 0) ||
+        bx_lockstep_direct(st, s->body))
         return 0;
+    /* warp primitives only: volatile warp-synchronous code stays refused */
+    for (size_t k = s->body->begin; k < s->body->end; ++k) {
+        long callee = bx_call_at(st, k);
+        if (callee >= 0 && st->functions[callee].lockstep_memory)
+            return 0;
+    }
     if (s->kind == BX_FOR) {
         for (size_t k = s->open + 1; k < s->semi1; ++k)
             if (bx_punct(st, k, P_LBRACKET) || bx_punct(st, k, P_ARROW) ||

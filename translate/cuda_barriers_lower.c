@@ -519,8 +519,13 @@ static void bx_refuse_divergent(bx_state *st, bx_lowering *lw, const bx_stmt *s)
                       : s->divergent_jump
                           ? "in a loop that a break or continue leaves in "
                             "only some threads"
+                      : s->kind == BX_DO
+                          ? "in a do loop whose trip count is not the same "
+                            "in every thread of the block"
                           : "in a loop whose trip count is not the same in "
-                            "every thread of the block",
+                            "every thread of the block, and that a return, "
+                            "break, continue or goto leaves, or with a warp "
+                            "primitive in its condition",
                       st->tokens[s->head].line);
         bx_refuse(st, at,
                   "cannot translate warp-synchronous code (stores through "

@@ -87,6 +87,8 @@ typedef struct bx_function {
     int lockstep;        /* warp-synchronous code, here or in what it calls */
     int lowered, takes_active;
     int uses_warp;       /* calls warp primitives itself: has the scratch  */
+    int lockstep_memory; /* volatile stores or __syncwarp, here or in what
+                            it calls                                       */
     bx_stmt *body;
     bx_call *calls;
     size_t call_count;
