@@ -257,6 +257,15 @@ void cuda_lower_barriers(clc_arena *arena, clc_interner *interner,
     if (asserts_found)
         st->before[0] = "__device__ unsigned int " TRANSLATE_ASSERT_VARIABLE
                         "[" "64" "];";
+    /* one scratch for the warp primitives of every function (the pass
+     * gives each kernel one, and its helpers a pointer to it) */
+    int warp = 0;
+    for (size_t k = 0; k < st->function_count; ++k)
+        warp |= st->functions[k].uses_warp && st->functions[k].lowered;
+    if (warp)
+        st->before[0] = bx_printf(st, "%s__shared__ unsigned long long "
+                                      "__kiln_warp[1024];",
+                                  st->before[0] ? st->before[0] : "");
     /* prototypes and calls of functions that take the caller's flag, and
      * the votes of functions that are not lowered */
     for (size_t p = 0; p < st->prototype_count; ++p) {

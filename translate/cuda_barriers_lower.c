@@ -704,9 +704,6 @@ void bx_emit_function(bx_state *st, bx_function *f)
         bx_text(st, "int __kiln_active = 1;", f->body_open);
     if (f->uses_votes)
         bx_text(st, "__shared__ int __kiln_vote[1];", f->body_open);
-    if (f->uses_warp)
-        bx_text(st, "__shared__ unsigned long long __kiln_warp[1024];",
-                f->body_open);
     if (!f->is_void && !f->is_kernel) {
         bx_return_type(st, f);
         bx_text(st, "__kiln_ret;", f->body_open);
