@@ -548,6 +548,55 @@ static void test_divergent_loop(void **state)
     }
 }
 
+/* cg::inclusive_scan / exclusive_scan on tiles of 8, in CUDA's order
+ * (shfl_up from 1 up; exclusive of a float: the inclusive result of the
+ * rank below, 0 at rank 0). */
+static void test_cg_scan(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_kernel *kernel = test_temp_kernel(warp_program(context), "tile_scans");
+    enum { B = 64, BLOCKS = 2, N = B * BLOCKS - 5, T = B * BLOCKS };
+    float *in = ARRAY(float, N), *incl = ARRAY(float, N), *excl = ARRAY(float, N);
+    int32_t *iincl = ARRAY(int32_t, N);
+    test_random_floats(in, N, -10.0f, 10.0f);
+    kiln_buffer *bin = test_temp_buffer_from(context, in, N * sizeof *in);
+    kiln_buffer *bincl = test_temp_buffer(context, N * sizeof *incl);
+    kiln_buffer *bexcl = test_temp_buffer(context, N * sizeof *excl);
+    kiln_buffer *biincl = test_temp_buffer(context, N * sizeof *iincl);
+    TEST_LAUNCH(kernel, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0,
+                KILN_ARG_BUFFER(bin), KILN_ARG_BUFFER(bincl),
+                KILN_ARG_BUFFER(bexcl), KILN_ARG_BUFFER(biincl), KILN_ARG_INT(N));
+    test_read(bincl, incl, N * sizeof *incl);
+    test_read(bexcl, excl, N * sizeof *excl);
+    test_read(biincl, iincl, N * sizeof *iincl);
+    for (int tile = 0; tile < T / 8; ++tile) {
+        float out[8], tmp[8];
+        int32_t iout[8], itmp[8];
+        for (int r = 0; r < 8; ++r) {
+            int i = tile * 8 + r;
+            out[r] = i < N ? in[i] : 0.0f;
+            iout[r] = (int32_t)(out[r] * 100.0f);
+        }
+        for (int mask = 1; mask < 8; mask <<= 1) {
+            memcpy(tmp, out, sizeof tmp);
+            memcpy(itmp, iout, sizeof itmp);
+            for (int r = mask; r < 8; ++r) {
+                out[r] = tmp[r] + tmp[r - mask];
+                iout[r] = itmp[r] < itmp[r - mask] ? itmp[r - mask] : itmp[r];
+            }
+        }
+        for (int r = 0; r < 8 && tile * 8 + r < N; ++r) {
+            int i = tile * 8 + r;
+            float e = r == 0 ? 0.0f : out[r - 1];
+            if (memcmp(&incl[i], &out[r], sizeof(float)) != 0 ||
+                memcmp(&excl[i], &e, sizeof(float)) != 0 || iincl[i] != iout[r])
+                fail_msg("tile_scans[%d] = %.9g %.9g %d, expected %.9g %.9g %d",
+                         i, (double)incl[i], (double)excl[i], (int)iincl[i],
+                         (double)out[r], (double)e, (int)iout[r]);
+        }
+    }
+}
+
 /* ---- refused on OpenCL, with the construct and the line ------------------ */
 
 static void test_refusals(void **state)
@@ -643,6 +692,7 @@ int main(void)
         KILN_TEST(test_tiles),
         KILN_TEST(test_cg_reduce),
         KILN_TEST(test_divergent_loop),
+        KILN_TEST(test_cg_scan),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_warp", tests, sizeof tests / sizeof tests[0]);

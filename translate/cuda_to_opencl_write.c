@@ -208,6 +208,7 @@ static const char *const cu_provided_headers[] = {
     /* its block groups and tiles, cg::reduce: the C++ phase's
      * (cxx_builtins.c) */
     "cooperative_groups.h", "cooperative_groups/reduce.h",
+    "cooperative_groups/scan.h",
 };
 
 /* Headers of CUDA libraries or features the pass refuses. */

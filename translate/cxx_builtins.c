@@ -326,6 +326,32 @@ static const char cx_cooperative_groups_text[] =
     "  for (int mask = (int)(Size >> 1); mask > 0; mask >>= 1)"
     "    out = op(out, g.shfl_xor(out, mask));"
     "  return out; }"
+    /* cooperative_groups/scan.h: CUDA's order (shfl_up from 1 up,
+     * op(own, lower) where the rank reaches; exclusive: the inclusive
+     * result of the rank below, 0 at rank 0, which for integers is also
+     * CUDA's inclusive result less the value) */
+    "template <unsigned int Size, typename T, typename Op>"
+    "__device__ T inclusive_scan(const thread_block_tile<Size> &g, T v, Op op) {"
+    "  T out = v;"
+    "  for (int mask = 1; mask < (int)Size; mask <<= 1) {"
+    "    T lower = g.shfl_up(out, mask);"
+    "    if (mask <= (int)g.thread_rank()) out = op(out, lower); }"
+    "  return out; }"
+    "template <unsigned int Size, typename T>"
+    "__device__ T inclusive_scan(const thread_block_tile<Size> &g, T v) {"
+    "  T out = v;"
+    "  for (int mask = 1; mask < (int)Size; mask <<= 1) {"
+    "    T lower = g.shfl_up(out, mask);"
+    "    if (mask <= (int)g.thread_rank()) out = out + lower; }"
+    "  return out; }"
+    "template <unsigned int Size, typename T>"
+    "__device__ T exclusive_scan(const thread_block_tile<Size> &g, T v) {"
+    "  T out = v;"
+    "  for (int mask = 1; mask < (int)Size; mask <<= 1) {"
+    "    T lower = g.shfl_up(out, mask);"
+    "    if (mask <= (int)g.thread_rank()) out = out + lower; }"
+    "  T below = g.shfl_up(out, 1);"
+    "  return g.thread_rank() == 0 ? (T)0 : below; }"
     "}";
 
 void cx_refuse_library(cx_state *st, size_t begin, size_t end)

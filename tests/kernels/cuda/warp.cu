@@ -317,3 +317,21 @@ __global__ void causal_rows(const float *in, float *out, int T, int hs)
         out[t] = acc;
     }
 }
+
+// cooperative_groups/scan.h: a tile's inclusive and exclusive sums.
+#include <cooperative_groups/scan.h>
+
+__global__ void tile_scans(const float *in, float *incl, float *excl, int *iincl, int n)
+{
+    cg::thread_block_tile<8> tile8 = cg::tiled_partition<8>(cg::this_thread_block());
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = i < n ? in[i] : 0.0f;
+    float a = cg::inclusive_scan(tile8, v);
+    float b = cg::exclusive_scan(tile8, v);
+    int c = cg::inclusive_scan(tile8, (int)(v * 100.0f), cg::greater<int>());
+    if (i < n) {
+        incl[i] = a;
+        excl[i] = b;
+        iincl[i] = c;
+    }
+}
