@@ -88,6 +88,7 @@ EXTRA_DIST += \
 	tests/kernels/cuda/cxx_patterns.cu \
 	tests/kernels/cuda/public_constructs.cu \
 	tests/kernels/cuda/refused_neighbours.cu \
+	tests/kernels/cuda/cxx_refused_neighbours.cu \
 	tests/kernels/cuda/cooperative_groups.cu
 
 # Kernel templates named by the host (NVRTC's name expressions, CuPy's
