@@ -8,9 +8,11 @@
  * and 128-bit digest of the source after includes were inlined, and the
  * digest of every file the include search read (also those named by
  * #include in groups Kiln's preprocessor does not take, which the compiler
- * may take).  The memory cache (cache_memory.c) and the
- * disk cache (cache_disk.c) both look programs up by it: a hit requires
- * the whole key to match, not only its digest.
+ * may take), and the kernel template instances the host asked for by
+ * name (kiln_build_options.kernel_names, normalised and sorted).  The
+ * memory cache (cache_memory.c) and the disk cache (cache_disk.c) both
+ * look programs up by it: a hit requires the whole key to match, not only
+ * its digest.
  */
 #include "internal.h"
 
@@ -84,6 +86,8 @@ kiln_status kiln_cache_key_make(kiln_context *context,
                                 const char *source, size_t length,
                                 const char *file_digests, bool translated,
                                 const char *target_choices,
+                                const char *const *kernel_names,
+                                size_t kernel_name_count,
                                 kiln_cache_key *key)
 {
     /* The source by its 128-bit digest, not a copy: an entry stays the
@@ -126,6 +130,15 @@ kiln_status kiln_cache_key_make(kiln_context *context,
                (key_append_word(&text, "files") &&
                 key_append_text(&text, file_digests) &&
                 kiln_string_append(&text, "\n", 1)));
+    /* The kernel template instances asked for: another set of names is
+     * another binary. */
+    if (ok && kernel_name_count > 0) {
+        ok = key_append_word(&text, "names ") &&
+             key_append_size(&text, kernel_name_count);
+        for (size_t i = 0; ok && i < kernel_name_count; ++i)
+            ok = key_append_text(&text, kernel_names[i]);
+        ok = ok && kiln_string_append(&text, "\n", 1);
+    }
     if (!ok) {
         kiln_string_free(&text);
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY,

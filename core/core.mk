@@ -22,6 +22,7 @@ libkiln_la_SOURCES = \
 	core/host_memory.c \
 	core/ipc.c \
 	core/kernel.c \
+	core/kernel_names.c \
 	core/launch.c \
 	core/launch_assert.c \
 	core/launch_check.c \

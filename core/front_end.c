@@ -59,6 +59,8 @@ kiln_status kiln_front_end_open(kiln_context *context, const char *text,
         .options = &front->options,
         .reader = &front->reader.reader,
         .target = &front->target,
+        .kernel_names = (const char *const *)options->kernel_names,
+        .kernel_name_count = options->kernel_name_count,
     };
     translate_error error;
     int result = translate_open(&front->input, &front->unit, &error);
@@ -225,11 +227,14 @@ kiln_status kiln_front_end_native(kiln_front_end *front,
     native->source.language = front->native_language;
     native->source.name = front->input.name;
     if (kiln_front_end_translates(front))
+        /* the translation instantiated and listed them */
         return native_translated(front, native);
 
     /* Native: the text as preprocessed, the options as its compiler takes
      * them (NVRTC maps the OpenCL-style ones). */
     native->source.text = kiln_front_end_text(front, &native->source.length);
+    native->source.kernel_names = front->input.kernel_names;
+    native->source.kernel_name_count = front->input.kernel_name_count;
     /* the options of the text as compiled: its files inlined */
     translate_input compiled = front->input;
     compiled.text = native->source.text;

@@ -421,16 +421,44 @@ KILN_INTERNAL bool kiln_built_program_keep_spare(kiln_built_program *built,
                                                  const kiln_backend_kernel_info *info,
                                                  kiln_backend_param *params);
 
+/* What a CUDA C program with templates was built from, kept so that a
+ * kernel template instance named later (kiln_kernel_create) builds it
+ * again with that name added (core/kernel_names.c). */
+typedef struct kiln_program_recipe {
+    char *text;
+    size_t length;
+    char *source_name;       /* NULL: "<kiln program>"                    */
+    char *log_name;
+    char *options;           /* the composed option string                */
+    char **include_dirs;
+    size_t include_dir_count;
+    unsigned flags;          /* kiln_build_options.flags                  */
+    char **kernel_names;     /* normalised, sorted, each once             */
+    size_t kernel_name_count;
+} kiln_program_recipe;
+
 struct kiln_program {
     uint32_t magic;
     kiln_refcount references;
     kiln_context *context;
-    kiln_built_program *built;     /* one reference                      */
-    kiln_backend_program *backend; /* built->backend                     */
+    /* One reference.  A build with a kernel name added replaces it (under
+     * rebuild_lock); the one it replaced stays in `replaced` until the
+     * program is destroyed, since kernels created from it use it. */
+    _Atomic(kiln_built_program *) built;
     kiln_language language;
     kiln_program_origin origin;
     char *build_log;
+    kiln_program_recipe *recipe;   /* NULL: names cannot be added        */
+    pthread_mutex_t rebuild_lock;
+    kiln_built_program **replaced;
+    size_t replaced_count;
 };
+
+/* The program's current build. */
+static inline kiln_built_program *kiln_program_built(const kiln_program *program)
+{
+    return atomic_load(&((kiln_program *)program)->built);
+}
 
 /* A type string parsed by kiln_kernel_prepare.  Replaced ones stay on the
  * kernel's list until it is destroyed: a prepared call in another thread
@@ -445,6 +473,8 @@ struct kiln_kernel {
     uint32_t magic;
     kiln_refcount references;
     kiln_program *program;
+    /* The build it was created from (the program keeps it alive). */
+    kiln_built_program *built;
     kiln_backend_kernel *backend;
     /* The user's parameters (info.params: the backend's, or `params`). */
     kiln_backend_kernel_info info;
@@ -521,11 +551,65 @@ typedef struct kiln_program_options {
     const char **include_dirs;
     size_t include_dir_count;
     bool no_files;           /* KILN_BUILD_NO_INCLUDE                    */
+    /* kiln_build_options.kernel_names normalised (kernel_names.c), sorted,
+     * each once: in the cache key and handed to the front end and the
+     * plugin. */
+    char **kernel_names;
+    size_t kernel_name_count;
 } kiln_program_options;
 
 KILN_INTERNAL kiln_status kiln_program_options_make(
     const kiln_build_options *options, kiln_program_options *parsed);
 KILN_INTERNAL void kiln_program_options_free(kiln_program_options *parsed);
+
+/* ---- kernel_names.c: kernel template instances named by the host ------ */
+
+/* The most bytes of a normalised kernel name (a translation lists names
+ * in 128-byte fields). */
+#define KILN_KERNEL_NAME_MAX 127
+
+/* `name` as one spelling (malloc'ed into *normalised): NVRTC's name
+ * expressions are C++ expressions, so white space between tokens does not
+ * matter and a leading '&' takes the same kernel's address ("&sgemm<64,8>"
+ * and "sgemm< 64, 8 >" are "sgemm<64, 8>": no space but one after each
+ * comma and one between two words).  KILN_ERR_INVALID_ARGUMENT for what is
+ * no name expression (empty, unbalanced brackets, characters such as ';',
+ * '{' or quotes, longer than KILN_KERNEL_NAME_MAX). */
+KILN_INTERNAL kiln_status kiln_kernel_name_normalise(const char *name,
+                                                     char **normalised);
+/* Whether a normalised name names a template instance or a kernel in a
+ * namespace: what a build must be asked for by name. */
+KILN_INTERNAL bool kiln_kernel_name_needs_request(const char *normalised);
+/* Normalises, sorts and deduplicates `count` names into *out (malloc'ed
+ * strings in a malloc'ed array; *out_count of them). */
+KILN_INTERNAL kiln_status kiln_kernel_names_make(const char *const *names,
+                                                 size_t count, char ***out,
+                                                 size_t *out_count);
+KILN_INTERNAL void kiln_kernel_names_free(char **names, size_t count);
+/* Keeps what `program` was built from when it may be asked for template
+ * instances later (CUDA C that spells "template"); a no-op otherwise. */
+KILN_INTERNAL kiln_status kiln_program_recipe_keep(
+    kiln_program *program, const char *text, size_t length,
+    const kiln_build_options *options, const char *composed,
+    const kiln_program_options *parsed, const char *log_name);
+KILN_INTERNAL void kiln_program_recipe_free(kiln_program_recipe *recipe);
+/* Builds `program` again with the normalised `name` added to its kernel
+ * names, and makes that build the program's; KILN_ERR_KERNEL_NOT_FOUND
+ * (with the compiler's or translator's reason) when the program has no
+ * such template or the arguments do not fit. */
+KILN_INTERNAL kiln_status kiln_program_add_kernel_name(kiln_program *program,
+                                                       const char *name);
+
+/* ---- program.c ---------------------------------------------------------- */
+
+/* Builds `text` (through the caches) into *built; *origin and *log (the
+ * compiler's, malloc'ed or NULL) say how.  `parsed` holds the options and
+ * kernel names. */
+KILN_INTERNAL kiln_status kiln_program_build_text(
+    kiln_context *context, const char *text, size_t length, const char *name,
+    const char *log_name, kiln_language language,
+    const kiln_program_options *parsed, kiln_built_program **built,
+    kiln_program_origin *origin, char **log);
 
 /* ---- program_language.c ------------------------------------------------- */
 
@@ -730,6 +814,7 @@ KILN_INTERNAL kiln_status kiln_cache_key_make(
     const translate_options *options, const char *const *include_dirs,
     size_t include_dir_count, const char *source, size_t length,
     const char *file_digests, bool translated, const char *target_choices,
+    const char *const *kernel_names, size_t kernel_name_count,
     kiln_cache_key *key);
 KILN_INTERNAL void kiln_cache_key_free(kiln_cache_key *key);
 /* Memory cache: the built program of an earlier build in this context.

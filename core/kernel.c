@@ -116,6 +116,11 @@ static kiln_status kernel_describe(kiln_kernel *kernel,
     return KILN_OK;
 }
 
+static kiln_status kernel_create_from(kiln_program *program,
+                                      kiln_built_program *built,
+                                      const kiln_kernel_entry *entry,
+                                      const char *name, kiln_kernel **kernel);
+
 kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                                kiln_kernel **kernel)
 {
@@ -126,9 +131,48 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     if (name[0] == '\0')
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "kiln_kernel_create: the kernel name is empty");
-    const kiln_program_description *description =
-        &program->built->description;
-    const kiln_kernel_entry *entry = kiln_description_find(description, name);
+    kiln_built_program *built = kiln_program_built(program);
+    const kiln_kernel_entry *entry =
+        kiln_description_find(&built->description, name);
+    char *normalised = NULL;
+    if (entry == NULL) {
+        /* A kernel template's instance, in any spelling NVRTC takes; one
+         * the build does not have builds the program again with it. */
+        kiln_status status = kiln_kernel_name_normalise(name, &normalised);
+        if (status == KILN_ERR_OUT_OF_HOST_MEMORY)
+            return status;
+        /* no name expression: not found, as any other name */
+        kiln_error_clear();
+        entry = normalised != NULL
+                    ? kiln_description_find(&built->description, normalised)
+                    : NULL;
+        if (entry == NULL && normalised != NULL && program->recipe != NULL &&
+            kiln_kernel_name_needs_request(normalised)) {
+            status = kiln_program_add_kernel_name(program, normalised);
+            if (status != KILN_OK) {
+                free(normalised);
+                return status;
+            }
+            built = kiln_program_built(program);
+            entry = kiln_description_find(&built->description, normalised);
+        }
+        if (entry != NULL)
+            name = normalised;
+    }
+    kiln_status status = kernel_create_from(program, built, entry, name,
+                                            kernel);
+    free(normalised);
+    return status;
+}
+
+/* The kernel `name` (`entry` in its description, NULL when the program's
+ * description does not list it) of `built`, a build of `program`. */
+static kiln_status kernel_create_from(kiln_program *program,
+                                      kiln_built_program *built,
+                                      const kiln_kernel_entry *entry,
+                                      const char *name, kiln_kernel **kernel)
+{
+    const kiln_program_description *description = &built->description;
     /* A translation's kernels are all known: its own are not the user's. */
     if (entry == NULL &&
         description->origin == KILN_DESCRIBED_BY_TRANSLATION)
@@ -144,8 +188,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     kiln_context *context = program->context;
-    kiln_spare_kernel *spare =
-        kiln_built_program_take_spare(program->built, name);
+    kiln_spare_kernel *spare = kiln_built_program_take_spare(built, name);
     kiln_status status = KILN_OK;
     if (spare != NULL) {
         result->backend = spare->backend;
@@ -156,7 +199,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
     } else {
         result->info.struct_size = sizeof result->info;
         status = context->ops->kernel_create(
-            context->backend, program->backend,
+            context->backend, built->backend,
             entry != NULL ? entry->native_name : name, &result->backend,
             &result->info);
         if (status != KILN_OK) {
@@ -185,8 +228,10 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
         free(result);
         return status;
     }
-    /* The kernel keeps its program (and so the context) alive. */
+    /* The kernel keeps its program (and so the context and its build)
+     * alive. */
     result->program = program;
+    result->built = built;
     kiln_handle_init(result, KILN_MAGIC_KERNEL, &program->references);
     *kernel = result;
     return KILN_OK;
@@ -212,7 +257,7 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
         kiln_context *context = program->context;
         /* The backend kernel waits for the next kiln_kernel_create of its
          * name (the name goes with it). */
-        if (!kiln_built_program_keep_spare(program->built, kernel->name,
+        if (!kiln_built_program_keep_spare(kernel->built, kernel->name,
                                            kernel->backend, &kernel->info,
                                            kernel->params)) {
             context->ops->kernel_destroy(context->backend, kernel->backend);

@@ -29,7 +29,7 @@ static size_t translated_args(const kiln_kernel *kernel,
                               const kiln_arg *user_args, kiln_backend_arg *args,
                               hidden_value *values)
 {
-    const kiln_built_program *built = kernel->program->built;
+    const kiln_built_program *built = kernel->built;
     size_t shared = 0;
     if (kernel->local_offsets) {
         for (size_t i = 0; i < arg_count; ++i) {

@@ -19,7 +19,7 @@
 /* The assert variable among the kernel's hidden arguments, or NULL. */
 static kiln_backend_memory *assert_memory(const kiln_kernel *kernel)
 {
-    const kiln_built_program *built = kernel->program->built;
+    const kiln_built_program *built = kernel->built;
     for (size_t h = 0; h < kernel->hidden_count; ++h) {
         const kiln_hidden_arg *hidden = &kernel->hidden[h];
         if (hidden->kind != KILN_HIDDEN_VARIABLE ||

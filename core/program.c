@@ -25,8 +25,8 @@ static kiln_status program_wrap(kiln_context *context,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     result->context = context;
-    result->built = built;
-    result->backend = built->backend;
+    atomic_init(&result->built, built);
+    pthread_mutex_init(&result->rebuild_lock, NULL);
     result->language = language;
     result->origin = origin;
     result->build_log = log;
@@ -171,8 +171,8 @@ static kiln_status program_describe(kiln_context *context,
         kiln_error_clear();
         info = NULL;
         if (!native->read) {
-            static const kiln_backend_program_info none = {sizeof none, 0,
-                                                           NULL};
+            static const kiln_backend_program_info none = {
+                .struct_size = sizeof none};
             info = &none;
         }
     }
@@ -246,7 +246,9 @@ static kiln_status program_find_or_build(kiln_context *context,
                                          kiln_front_end *front,
                                          const kiln_program_options *options,
                                          const char *name,
-                                         kiln_program **program)
+                                         kiln_built_program **result,
+                                         kiln_program_origin *result_origin,
+                                         char **result_log)
 {
     double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
     size_t length = 0;
@@ -260,7 +262,8 @@ static kiln_status program_find_or_build(kiln_context *context,
         options->include_dirs, options->include_dir_count, text, length,
         kiln_front_end_file_digests(front),
         kiln_front_end_translates(front) || kiln_front_end_reads(front),
-        target_choices, &key);
+        target_choices, (const char *const *)options->kernel_names,
+        options->kernel_name_count, &key);
     if (status != KILN_OK)
         return status;
     /* An #include the compiler resolves alone (Kiln did not find its
@@ -282,11 +285,10 @@ static kiln_status program_find_or_build(kiln_context *context,
         uncached ? NULL : kiln_memory_cache_find(context, &key);
     if (built != NULL) {
         kiln_cache_key_free(&key);
-        status = program_wrap(context, built, front->language,
-                              KILN_PROGRAM_FROM_MEMORY_CACHE, NULL, program);
-        if (status == KILN_OK)
-            log_build(context, name, KILN_PROGRAM_FROM_MEMORY_CACHE, started);
-        return status;
+        *result = built;
+        *result_origin = KILN_PROGRAM_FROM_MEMORY_CACHE;
+        log_build(context, name, KILN_PROGRAM_FROM_MEMORY_CACHE, started);
+        return KILN_OK;
     }
 
     kiln_backend_program *backend = NULL;
@@ -325,10 +327,30 @@ static kiln_status program_find_or_build(kiln_context *context,
         kiln_memory_cache_store(context, &key, built);
     kiln_cache_key_free(&key);
     kiln_error_clear();
-    status = program_wrap(context, built, front->language, origin, log,
-                          program);
+    *result = built;
+    *result_origin = origin;
+    *result_log = log;
+    log_build(context, name, origin, started);
+    return KILN_OK;
+}
+
+kiln_status kiln_program_build_text(kiln_context *context, const char *text,
+                                    size_t length, const char *name,
+                                    const char *log_name,
+                                    kiln_language language,
+                                    const kiln_program_options *parsed,
+                                    kiln_built_program **built,
+                                    kiln_program_origin *origin, char **log)
+{
+    *built = NULL;
+    *log = NULL;
+    kiln_front_end front;
+    kiln_status status = kiln_front_end_open(context, text, length, name,
+                                             language, parsed, &front);
     if (status == KILN_OK)
-        log_build(context, name, origin, started);
+        status = program_find_or_build(context, &front, parsed, log_name,
+                                       built, origin, log);
+    kiln_front_end_close(&front);
     return status;
 }
 
@@ -355,6 +377,11 @@ static kiln_status program_build_common(kiln_context *context,
         options->language != KILN_LANGUAGE_CUDA_C)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "unknown source language %d", (int)options->language);
+    if (options->kernel_name_count > 0 &&
+        options->language != KILN_LANGUAGE_CUDA_C)
+        return kiln_error(KILN_ERR_INVALID_ARGUMENT,
+                          "kernel_names name CUDA C kernel template "
+                          "instances; this program is OpenCL C");
     if ((options->define_count > 0 && options->defines == NULL) ||
         (options->include_dir_count > 0 && options->include_dirs == NULL))
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
@@ -377,12 +404,23 @@ static kiln_status program_build_common(kiln_context *context,
             ? build_log_name(options, text, length, kernel_name,
                              sizeof kernel_name)
             : name;
-    kiln_front_end front;
-    status = kiln_front_end_open(context, text, length, name,
-                                 options->language, &parsed, &front);
+    kiln_built_program *built = NULL;
+    kiln_program_origin origin = KILN_PROGRAM_COMPILED;
+    char *log = NULL;
+    status = kiln_program_build_text(context, text, length, name, log_name,
+                                     options->language, &parsed, &built,
+                                     &origin, &log);
     if (status == KILN_OK)
-        status = program_find_or_build(context, &front, &parsed, log_name,
-                                       program);
+        status = program_wrap(context, built, options->language, origin, log,
+                              program);
+    if (status == KILN_OK) {
+        status = kiln_program_recipe_keep(*program, text, length, options,
+                                          parsed.composed, &parsed, log_name);
+        if (status != KILN_OK) {
+            kiln_program_release_internal(*program);
+            *program = NULL;
+        }
+    }
     if (status == KILN_ERR_BUILD && marker >= 0 &&
         options->language == KILN_LANGUAGE_OPENCL_C)
         kiln_error_prefix(status,
@@ -391,7 +429,6 @@ static kiln_status program_build_common(kiln_context *context,
                           "(__global__ at line %u): build it with "
                           ".language = KILN_LANGUAGE_CUDA_C",
                           name, marker_line);
-    kiln_front_end_close(&front);
     kiln_program_options_free(&parsed);
     return status;
 }
@@ -465,7 +502,12 @@ static void program_destroy(kiln_program *program)
 {
     kiln_context *context = program->context;
     /* The context lives until this program's reference is dropped below. */
-    kiln_built_program_release(context, program->built);
+    kiln_built_program_release(context, kiln_program_built(program));
+    for (size_t i = 0; i < program->replaced_count; ++i)
+        kiln_built_program_release(context, program->replaced[i]);
+    free(program->replaced);
+    kiln_program_recipe_free(program->recipe);
+    pthread_mutex_destroy(&program->rebuild_lock);
     free(program->build_log);
     kiln_handle_bury(program);
     kiln_context_release_internal(context);

@@ -13,7 +13,7 @@ kiln_status kiln_program_get_kernel_count(const kiln_program *program,
     kiln_error_clear();
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(count, "count");
-    *count = program->built->description.kernel_count;
+    *count = kiln_program_built(program)->description.kernel_count;
     return KILN_OK;
 }
 
@@ -24,7 +24,7 @@ kiln_status kiln_program_get_kernel_name(const kiln_program *program,
     KILN_CHECK_HANDLE(program, KILN_MAGIC_PROGRAM, "program");
     KILN_CHECK_OUT(name, "name");
     const kiln_program_description *description =
-        &program->built->description;
+        &kiln_program_built(program)->description;
     if (index >= description->kernel_count)
         return kiln_error(KILN_ERR_INVALID_ARGUMENT,
                           "%s: the program has %zu kernel%s; there is no "
@@ -44,7 +44,7 @@ static kiln_status program_variable(kiln_program *program, const char *name,
                                     size_t *size)
 {
     kiln_context *context = program->context;
-    const kiln_built_program *built = program->built;
+    const kiln_built_program *built = kiln_program_built(program);
     if (built->description.origin == KILN_DESCRIBED_BY_TRANSLATION) {
         for (size_t v = 0; v < built->description.variable_count; ++v)
             if (strcmp(built->description.variables[v].name, name) == 0) {
@@ -62,7 +62,8 @@ static kiln_status program_variable(kiln_program *program, const char *name,
                           "the %s plugin cannot reach a program's variables "
                           "(it leaves out the optional program_variable op)",
                           context->ops->name);
-    return context->ops->program_variable(context->backend, program->backend,
+    return context->ops->program_variable(context->backend,
+                                          kiln_program_built(program)->backend,
                                           name, memory, size);
 }
 

@@ -125,6 +125,20 @@ kiln_status kiln_description_from_front_end(
     return KILN_OK;
 }
 
+/* The name kernel_create takes for the plugin's kernel k: its symbol
+ * where the plugin gives one (a name expression's, ABI minor 1). */
+static const char *plugin_native_name(const kiln_backend_program_info *info,
+                                      size_t k)
+{
+    bool has_native = info->struct_size >=
+                      offsetof(kiln_backend_program_info, native_names) +
+                          sizeof info->native_names;
+    if (has_native && info->native_names != NULL &&
+        info->native_names[k] != NULL && info->native_names[k][0] != '\0')
+        return info->native_names[k];
+    return info->kernels[k].name;
+}
+
 kiln_status kiln_description_from_plugin(const kiln_backend_program_info *info,
                                          kiln_program_description *description)
 {
@@ -139,7 +153,8 @@ kiln_status kiln_description_from_plugin(const kiln_backend_program_info *info,
             return kiln_error(KILN_ERR_BACKEND,
                               "the plugin lists a kernel without a name or "
                               "parameters");
-        text += 2 * (strlen(kernel->name) + 1);
+        text += strlen(kernel->name) + 1 +
+                strlen(plugin_native_name(info, k)) + 1;
         if (!kernel->params_known)
             continue;
         params += kernel->param_count;
@@ -171,7 +186,7 @@ kiln_status kiln_description_from_plugin(const kiln_backend_program_info *info,
         const kiln_backend_kernel_entry *from = &info->kernels[k];
         kiln_kernel_entry *to = &description->kernels[k];
         to->name = store_text(&next, from->name);
-        to->native_name = store_text(&next, from->name);
+        to->native_name = store_text(&next, plugin_native_name(info, k));
         to->params_known = from->params_known != 0;
         to->params = param;
         to->hidden = description->hidden_storage;
@@ -250,8 +265,12 @@ kiln_status kiln_description_native(const kiln_backend_program_info *info,
         entries[k].param_count = found->param_count;
         entries[k].params = found->params;
     }
-    kiln_backend_program_info merged = {sizeof merged, info->kernel_count,
-                                        entries};
+    bool has_native = info->struct_size >=
+                      offsetof(kiln_backend_program_info, native_names) +
+                          sizeof info->native_names;
+    kiln_backend_program_info merged = {
+        sizeof merged, info->kernel_count, entries,
+        has_native ? info->native_names : NULL};
     status = kiln_description_from_plugin(&merged, description);
     description->origin = KILN_DESCRIBED_BY_READING;
     free(entries);

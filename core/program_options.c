@@ -91,8 +91,11 @@ void kiln_program_options_free(kiln_program_options *parsed)
     translate_option_lists_free(&parsed->lists);
     free(parsed->include_dirs);
     free(parsed->composed);
+    kiln_kernel_names_free(parsed->kernel_names, parsed->kernel_name_count);
     parsed->include_dirs = NULL;
     parsed->composed = NULL;
+    parsed->kernel_names = NULL;
+    parsed->kernel_name_count = 0;
 }
 
 kiln_status kiln_program_options_make(const kiln_build_options *options,
@@ -103,6 +106,11 @@ kiln_status kiln_program_options_make(const kiln_build_options *options,
     kiln_status status = compose_options(options, &parsed->composed);
     if (status == KILN_OK)
         status = options_parse(parsed->composed, options, parsed);
+    if (status == KILN_OK)
+        status = kiln_kernel_names_make(options->kernel_names,
+                                        options->kernel_name_count,
+                                        &parsed->kernel_names,
+                                        &parsed->kernel_name_count);
     if (status != KILN_OK)
         kiln_program_options_free(parsed);
     return status;

@@ -242,7 +242,8 @@ kiln_status kiln_saved_program_write(kiln_language language,
                                      const void *image, size_t image_size,
                                      void **data, size_t *size)
 {
-    static const kiln_backend_program_info no_info = {sizeof no_info, 0, NULL};
+    static const kiln_backend_program_info no_info = {.struct_size =
+                                                          sizeof no_info};
     if (info == NULL)
         info = &no_info;
     const char *problem = unsavable(info, description, image_size);

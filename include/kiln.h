@@ -930,6 +930,14 @@ typedef struct kiln_build_options {
     const char *name;                  /**< names the build in KILN_LOG's
                                             lines; NULL: the source file,
                                             else the first kernel's name   */
+    /* Added after 1.0, like flags and name. */
+    const char *const *kernel_names;   /**< CUDA C: kernel template
+                                            instances to build, as NVRTC's
+                                            name expressions and CuPy's
+                                            name_expressions:
+                                            "sgemm<64, 8>" (see
+                                            kiln_kernel_create)            */
+    size_t kernel_name_count;          /**< entries in kernel_names        */
 } kiln_build_options;
 
 /** The size of kiln_build_options in Kiln 1.0: what struct_size 0 reads. */
@@ -1044,8 +1052,17 @@ kiln_status kiln_program_get_global(kiln_program *program, const char *name,
 /** A kernel of `program`, by its name.
  * The C name: CUDA C kernels are found with or without extern "C".  The
  * kernel holds a reference to its program.
+ * A CUDA C kernel template's instance is named as NVRTC's name expressions
+ * and CuPy's name_expressions name it: "sgemm<64, 8>", "scale<float>",
+ * "ns::k".  White space does not matter ("sgemm<64,8>" is the same
+ * kernel), and a leading '&' may be given.  An instance the program was
+ * not built with (kiln_build_options.kernel_names gives them up front)
+ * builds the program again with it added, through the kernel cache; the
+ * kernels created before keep their build, and the program's
+ * __device__ variables are the new build's from then on.
  * @retval KILN_ERR_KERNEL_NOT_FOUND the program has no kernel of that name
- * (the message lists those it has). */
+ * (the message lists those it has), or no template that the arguments
+ * instantiate (the message gives the compiler's or translator's reason). */
 kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                                kiln_kernel **kernel);
 /** Adds a reference to `kernel`: one more kiln_kernel_release before it goes. */

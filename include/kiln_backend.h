@@ -64,7 +64,7 @@ extern "C" {
 #endif
 
 #define KILN_BACKEND_ABI_MAJOR 3
-#define KILN_BACKEND_ABI_MINOR 0
+#define KILN_BACKEND_ABI_MINOR 1
 #define KILN_BACKEND_ENTRY_SYMBOL "kiln_backend_entry"
 
 /* Each backend defines these structs privately. */
@@ -203,6 +203,14 @@ typedef struct kiln_backend_source {
      * there are any. */
     const kiln_backend_header *headers;
     size_t header_count;
+    /* Minor 1.  Kernel template instances and kernels in namespaces the
+     * host names (NVRTC's name expressions: "sgemm<64, 8>", "ns::k"),
+     * each spelled once, as the core normalised it.  A compiler that
+     * mangles names instantiates each and lists it under that name in
+     * program_kernels (with its symbol in native_names); a translated
+     * program's kernels are already instantiated and listed. */
+    const char *const *kernel_names;
+    size_t kernel_name_count;
 } kiln_backend_source;
 
 /* What a backend knows of a kernel; the core zeroes it and sets
@@ -235,6 +243,11 @@ typedef struct kiln_backend_program_info {
     size_t struct_size;
     size_t kernel_count;
     const kiln_backend_kernel_entry *kernels;
+    /* Minor 1.  Per kernel, the name kernel_create takes for it when that
+     * is not its listed name (a name expression's mangled symbol); NULL,
+     * or a NULL entry: the listed name.  The core keeps these with the
+     * program, also in the disk cache. */
+    const char *const *native_names;
 } kiln_backend_program_info;
 
 /* One checked launch argument. */

@@ -88,7 +88,14 @@ EXTRA_DIST += \
 	tests/kernels/cuda/cxx_patterns.cu \
 	tests/kernels/cuda/public_constructs.cu \
 	tests/kernels/cuda/refused_neighbours.cu \
+	tests/kernels/cuda/cxx_refused_neighbours.cu \
 	tests/kernels/cuda/cooperative_groups.cu
+
+# Kernel templates named by the host (NVRTC's name expressions, CuPy's
+# name_expressions): tests/kernels/cuda/templates_by_name.cu.
+KILN_TESTS += tests/test_cuda_names
+tests_test_cuda_names_SOURCES = tests/test_cuda_names.c
+EXTRA_DIST += tests/kernels/cuda/templates_by_name.cu
 
 # CUDA's barriers: threads that return before __syncthreads() (tests/
 # kernels/cuda/early_exit.cu), block votes, what the translation refuses.

@@ -12,6 +12,7 @@
 #include "fuzz/fuzz_host.h" /* a stand-in for the core's host API */
 #include "translate.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,12 +309,80 @@ static void nvrtc_options_from_the_lists(void **state)
     translate_option_lists_free(&lists);
 }
 
+/* Kernel template instances named by the core (kiln_backend_source's
+ * kernel_names): each an NVRTC name expression, compiled, and lowered to
+ * the symbol the image defines; a name that is no instance fails the
+ * build naming it. */
+static void name_expressions_are_lowered(void **state)
+{
+    (void)state;
+    static const char source_text[] =
+        "template <int B, int T>\n"
+        "__global__ void tiled(float *x) { x[threadIdx.x] *= B * T; }\n"
+        "template <typename T>\n"
+        "__global__ void twice(T *x) { x[threadIdx.x] *= 2; }\n"
+        "namespace ns { __global__ void k(int *x) { x[0] = 1; } }\n";
+    static const char *const names[] = {"tiled<64, 8>", "twice<double>",
+                                        "ns::k"};
+    static const char *const symbols[] = {"_Z5tiledILi64ELi8EEvPf",
+                                          "_Z5twiceIdEvPT_", "_ZN2ns1kEPi"};
+    cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
+    kiln_backend_source source = {
+        .struct_size = sizeof source,
+        .language = KILN_LANGUAGE_CUDA_C,
+        .text = source_text,
+        .length = sizeof source_text - 1,
+        .name = "names.cu",
+        .kernel_names = names,
+        .kernel_name_count = 3,
+    };
+    cuda_binary binary;
+    char *log = NULL;
+    kiln_status status =
+        cuda_binary_compile(&fuzz_host, &target, &source, &binary, &log, NULL);
+    if (status != KILN_OK)
+        fail_msg("the build failed (%d): %s", (int)status, last_error);
+    free(log);
+    assert_int_equal(binary.name_count, 3);
+    for (size_t i = 0; i < 3; ++i) {
+        assert_string_equal(binary.names[i], names[i]);
+        assert_string_equal(binary.lowered[i], symbols[i]);
+        char entry[128];
+        snprintf(entry, sizeof entry, ".entry %s(", symbols[i]);
+        if (strstr((const char *)binary.image, entry) == NULL)
+            fail_msg("the PTX has no '%s'", entry);
+    }
+    cuda_binary_free(&binary);
+
+    /* an instance that does not exist is NVRTC's error, naming it */
+    static const char *const wrong[] = {"tiled<float>"};
+    source.kernel_names = wrong;
+    source.kernel_name_count = 1;
+    status =
+        cuda_binary_compile(&fuzz_host, &target, &source, &binary, &log, NULL);
+    assert_int_equal(status, KILN_ERR_BUILD);
+    if (strstr(last_error, "tiled") == NULL)
+        fail_msg("the error does not name the template: %s", last_error);
+    free(log);
+
+    /* a source struct of ABI minor 0 has no names: none are added */
+    source.struct_size = offsetof(kiln_backend_source, kernel_names);
+    status =
+        cuda_binary_compile(&fuzz_host, &target, &source, &binary, &log, NULL);
+    if (status != KILN_OK)
+        fail_msg("the minor-0 build failed (%d): %s", (int)status, last_error);
+    assert_int_equal(binary.name_count, 0);
+    free(log);
+    cuda_binary_free(&binary);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
         KILN_TEST(fp_contract_off),
         KILN_TEST(errors_use_the_users_names),
         KILN_TEST(nvrtc_options_from_the_lists),
+        KILN_TEST(name_expressions_are_lowered),
     };
     return kiln_test_main_plain("cuda compile", tests,
                                 sizeof tests / sizeof tests[0]);

@@ -328,6 +328,87 @@ static void test_refusals_per_kernel(void **state)
     TEST_ERROR_MENTIONS("refused_neighbours.cu:9:");
 }
 
+/* Runs `name` (a kernel of `float *x, int n`) on x[N] and compares with
+ * `expected`. */
+static void run_in_place(kiln_context *context, kiln_program *program,
+                         const char *name, const float *x, const float *y,
+                         const float *expected, size_t n)
+{
+    kiln_kernel *kernel = NULL;
+    TEST_OK(kiln_kernel_create(program, name, &kernel));
+    float *out = ARRAY(float, n);
+    kiln_buffer *bx = test_temp_buffer_from(context, x, n * sizeof *x);
+    if (y != NULL) {
+        kiln_buffer *by = test_temp_buffer_from(context, y, n * sizeof *y);
+        TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(n, 64)), KILN_DIM1(64), 0,
+                    KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(by),
+                    KILN_ARG_INT((int)n));
+    } else {
+        TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(n, 64)), KILN_DIM1(64), 0,
+                    KILN_ARG_BUFFER(bx), KILN_ARG_INT((int)n));
+    }
+    test_read(bx, out, n * sizeof *out);
+    expect_floats(name, out, expected, n, 1e-6);
+    TEST_OK(kiln_kernel_release(kernel));
+}
+
+/* What the C++ phase refuses in a body (a lambda, a function in a
+ * variable) refuses that function and the kernels that reach it, not the
+ * file (cxx_refused_neighbours.cu); kernel template instances named by the
+ * host are refused the same. */
+static void test_cxx_refusals_per_kernel(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char *const names[] = {"twice<float>", "halve<float>"};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/kernels/cuda/cxx_refused_neighbours.cu",
+             test_srcdir());
+    kiln_build_options options = {.struct_size = sizeof options,
+                                  .language = KILN_LANGUAGE_CUDA_C,
+                                  .kernel_names = names,
+                                  .kernel_name_count = 2};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_file(context, path, &options, &program));
+    enum { N = 300 };
+    float *x = ARRAY(float, N), *y = ARRAY(float, N), *want = ARRAY(float, N);
+    test_random_floats(x, N, -8.0f, 8.0f);
+    test_random_floats(y, N, 1.0f, 4.0f);
+    for (int i = 0; i < N; ++i)
+        want[i] = x[i] * 2.0f;
+    run_in_place(context, program, "twice<float>", x, NULL, want, N);
+    for (int i = 0; i < N; ++i)
+        want[i] = x[i] + 1.0f;
+    run_in_place(context, program, "add_one", x, NULL, want, N);
+    if (strcmp(test_backend(state), "opencl") != 0) {
+        /* natively every kernel compiles */
+        for (int i = 0; i < N; ++i)
+            want[i] = x[i] / 2.0f;
+        run_in_place(context, program, "halve<float>", x, NULL, want, N);
+        for (int i = 0; i < N; ++i)
+            want[i] = x[i] / 3.0f / y[i];
+        run_in_place(context, program, "divide_thirds", x, y, want, N);
+        TEST_OK(kiln_program_release(program));
+        return;
+    }
+    static const struct {
+        const char *kernel, *construct, *line;
+    } refused[] = {
+        {"divide_thirds", "function pointers", "cxx_refused_neighbours.cu:11:"},
+        {"halve<float>", "lambda", "cxx_refused_neighbours.cu:25:"},
+        /* named after the build: built again, refused the same */
+        {"halve<int>", "lambda", "cxx_refused_neighbours.cu:25:"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
+        kiln_kernel *kernel = NULL;
+        TEST_FAILS(KILN_ERR_TRANSLATION,
+                   kiln_kernel_create(program, refused[k].kernel, &kernel));
+        TEST_ERROR_MENTIONS(refused[k].kernel);
+        TEST_ERROR_MENTIONS(refused[k].construct);
+        TEST_ERROR_MENTIONS(refused[k].line);
+    }
+    TEST_OK(kiln_program_release(program));
+}
+
 /* ---- what stays refused ------------------------------------------------------------ */
 
 static void test_refusals(void **state)
@@ -434,6 +515,7 @@ int main(void)
         KILN_TEST(test_packed),
         KILN_TEST(test_public_constructs),
         KILN_TEST(test_refusals_per_kernel),
+        KILN_TEST(test_cxx_refusals_per_kernel),
         KILN_TEST(test_cooperative_groups),
         KILN_TEST(test_refusals),
     };

@@ -271,18 +271,38 @@ static int cu_export_names(const cxx_lowering *lowering,
  * with the kernel template instances `request` names. */
 static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
                                   const cuda_kernel_request *request,
-                                  cuda_to_opencl_result *out)
+                                  cuda_to_opencl_result *out,
+                                  cxx_lowering *lowering)
 {
-    cxx_lowering lowering;
     cxx_lower(&run->arena, &run->interner, &run->unsupported, pp->tokens,
               pp->count, request ? request->names : NULL,
-              request ? request->count : 0, 0, &lowering);
-    if (cu_export_names(&lowering, out) != 0)
+              request ? request->count : 0, 0, lowering);
+    if (cu_export_names(lowering, out) != 0)
         clc_fail_memory(&run->failure);
     clc_pp_output lowered = *pp;
-    lowered.tokens = lowering.tokens;
-    lowered.count = lowering.count;
+    lowered.tokens = lowering->tokens;
+    lowered.count = lowering->count;
     return lowered;
+}
+
+/* The functions whose bodies the C++ phase refused: refused here, with the
+ * kernels that reach them. */
+static void cu_refuse_from_cxx(cu_state *st, clc_run *run,
+                               const cxx_lowering *lowering)
+{
+    for (size_t r = 0; r < lowering->refusal_count; ++r) {
+        const cxx_refusal *refusal = &lowering->refusals[r];
+        int32_t id = clc_intern(&run->interner, refusal->function,
+                                strlen(refusal->function));
+        if (id < 0 || (size_t)id > st->ident_count ||
+            st->function_of[id] == 0)
+            continue;
+        cu_function *f = &st->functions[st->function_of[id] - 1];
+        if (f->refusal == NULL) {
+            f->refusal = refusal->message;
+            f->refusal_line = refusal->line;
+        }
+    }
 }
 
 /* NVRTC's --fmad=false (also -fmad=false, and --fmad false as two
@@ -426,7 +446,9 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
                          const cuda_kernel_request *request,
                          cuda_to_opencl_result *out)
 {
-    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out);
+    cxx_lowering lowering;
+    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out, &lowering);
+    /* the signatures alone: a body the C++ phase refused does not matter */
     cu_state *st = cu_begin(run, &lowered, NULL);
     /* a signature the pass could not read whole is no signature */
     cu_refuse_any(st);
@@ -512,11 +534,13 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     /* the C++ lowered first (cxx.h), then CUDA's execution model
      * (cuda_barriers.h): threads that return before a barrier, block
      * votes */
-    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out);
+    cxx_lowering lowering;
+    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out, &lowering);
     cuda_lower_barriers(&run->arena, &run->interner, &run->failure,
                         &run->unsupported, !pp->ndebug, &lowered.tokens,
                         &lowered.count);
     cu_state *st = cu_begin(run, &lowered, target);
+    cu_refuse_from_cxx(st, run, &lowering);
     cu_scan_functions(st);
     /* each round that fails refuses one more function */
     for (size_t round = 0;; ++round) {

@@ -28,11 +28,23 @@ typedef struct cxx_kernel_name {
     const char *function;     /* its function's name in the output       */
 } cxx_kernel_name;
 
+/* A function whose body the phase refused (a construct OpenCL C cannot
+ * express): it is in the output with an empty body under `function`, and
+ * the pass below refuses it with `message` ("file:line: cannot translate
+ * ..."), so that only the kernels that reach it are refused. */
+typedef struct cxx_refusal {
+    const char *function;
+    const char *message;
+    unsigned line;
+} cxx_refusal;
+
 typedef struct cxx_lowering {
     clc_token *tokens;        /* ends with CLC_TOK_EOF                   */
     size_t count;             /* including the EOF token                 */
     cxx_kernel_name *kernels; /* names the host may ask for              */
     size_t kernel_count;
+    cxx_refusal *refusals;
+    size_t refusal_count;
     int lowered;              /* 0: the program used no C++ to lower     */
 } cxx_lowering;
 

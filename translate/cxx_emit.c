@@ -395,7 +395,10 @@ void cx_emit_function(cx_state *st, cx_function *fn)
     if (fn->needs_prototype && !(decl->flags & CXF_KERNEL))
         cx_out_text(st, &st->protos_out, cx_printf(st, "%s;", header));
     cx_out_text(st, &st->bodies_out, header);
-    if (fn->body_open == 0) {
+    if (fn->refusal != NULL) {
+        /* refused by the pass below, never written out */
+        cx_out_text(st, &st->bodies_out, "{ }");
+    } else if (fn->body_open == 0) {
         /* a defaulted constructor */
         cx_out_text(st, &st->bodies_out,
                     cx_printf(st, "{ %s return __kiln_self; }", fn->prologue));

@@ -251,6 +251,11 @@ struct cx_function {
     int emit_state;            /* 0, 1 being ordered, 2 ordered           */
     int needs_prototype;       /* called before its definition is written */
     unsigned order;            /* creation order                          */
+    /* Why its body cannot be translated ("file:line: cannot translate
+     * ..."); NULL for the others.  It is emitted with an empty body and
+     * refused by the pass below, with the kernels that reach it. */
+    const char *refusal;
+    unsigned refusal_line;
 };
 
 /* ---- records ------------------------------------------------------------------ */

@@ -6,8 +6,10 @@
  */
 #include "cxx_internal.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- failure and plumbing ------------------------------------------------------------ */
@@ -395,12 +397,40 @@ static void cx_request(cx_state *st, const char *text, size_t begin, size_t end)
 
 /* ---- the output ------------------------------------------------------------------------ */
 
+/* Reads fn's body.  A refusal inside (a construct OpenCL C cannot
+ * express) is fn's, not the program's, as the pass below has it: fn is
+ * emitted with an empty body and refused there with the message. */
+static void cx_read_body_or_refuse(cx_state *st, cx_function *fn)
+{
+    jmp_buf saved;
+    memcpy(saved, st->failure->unwind, sizeof saved);
+    if (setjmp(st->failure->unwind) == 0) {
+        cx_read_body(st, fn);
+        memcpy(st->failure->unwind, saved, sizeof saved);
+        return;
+    }
+    memcpy(st->failure->unwind, saved, sizeof saved);
+    /* not a refusal: the program's own error, the whole program's */
+    if (!*st->unsupported || st->failure->out_of_memory ||
+        st->failure->message == NULL)
+        longjmp(st->failure->unwind, 1);
+    fn->refusal = clc_arena_strndup(st->arena, st->failure->message,
+                                    strlen(st->failure->message));
+    fn->refusal_line = st->failure->line;
+    free(st->failure->message);
+    st->failure->message = NULL;
+    st->failure->line = 0;
+    *st->unsupported = 0;
+    fn->edits = NULL;
+    fn->state = 2;
+}
+
 static void cx_drain(cx_state *st)
 {
     while (st->queue_head < st->queue_count) {
         cx_function *fn = st->queue[st->queue_head++];
         st->current = fn;
-        cx_read_body(st, fn);
+        cx_read_body_or_refuse(st, fn);
         st->current = NULL;
         st->functions = cx_grow(st, st->functions, st->function_count,
                                 sizeof *st->functions);
@@ -602,5 +632,14 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     out->count = result.count;
     out->kernels = st->kernels;
     out->kernel_count = st->kernel_count;
+    for (size_t k = 0; k < ordered; ++k)
+        out->refusal_count += order[k]->refusal != NULL;
+    out->refusals = clc_arena_alloc(arena, (out->refusal_count + 1) *
+                                               sizeof *out->refusals);
+    for (size_t k = 0, r = 0; k < ordered; ++k)
+        if (order[k]->refusal != NULL)
+            out->refusals[r++] = (cxx_refusal){
+                cx_function_cname(st, order[k]->decl), order[k]->refusal,
+                order[k]->refusal_line};
     out->lowered = 1;
 }

@@ -535,15 +535,27 @@ static int from_cuda(const cuda_to_opencl_result *result, int translated,
     }
     free(names);
     for (size_t r = 0; status == 0 && r < result->refused_count; ++r) {
-        translate_kernel *to = &out->kernels[out->kernel_count++];
-        snprintf(to->name, sizeof to->name, "%s", result->refused[r].name);
-        snprintf(to->native_name, sizeof to->native_name, "%s", to->name);
-        size_t length = strlen(result->refused[r].message);
-        to->refusal = malloc(length + 1);
-        if (to->refusal == NULL)
-            status = -2;
-        else
-            memcpy(to->refusal, result->refused[r].message, length + 1);
+        /* under the host's names of it too (a kernel template's instance
+         * asked for by name), so that asking gets the refusal */
+        const char *aliases[64];
+        size_t count = 0;
+        for (size_t a = 0; a < result->kernel_name_count && count < 64; ++a)
+            if (strcmp(result->kernel_names[a].function,
+                       result->refused[r].name) == 0)
+                aliases[count++] = result->kernel_names[a].expression;
+        if (count == 0)
+            aliases[count++] = result->refused[r].name;
+        for (size_t a = 0; status == 0 && a < count; ++a) {
+            translate_kernel *to = &out->kernels[out->kernel_count++];
+            snprintf(to->name, sizeof to->name, "%s", aliases[a]);
+            snprintf(to->native_name, sizeof to->native_name, "%s", to->name);
+            size_t length = strlen(result->refused[r].message);
+            to->refusal = malloc(length + 1);
+            if (to->refusal == NULL)
+                status = -2;
+            else
+                memcpy(to->refusal, result->refused[r].message, length + 1);
+        }
     }
     if (status != 0)
         return status;

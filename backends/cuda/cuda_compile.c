@@ -8,6 +8,7 @@
 #include "cuda_compile.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,68 @@ static kiln_status cuda_nvrtc_verdict(const kiln_host_api *host,
     return KILN_OK;
 }
 
+/* The source's kernel names (ABI minor 1; none from an older core). */
+static size_t cuda_name_count(const kiln_backend_source *source)
+{
+    size_t end = offsetof(kiln_backend_source, kernel_name_count) +
+                 sizeof source->kernel_name_count;
+    if (source->struct_size < end || source->kernel_names == NULL)
+        return 0;
+    return source->kernel_name_count;
+}
+
+/* Each kernel name as an NVRTC name expression: the template instance is
+ * then compiled, and its symbol can be asked for. */
+static kiln_status cuda_names_add(const kiln_host_api *host,
+                                  nvrtcProgram program,
+                                  const kiln_backend_source *source)
+{
+    for (size_t i = 0; i < cuda_name_count(source); ++i) {
+        nvrtcResult result =
+            nvrtcAddNameExpression(program, source->kernel_names[i]);
+        if (result != NVRTC_SUCCESS)
+            return host->error(KILN_ERR_BACKEND,
+                               "nvrtcAddNameExpression('%s'): %s",
+                               source->kernel_names[i],
+                               nvrtcGetErrorString(result));
+    }
+    return KILN_OK;
+}
+
+/* The symbol NVRTC gave each name expression, kept in the binary. */
+static kiln_status cuda_names_lowered(const kiln_host_api *host,
+                                      nvrtcProgram program,
+                                      const kiln_backend_source *source,
+                                      cuda_binary *binary)
+{
+    size_t count = cuda_name_count(source);
+    if (count == 0)
+        return KILN_OK;
+    binary->names = calloc(count, sizeof *binary->names);
+    binary->lowered = calloc(count, sizeof *binary->lowered);
+    if (binary->names == NULL || binary->lowered == NULL)
+        return host->error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    binary->name_count = count;
+    for (size_t i = 0; i < count; ++i) {
+        const char *lowered = NULL;
+        nvrtcResult result = nvrtcGetLoweredName(
+            program, source->kernel_names[i], &lowered);
+        if (result != NVRTC_SUCCESS || lowered == NULL)
+            return host->error(KILN_ERR_BUILD,
+                               "NVRTC has no kernel for the name expression "
+                               "'%s' (nvrtcGetLoweredName: %s)",
+                               source->kernel_names[i],
+                               nvrtcGetErrorString(result));
+        binary->names[i] = cuda_text_copy(source->kernel_names[i],
+                                          strlen(source->kernel_names[i]));
+        binary->lowered[i] = cuda_text_copy(lowered, strlen(lowered));
+        if (binary->names[i] == NULL || binary->lowered[i] == NULL)
+            return host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
+                               "out of host memory");
+    }
+    return KILN_OK;
+}
+
 kiln_status cuda_binary_compile(const kiln_host_api *host,
                                 const cuda_target *target,
                                 const kiln_backend_source *source,
@@ -358,15 +421,20 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                                  "nvrtcCreateProgram: %s",
                                  nvrtcGetErrorString(result));
         } else {
-            result = nvrtcCompileProgram(program, (int)option_count,
-                                         (const char *const *)options);
-            nvrtc_log = cuda_nvrtc_log(program);
-            status = cuda_nvrtc_verdict(host, result, source, target,
-                                        nvrtc_log, werror);
+            status = cuda_names_add(host, program, source);
+            if (status == KILN_OK) {
+                result = nvrtcCompileProgram(program, (int)option_count,
+                                             (const char *const *)options);
+                nvrtc_log = cuda_nvrtc_log(program);
+                status = cuda_nvrtc_verdict(host, result, source, target,
+                                            nvrtc_log, werror);
+            }
         }
     }
     if (status == KILN_OK)
         status = cuda_nvrtc_image(host, program, target, binary);
+    if (status == KILN_OK)
+        status = cuda_names_lowered(host, program, source, binary);
     if (seconds != NULL)
         *seconds = cuda_seconds() - compile_start;
     if (status == KILN_OK) {
@@ -391,6 +459,12 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
 
 void cuda_binary_free(cuda_binary *binary)
 {
+    for (size_t i = 0; i < binary->name_count; ++i) {
+        free(binary->names[i]);
+        free(binary->lowered[i]);
+    }
+    free(binary->names);
+    free(binary->lowered);
     free(binary->image);
     memset(binary, 0, sizeof *binary);
 }

@@ -53,6 +53,12 @@ typedef struct cuda_binary {
     int sm;                 /* the architecture the image was built for     */
     unsigned char *image;   /* malloc'ed                                    */
     size_t image_size;      /* PTX: including its terminating NUL           */
+    /* The source's kernel names (NVRTC name expressions) and the symbol
+     * NVRTC lowered each to (nvrtcGetLoweredName), malloc'ed; none for an
+     * image loaded again (the core keeps the symbols). */
+    char **names;
+    char **lowered;
+    size_t name_count;
 } cuda_binary;
 
 CUDA_INTERNAL void cuda_binary_free(cuda_binary *binary);

@@ -11,7 +11,10 @@
  * scanning the source for __global__ functions (which macros, templates
  * and #if defeat).  Overloads or several template instantiations of one
  * name are ambiguous: the error lists their mangled names, which can then
- * be asked for directly.  Kernels inside a namespace must be asked for by
+ * be asked for directly.  Kernel template instances and kernels inside a
+ * namespace the core names (NVRTC name expressions, kiln_backend_source's
+ * kernel_names) are listed under those names, with the symbol NVRTC
+ * lowered each to, which the core asks for; others must be asked for by
  * their mangled name.  Parameters are the driver's: count and sizes only
  * (cuFuncGetParamInfo); the core adds what its front end read of them.
  */
@@ -307,8 +310,14 @@ kiln_status cuda_program_describe(kiln_backend_context *context,
     if (status != KILN_OK)
         return status;
     program->listed_names = names;
-    program->listed = calloc(count ? count : 1, sizeof *program->listed);
-    if (program->listed == NULL)
+    /* The module's kernels, then one entry for each name expression,
+     * listed under it, with the symbol NVRTC lowered it to. */
+    const cuda_binary *binary = &program->binary;
+    size_t total = count + binary->name_count;
+    program->listed = calloc(total ? total : 1, sizeof *program->listed);
+    program->native_names =
+        calloc(total ? total : 1, sizeof *program->native_names);
+    if (program->listed == NULL || program->native_names == NULL)
         return cuda_host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                 "out of host memory");
     size_t at = 0;
@@ -317,9 +326,14 @@ kiln_status cuda_program_describe(kiln_backend_context *context,
         program->listed[i].name = names + at;
         at += strlen(names + at) + 1;
     }
+    for (size_t i = 0; i < binary->name_count; ++i) {
+        program->listed[count + i].name = binary->names[i];
+        program->native_names[count + i] = binary->lowered[i];
+    }
     program->info.struct_size = sizeof program->info;
-    program->info.kernel_count = count;
+    program->info.kernel_count = total;
     program->info.kernels = program->listed;
+    program->info.native_names = program->native_names;
     return KILN_OK;
 }
 

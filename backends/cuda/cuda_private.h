@@ -86,6 +86,7 @@ struct kiln_backend_program {
     kiln_backend_program_info info;
     kiln_backend_kernel_entry *listed;
     char *listed_names;      /* the listed names, each ended by its NUL    */
+    const char **native_names; /* info.native_names: binary.lowered's      */
     /* Why the module's kernels cannot be listed; "" when they can. */
     char listing_error[160];
     _Atomic(cuda_global *) globals; /* freed with the program              */

@@ -178,6 +178,7 @@ void cuda_program_destroy(kiln_backend_context *context,
     cuda_binary_free(&program->binary);
     free(program->listed);
     free(program->listed_names);
+    free(program->native_names);
     for (cuda_global *global = atomic_load(&program->globals); global;) {
         cuda_global *next = global->next;
         free(global);

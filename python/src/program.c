@@ -73,16 +73,18 @@ static PyObject *program_new(PyTypeObject *type, PyObject *args,
                              PyObject *kwargs)
 {
     static char *names[] = {"context",      "source", "options", "language",
-                            "defines",      "include_dirs", "name", NULL};
+                            "defines",      "include_dirs", "name",
+                            "kernel_names", NULL};
     PyObject *context_object = NULL, *defines_object = NULL,
-             *includes_object = NULL;
+             *includes_object = NULL, *kernel_names_object = NULL;
     const char *source = NULL, *options = NULL, *language = NULL,
                *name = NULL;
     Py_ssize_t length = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#|zzOOz", names,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os#|zzOOzO", names,
                                      &context_object, &source, &length,
                                      &options, &language, &defines_object,
-                                     &includes_object, &name))
+                                     &includes_object, &name,
+                                     &kernel_names_object))
         return NULL;
     kp_context *context = kp_context_of(context_object);
     if (context == NULL)
@@ -117,8 +119,20 @@ static PyObject *program_new(PyTypeObject *type, PyObject *args,
         Py_XDECREF(keep_defines);
         return NULL;
     }
+    PyObject *keep_kernel_names = NULL;
+    const char **kernel_names = NULL;
+    if (string_list(kernel_names_object, &kernel_names,
+                    &build.kernel_name_count, &keep_kernel_names,
+                    "kernel_names must be a list of str") < 0) {
+        PyMem_Free(defines);
+        PyMem_Free(includes);
+        Py_XDECREF(keep_defines);
+        Py_XDECREF(keep_includes);
+        return NULL;
+    }
     build.defines = defines;
     build.include_dirs = includes;
+    build.kernel_names = kernel_names;
     kiln_program *program = NULL;
     kiln_status status;
     Py_BEGIN_ALLOW_THREADS
@@ -127,8 +141,10 @@ static PyObject *program_new(PyTypeObject *type, PyObject *args,
     Py_END_ALLOW_THREADS
     PyMem_Free(defines);
     PyMem_Free(includes);
+    PyMem_Free(kernel_names);
     Py_XDECREF(keep_defines);
     Py_XDECREF(keep_includes);
+    Py_XDECREF(keep_kernel_names);
     if (status != KILN_OK)
         return kp_raise(status);
     kp_program *self = (kp_program *)PyType_GenericAlloc(type, 0);
@@ -245,11 +261,13 @@ static PyGetSetDef program_getset[] = {
 static PyType_Slot program_slots[] = {
     {Py_tp_doc,
      "Program(context, source, options=None, language=None, defines=None, "
-     "include_dirs=None, name=None): builds CUDA C or OpenCL C source "
-     "(language 'cuda' or 'opencl'; None: CUDA C when the source has "
-     "__global__ and no __kernel).  CUDA C runs natively on CUDA and "
-     "translated on OpenCL devices.  Binaries are cached in memory and on "
-     "disk; a failed build raises BuildError with the compiler's log."},
+     "include_dirs=None, name=None, kernel_names=None): builds CUDA C or "
+     "OpenCL C source (language 'cuda' or 'opencl'; None: CUDA C when the "
+     "source has __global__ and no __kernel).  CUDA C runs natively on "
+     "CUDA and translated on OpenCL devices; kernel_names lists kernel "
+     "template instances to build ('sgemm<64, 8>', as NVRTC's name "
+     "expressions).  Binaries are cached in memory and on disk; a failed "
+     "build raises BuildError with the compiler's log."},
     {Py_tp_new, program_new},
     {Py_tp_dealloc, program_dealloc},
     {Py_tp_methods, program_methods},

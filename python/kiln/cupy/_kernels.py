@@ -58,10 +58,13 @@ def _options(options):
 class _Program:
     """A CUDA C source built once per device."""
 
-    def __init__(self, code, options, name=None):
+    def __init__(self, code, options, name=None, name_expressions=()):
         self.code = code
         self.options = _options(options)
         self.name = name
+        # kernel template instances built up front (CuPy's
+        # name_expressions); one asked for later builds the program again
+        self.name_expressions = list(name_expressions)
         self._built = {}
 
     def get(self):
@@ -71,7 +74,7 @@ class _Program:
             defines, includes, kept = self.options
             program = self._built[device] = _kiln.Program(
                 _state.context(), self.code, kept, "cuda", defines, includes,
-                self.name)
+                self.name, self.name_expressions or None)
         return program
 
 
@@ -137,7 +140,8 @@ class RawModule:
         self.code = code
         self.options = tuple(options)
         self.name_expressions = tuple(name_expressions or ())
-        self._program = _Program(code, options)
+        self._program = _Program(code, options,
+                                 name_expressions=self.name_expressions)
 
     def compile(self, log_stream=None):
         """Builds the module now."""
