@@ -116,6 +116,21 @@ static kiln_status kernel_describe(kiln_kernel *kernel,
     return KILN_OK;
 }
 
+/* A kernel built in the checked mode on OpenCL has the report of its
+ * instrumented accesses as its last parameter (translate.h): the launch
+ * gives it, the user never sees it. */
+static void bounds_report_param(kiln_kernel *kernel)
+{
+    kiln_backend_kernel_info *info = &kernel->info;
+    if (info->param_count == 0 || info->params == NULL)
+        return;
+    const char *name = info->params[info->param_count - 1].name;
+    if (name != NULL && strcmp(name, TRANSLATE_BOUNDS_REPORT_PARAM) == 0) {
+        kernel->bounds_report = true;
+        info->param_count--;
+    }
+}
+
 kiln_status kiln_kernel_create(kiln_program *program, const char *name,
                                kiln_kernel **kernel)
 {
@@ -151,6 +166,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
         result->backend = spare->backend;
         result->info = spare->info;
         result->params = spare->params;
+        result->bounds_report = spare->bounds_report;
         free(spare->name);
         free(spare);
     } else {
@@ -164,6 +180,7 @@ kiln_status kiln_kernel_create(kiln_program *program, const char *name,
             free(result);
             return status;
         }
+        bounds_report_param(result);
         status = kernel_describe(result, description, entry);
     }
     if (status == KILN_OK && entry != NULL &&
@@ -214,7 +231,8 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
          * name (the name goes with it). */
         if (!kiln_built_program_keep_spare(program->built, kernel->name,
                                            kernel->backend, &kernel->info,
-                                           kernel->params)) {
+                                           kernel->params,
+                                           kernel->bounds_report)) {
             context->ops->kernel_destroy(context->backend, kernel->backend);
             free(kernel->name);
             free(kernel->params);

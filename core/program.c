@@ -251,7 +251,7 @@ static kiln_status program_find_or_build(kiln_context *context,
     double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
     size_t length = 0;
     const char *text = kiln_front_end_text(front, &length);
-    char target_choices[128];
+    char target_choices[256];
     kiln_front_end_target_choices(front, target_choices,
                                   sizeof target_choices);
     kiln_cache_key key;
