@@ -173,6 +173,8 @@ static kiln_status native_instrument(const kiln_front_end *front,
                    front->input.name);
         return KILN_OK;
     }
+    native->plain_text = native->source.text;
+    native->plain_length = native->source.length;
     native->source.text = native->instrumented;
     native->source.length = length;
     return KILN_OK;

@@ -853,6 +853,8 @@ typedef struct kiln_native_source {
     kiln_backend_define *defines;
     kiln_backend_header *headers;
     char *instrumented;   /* the checked mode's text, or NULL */
+    const char *plain_text; /* the text before it                      */
+    size_t plain_length;
 } kiln_native_source;
 
 /* On a cache miss: the program in the plugin's language (translated, or

@@ -182,7 +182,8 @@ static void reads_through_local_pointers_and_views(void **state)
         "}\n",
         NULL);
     kiln_kernel *kernel = test_kernel(program, "row_read");
-    int rows = (int)random_size(2, 40), cols = (int)random_size(2, 40);
+    /* more than 32 elements, for the view below */
+    int rows = (int)random_size(4, 40), cols = (int)random_size(9, 40);
     size_t bytes = (size_t)rows * (size_t)cols * sizeof(float);
     float *host = malloc(bytes);
     assert_non_null(host);
@@ -214,17 +215,17 @@ static void reads_through_local_pointers_and_views(void **state)
     TEST_FAILS(KILN_ERR_KERNEL_FAULT, kiln_launch(kernel, &config, 5, args));
     TEST_ERROR_MENTIONS("read 4 bytes at byte offset -4 ");
 
-    /* A view of the rows after the first: row 0 of the view is row 1. */
+    /* A view from element 32 (OpenCL C takes views at multiples of 128
+     * bytes): its element 0 is the matrix's 32. */
     kiln_buffer *view = NULL;
-    TEST_OK(kiln_buffer_create_view(m, (size_t)cols * sizeof(float),
-                                    bytes - (size_t)cols * sizeof(float),
-                                    &view));
+    TEST_OK(kiln_buffer_create_view(m, 32 * sizeof(float),
+                                    bytes - 32 * sizeof(float), &view));
     args[1] = KILN_ARG_BUFFER(view);
     args[3] = KILN_ARG_INT(0);
     args[4] = KILN_ARG_INT(0);
     TEST_OK(kiln_launch(kernel, &config, 5, args));
     test_read(out, &sum, sizeof sum);
-    assert_true(sum == 2 * host[cols]);
+    assert_true(sum == 2 * host[32]);
     args[4] = KILN_ARG_INT(-1);
     TEST_FAILS(KILN_ERR_KERNEL_FAULT, kiln_launch(kernel, &config, 5, args));
     TEST_ERROR_MENTIONS("read 4 bytes at byte offset -4 ");
@@ -422,6 +423,53 @@ static void checked_and_plain_builds_are_apart(void **state)
     TEST_OK(kiln_context_release(checked));
 }
 
+/* A valid program the instrumentation breaks (a kernel called from another
+ * as a function: its added parameter is missing in the call) is built as
+ * it is, and computes what the CPU does; a wrong program still fails, with
+ * the compiler's message about the user's text. */
+static void programs_it_cannot_instrument_still_build(void **state)
+{
+    kiln_context *context = checked_context(state);
+    kiln_program *program = test_build(
+        context,
+        "__kernel void twice(__global float *a) {\n"
+        "    a[get_global_id(0)] *= 2.0f;\n"
+        "}\n"
+        "__kernel void four_times(__global float *a) {\n"
+        "    twice(a);\n"
+        "    twice(a);\n"
+        "}\n",
+        NULL);
+    kiln_kernel *kernel = test_kernel(program, "four_times");
+    size_t n = random_size(1, 999);
+    float *host = malloc(n * sizeof *host), *result = malloc(n * sizeof *host);
+    assert_non_null(host);
+    assert_non_null(result);
+    test_random_floats(host, n, -8, 8);
+    kiln_buffer *a = test_buffer_from(context, host, n * sizeof *host);
+    kiln_arg args[] = {KILN_ARG_BUFFER(a)};
+    kiln_launch_config config = test_config_1d(n, 1);
+    TEST_OK(kiln_launch(kernel, &config, 1, args));
+    test_read(a, result, n * sizeof *result);
+    for (size_t i = 0; i < n; ++i)
+        host[i] *= 4;
+    test_assert_floats_near(result, host, n, 0);
+    kiln_program *wrong = NULL;
+    TEST_FAILS(KILN_ERR_BUILD,
+               kiln_program_build(context,
+                                  "__kernel void broken(__global float *a) {\n"
+                                  "    a[0] = undeclared_name;\n"
+                                  "}\n",
+                                  NULL, &wrong));
+    TEST_ERROR_MENTIONS("undeclared_name");
+    TEST_OK(kiln_buffer_release(a));
+    TEST_OK(kiln_kernel_release(kernel));
+    TEST_OK(kiln_program_release(program));
+    TEST_OK(kiln_context_release(context));
+    free(host);
+    free(result);
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -433,6 +481,7 @@ int main(void)
         KILN_TEST(opencl_c_correct_kernel_is_unchanged),
         KILN_TEST(cuda_c_correct_kernel_is_unchanged),
         KILN_TEST(checked_and_plain_builds_are_apart),
+        KILN_TEST(programs_it_cannot_instrument_still_build),
     };
     return kiln_test_main("bounds_reads", tests,
                           sizeof tests / sizeof tests[0]);
