@@ -340,8 +340,23 @@ static unsigned kernel_params(bounds_pass *p, size_t open, size_t close)
     return index;
 }
 
+/* The followed pointer token i names where its value is an address
+ * (`a`, `a + n`, `&a[i]`), not an element (`a[i]`, `*a`), or -1. */
+static long pointer_value_at(const bounds_pass *p, size_t i)
+{
+    long found = pointer_at(p, i);
+    if (found < 0)
+        return -1;
+    int element = is_punct(p, i + 1, P_LBRACKET) ||
+                  (is_punct(p, i - 1, P_STAR) && !ends_operand(p, i - 2));
+    int address = is_punct(p, i + 1, P_LBRACKET) && is_punct(p, i - 1, P_AMP) &&
+                  !ends_operand(p, i - 2);
+    return element && !address ? -1 : found;
+}
+
 /* Local pointers made from a followed one: `T *name = INIT` where INIT
- * names exactly one followed pointer. */
+ * names exactly one followed pointer as an address (an element of one,
+ * b + idx[i], says nothing of where the result points: not followed). */
 static void find_derived(bounds_pass *p, size_t open, size_t close)
 {
     for (size_t i = open + 2; i + 1 < close; ++i) {
@@ -351,30 +366,23 @@ static void find_derived(bounds_pass *p, size_t open, size_t close)
             is_expression_keyword(&p->tokens[i - 2]))
             continue;
         long from = -1;
-        int several = 0;
-        for (size_t k = i + 2; k < close; ++k) {
-            if (clc_token_is_open(&p->tokens[k])) {
-                for (size_t m = k; m < p->match[k]; ++m) {
-                    long found = pointer_at(p, m);
-                    if (found >= 0 && from >= 0 &&
-                        p->pointers[found].name != p->pointers[from].name)
-                        several = 1;
-                    if (found >= 0)
-                        from = found;
-                }
-                k = p->match[k];
-                continue;
-            }
-            if (is_punct(p, k, P_SEMI) || is_punct(p, k, P_COMMA))
-                break;
-            long found = pointer_at(p, k);
+        int several = 0, element = 0;
+        size_t end = i + 2;
+        while (end < close && !is_punct(p, end, P_SEMI) &&
+               !is_punct(p, end, P_COMMA))
+            end = clc_token_is_open(&p->tokens[end]) ? p->match[end] + 1
+                                                     : end + 1;
+        for (size_t k = i + 2; k < end; ++k) {
+            long found = pointer_value_at(p, k);
+            if (found < 0 && pointer_at(p, k) >= 0)
+                element = 1;
             if (found >= 0 && from >= 0 &&
                 p->pointers[found].name != p->pointers[from].name)
                 several = 1;
             if (found >= 0)
                 from = found;
         }
-        if (from < 0 || several)
+        if (from < 0 || several || element)
             continue;
         bounds_pointer base = p->pointers[from];
         add_pointer(p, (bounds_pointer){
@@ -400,7 +408,8 @@ static void drop_changed(bounds_pass *p, size_t open, size_t close)
         bounds_pointer *pointer = &p->pointers[k];
         const clc_token *before = &p->tokens[i - 1];
         int address = clc_token_is_punct(before, P_AMP) &&
-                      !ends_operand(p, i - 2);
+                      !ends_operand(p, i - 2) &&
+                      !is_punct(p, i + 1, P_LBRACKET); /* &p, not &p[i] */
         int declared =
             (clc_token_is_ident(before) && !is_expression_keyword(before)) ||
             (clc_token_is_punct(before, P_STAR) &&
@@ -708,7 +717,8 @@ int translate_bounds_instrument(const char *text, size_t length, char **out,
             i = p.match[i]; /* kernels are at file scope */
         ++i;
     }
-    qsort(p.edits, p.edit_count, sizeof *p.edits, edit_order);
+    if (p.edit_count > 0)
+        qsort(p.edits, p.edit_count, sizeof *p.edits, edit_order);
     clc_buffer buffer;
     clc_buffer_init(&buffer, &run.arena);
     clc_buffer_puts(&buffer, bounds_helper);
