@@ -337,8 +337,9 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
         status = kiln_stage_check_guards(kernel, backend_stream, arg_count,
                                          args, stage.staged);
     /* The read of the report waited for the kernel where it ran. */
-    kiln_bounds_report_release(context, &report, config->stream,
-                               status == KILN_OK);
+    if (report.memory != NULL)
+        kiln_bounds_report_release(context, &report, config->stream,
+                                   status == KILN_OK);
     if (status == KILN_OK)
         status = kiln_launch_check_assert(kernel, backend_stream);
     if (stage.has_host_args) {
