@@ -55,7 +55,8 @@ kiln_spare_kernel *kiln_built_program_take_spare(kiln_built_program *built,
 bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
                                    kiln_backend_kernel *backend,
                                    const kiln_backend_kernel_info *info,
-                                   kiln_backend_param *params)
+                                   kiln_backend_param *params,
+                                   bool bounds_report)
 {
     kiln_spare_kernel *spare = malloc(sizeof *spare);
     if (spare == NULL)
@@ -67,6 +68,7 @@ bool kiln_built_program_keep_spare(kiln_built_program *built, char *name,
         spare->backend = backend;
         spare->info = *info;
         spare->params = params;
+        spare->bounds_report = bounds_report;
         spare->next = built->spares;
         built->spares = spare;
         built->spare_count++;

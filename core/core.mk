@@ -26,7 +26,7 @@ libkiln_la_SOURCES = \
 	core/launch.c \
 	core/launch_assert.c \
 	core/launch_check.c \
-	core/launch_stage.c \
+	core/launch_stage.c core/launch_bounds.c \
 	core/loader.c \
 	core/peer.c \
 	core/plugin_path.c \

@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,11 @@ kiln_status kiln_front_end_open(kiln_context *context, const char *text,
                        device->compute_capability_minor),
         .compiler_version = device->compiler_version,
     };
+    /* Only the OpenCL plugin builds the instrumented text (OpenCL C);
+     * the CUDA plugin's programs keep their guard zones alone. */
+    front->bounds =
+        (atomic_load(&context->checks) & KILN_CHECK_BOUNDS) != 0 &&
+        context->ops->native_language == KILN_LANGUAGE_OPENCL_C;
     front->options = options->lists.options;
     front->options.include_dirs = options->include_dirs;
     front->options.include_dir_count = options->include_dir_count;
@@ -141,6 +147,39 @@ void kiln_front_end_target_choices(const kiln_front_end *front, char *out,
                                  size);
     else if (size > 0)
         out[0] = '\0';
+    /* The instrumented text is another program, made by the front end. */
+    if (front->bounds && size > 0) {
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "%sbounds-checked %s",
+                 used ? " " : "", translate_digest());
+    }
+}
+
+/* The checked mode's text in place of `native`'s (its description, made
+ * from the text before, still holds: the report parameter is recognised
+ * by its name when each kernel is made, core/kernel.c). */
+static kiln_status native_instrument(const kiln_front_end *front,
+                                     kiln_native_source *native)
+{
+    if (!front->bounds)
+        return KILN_OK;
+    size_t length = 0;
+    int result = translate_bounds_instrument(native->source.text,
+                                             native->source.length,
+                                             &native->instrumented, &length);
+    if (result == -2)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    if (result != 0) {
+        kiln_trace("%s is not instrumented for KILN_CHECK=bounds: its "
+                   "brackets do not balance (the compiler says why)",
+                   front->input.name);
+        return KILN_OK;
+    }
+    native->plain_text = native->source.text;
+    native->plain_length = native->source.length;
+    native->source.text = native->instrumented;
+    native->source.length = length;
+    return KILN_OK;
 }
 
 bool kiln_front_end_reads(const kiln_front_end *front)
@@ -216,6 +255,8 @@ static kiln_status native_translated(kiln_front_end *front,
     if (status == KILN_OK)
         status = kiln_description_from_front_end(
             program, KILN_DESCRIBED_BY_TRANSLATION, &native->description);
+    if (status == KILN_OK)
+        status = native_instrument(front, native);
     return status;
 }
 
@@ -244,6 +285,8 @@ kiln_status kiln_front_end_native(kiln_front_end *front,
         return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
     kiln_status status = native_options(
         native, mapped ? &native->native_options.options : &front->options);
+    if (status == KILN_OK)
+        status = native_instrument(front, native);
     if (status != KILN_OK || !kiln_front_end_reads(front))
         return status;
     /* Native CUDA C: the signatures as declared, which the driver cannot
@@ -278,6 +321,7 @@ void kiln_native_source_free(kiln_native_source *native)
     kiln_description_free(&native->description);
     free(native->defines);
     free(native->headers);
+    free(native->instrumented);
     memset(native, 0, sizeof *native);
 }
 

@@ -382,6 +382,7 @@ typedef struct kiln_spare_kernel {
     kiln_backend_kernel *backend;
     kiln_backend_kernel_info info;
     kiln_backend_param *params;   /* the kernel's own copy, or NULL */
+    bool bounds_report;
 } kiln_spare_kernel;
 
 /* A CUDA C variable of a program translated to OpenCL C: a buffer the
@@ -419,7 +420,8 @@ KILN_INTERNAL bool kiln_built_program_keep_spare(kiln_built_program *built,
                                                  char *name,
                                                  kiln_backend_kernel *backend,
                                                  const kiln_backend_kernel_info *info,
-                                                 kiln_backend_param *params);
+                                                 kiln_backend_param *params,
+                                                 bool bounds_report);
 
 /* What a CUDA C program with templates was built from, kept so that a
  * kernel template instance named later (kiln_kernel_create) builds it
@@ -485,6 +487,9 @@ struct kiln_kernel {
     size_t hidden_count;
     const kiln_hidden_arg *hidden;
     bool local_offsets;
+    /* Built in the checked mode on OpenCL: its last parameter (not among
+     * info.params) takes the report of its instrumented accesses. */
+    bool bounds_report;
     char *name;
     _Atomic(kiln_prepared_types *) prepared;
 };
@@ -884,6 +889,10 @@ typedef struct kiln_front_end {
     kiln_include_reader reader;
     translate_input input;
     translate_unit *unit;
+    /* KILN_CHECK=bounds on an OpenCL device: the kernels' accesses are
+     * instrumented (translate_bounds_instrument), a cache entry of its
+     * own */
+    bool bounds;
 } kiln_front_end;
 
 /* Preprocesses a program once for `context`'s plugin: its #include files
@@ -928,6 +937,9 @@ typedef struct kiln_native_source {
     translate_option_lists native_options;
     kiln_backend_define *defines;
     kiln_backend_header *headers;
+    char *instrumented;   /* the checked mode's text, or NULL */
+    const char *plain_text; /* the text before it                      */
+    size_t plain_length;
 } kiln_native_source;
 
 /* On a cache miss: the program in the plugin's language (translated, or
@@ -1076,6 +1088,29 @@ KILN_INTERNAL void kiln_stage_release(kiln_context *context, size_t arg_count,
  * with the site (core/launch_assert.c).  KILN_OK at once for others. */
 KILN_INTERNAL kiln_status kiln_launch_check_assert(kiln_kernel *kernel,
                                                    kiln_backend_stream *stream);
+/* ---- launch_bounds.c: the checked mode's instrumented accesses --------- */
+
+typedef struct kiln_bounds_report {
+    kiln_backend_memory *memory;  /* pooled; NULL when none              */
+    size_t capacity;
+    size_t bytes;
+} kiln_bounds_report;
+
+/* For a kernel with `bounds_report`: the report buffer with the byte range
+ * of each buffer argument (translate.h), as the launch's last argument
+ * `out`. */
+KILN_INTERNAL kiln_status kiln_bounds_report_prepare(
+    const kiln_kernel *kernel, kiln_backend_stream *stream, size_t arg_count,
+    const kiln_arg *args, kiln_bounds_report *report, kiln_backend_arg *out);
+/* After the launch (waits for it): an access outside its argument is
+ * KILN_ERR_KERNEL_FAULT naming the kernel, the argument and the offset. */
+KILN_INTERNAL kiln_status kiln_bounds_report_check(
+    const kiln_kernel *kernel, kiln_backend_stream *stream, size_t arg_count,
+    const kiln_arg *args, const kiln_bounds_report *report);
+KILN_INTERNAL void kiln_bounds_report_release(kiln_context *context,
+                                              kiln_bounds_report *report,
+                                              kiln_stream *stream,
+                                              bool finished);
 /* Checked mode, after the launch: the guard zones of every guarded buffer
  * and staged host array.  The first argument whose zones changed is
  * KILN_ERR_KERNEL_FAULT; every zone is checked (and restored) anyway. */

@@ -116,6 +116,21 @@ static kiln_status kernel_describe(kiln_kernel *kernel,
     return KILN_OK;
 }
 
+/* A kernel built in the checked mode on OpenCL has the report of its
+ * instrumented accesses as its last parameter (translate.h): the launch
+ * gives it, the user never sees it. */
+static void bounds_report_param(kiln_kernel *kernel)
+{
+    kiln_backend_kernel_info *info = &kernel->info;
+    if (info->param_count == 0 || info->params == NULL)
+        return;
+    const char *name = info->params[info->param_count - 1].name;
+    if (name != NULL && strcmp(name, TRANSLATE_BOUNDS_REPORT_PARAM) == 0) {
+        kernel->bounds_report = true;
+        info->param_count--;
+    }
+}
+
 static kiln_status kernel_create_from(kiln_program *program,
                                       kiln_built_program *built,
                                       const kiln_kernel_entry *entry,
@@ -194,6 +209,7 @@ static kiln_status kernel_create_from(kiln_program *program,
         result->backend = spare->backend;
         result->info = spare->info;
         result->params = spare->params;
+        result->bounds_report = spare->bounds_report;
         free(spare->name);
         free(spare);
     } else {
@@ -207,6 +223,7 @@ static kiln_status kernel_create_from(kiln_program *program,
             free(result);
             return status;
         }
+        bounds_report_param(result);
         status = kernel_describe(result, description, entry);
     }
     if (status == KILN_OK && entry != NULL &&
@@ -259,7 +276,8 @@ kiln_status kiln_kernel_release(kiln_kernel *kernel)
          * name (the name goes with it). */
         if (!kiln_built_program_keep_spare(kernel->built, kernel->name,
                                            kernel->backend, &kernel->info,
-                                           kernel->params)) {
+                                           kernel->params,
+                                           kernel->bounds_report)) {
             context->ops->kernel_destroy(context->backend, kernel->backend);
             free(kernel->name);
             free(kernel->params);

@@ -269,7 +269,8 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
 
     /* The user's arguments, then the hidden ones; `values` holds what the
      * core passes by value for them (offsets, the work dimensions). */
-    size_t total = arg_count + kernel->hidden_count;
+    size_t total = arg_count + kernel->hidden_count +
+                   (kernel->bounds_report ? 1 : 0);
     kiln_backend_arg stack_args[KILN_STACK_ARGS];
     staged_host_arg stack_staged[KILN_STACK_ARGS];
     hidden_value stack_values[KILN_STACK_ARGS];
@@ -305,6 +306,11 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
      * has it; OpenCL's takes it as arguments. */
     if (context->ops->native_language != KILN_LANGUAGE_CUDA_C)
         local_memory = 0;
+    kiln_bounds_report report = {0};
+    if (status == KILN_OK && kernel->bounds_report)
+        status = kiln_bounds_report_prepare(kernel, backend_stream, arg_count,
+                                            args, &report,
+                                            &backend_args[total - 1]);
     if (status == KILN_OK) {
         const kiln_backend_launch launch = {
             .struct_size = sizeof launch,
@@ -322,9 +328,18 @@ kiln_status kiln_launch_checked(kiln_kernel *kernel,
     if (status == KILN_OK && stage.copies_back)
         status = kiln_stage_copy_back(context, backend_stream, arg_count, args,
                                       stage.staged);
+    /* The instrumented accesses first: they name the argument an access
+     * went through, where a guard zone only shows what changed. */
+    if (status == KILN_OK && report.memory != NULL)
+        status = kiln_bounds_report_check(kernel, backend_stream, arg_count,
+                                          args, &report);
     if (status == KILN_OK && stage.checked)
         status = kiln_stage_check_guards(kernel, backend_stream, arg_count,
                                          args, stage.staged);
+    /* The read of the report waited for the kernel where it ran. */
+    if (report.memory != NULL)
+        kiln_bounds_report_release(context, &report, config->stream,
+                                   status == KILN_OK);
     if (status == KILN_OK)
         status = kiln_launch_check_assert(kernel, backend_stream);
     if (stage.has_host_args) {

@@ -214,6 +214,23 @@ static kiln_status program_compile(kiln_context *context,
         status = context->ops->program_build(context->backend, &native.source,
                                              backend, log);
     }
+    if (status == KILN_ERR_BUILD && native.instrumented != NULL) {
+        /* A valid program the instrumentation broke (a kernel called as a
+         * function, a construct it misread) is built as it is: the checked
+         * mode never costs a working build; its guard zones still check
+         * writes.  A wrong program fails again, in the user's own text. */
+        kiln_log(KILN_LOG_WARN,
+                 "%s does not compile with instrumented accesses "
+                 "(KILN_CHECK=bounds); built without them, so its reads are "
+                 "not checked: %.400s",
+                 native.source.name, kiln_last_error());
+        free(*log);
+        *log = NULL;
+        native.source.text = native.plain_text;
+        native.source.length = native.plain_length;
+        status = context->ops->program_build(context->backend, &native.source,
+                                             backend, log);
+    }
     if (status == KILN_OK &&
         native.description.origin == KILN_DESCRIBED_BY_TRANSLATION) {
         *description = native.description;
@@ -253,7 +270,7 @@ static kiln_status program_find_or_build(kiln_context *context,
     double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
     size_t length = 0;
     const char *text = kiln_front_end_text(front, &length);
-    char target_choices[128];
+    char target_choices[256];
     kiln_front_end_target_choices(front, target_choices,
                                   sizeof target_choices);
     kiln_cache_key key;

@@ -5,6 +5,7 @@ KILN_TESTS += \
 	tests/test_pool_limit \
 	tests/test_hostile \
 	tests/test_bounds \
+	tests/test_bounds_reads \
 	tests/test_hostile_launch \
 	tests/test_hostile_cuda \
 	tests/test_hostile_cache

@@ -406,6 +406,34 @@ char *translate_user_names(const char *text);
 void translate_program_free(translate_program *program);
 void translate_error_free(translate_error *error);
 
+/* ---- the checked mode's instrumented accesses (bounds_check.c) ----------- */
+
+/* KILN_CHECK=bounds on an OpenCL device: the OpenCL C `text` (a program
+ * compiled natively or a translation's output) with every kernel given a
+ * last parameter `__global uint *TRANSLATE_BOUNDS_REPORT_PARAM` and each
+ * access through a buffer parameter (p[i], *(p + i), *p, also through a
+ * local pointer made from one and never changed) checked against the
+ * range the launch writes into that buffer: from word
+ * TRANSLATE_BOUNDS_RANGES_WORD, four uint words a parameter position (the
+ * range's first byte relative to the pointer the kernel gets, and its
+ * length in bytes, each low word first).  The first access outside its
+ * range sets word 0 to 1 and records the position (word 1), 1 for a
+ * write (word 2), the byte offset from the range's start (words 3-4,
+ * signed, low word first) and the access's bytes (word 5).  Every access
+ * outside its range is redirected: through a global pointer to the
+ * report's scratch bytes [64, 1088), through a constant one to the
+ * range's first element, so that it neither faults nor changes memory
+ * that is not the kernel's.
+ * Returns 0 with *out (malloc'ed, NUL-terminated); 1 when the text's
+ * brackets do not balance (the compiler will say why: compile it as it
+ * is); -2 when memory runs out. */
+#define TRANSLATE_BOUNDS_REPORT_PARAM "__kiln_bounds_report"
+#define TRANSLATE_BOUNDS_RANGES_WORD 272
+#define TRANSLATE_BOUNDS_REPORT_WORDS(params) \
+    (TRANSLATE_BOUNDS_RANGES_WORD + 4 * (params))
+int translate_bounds_instrument(const char *text, size_t length, char **out,
+                                size_t *out_length);
+
 /* ---- the translator's identity and its preludes -------------------------- */
 
 /* A digest (32 hex digits) of every file that decides what a translation

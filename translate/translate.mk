@@ -18,6 +18,7 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/symbols.c translate/symbols.h \
 	translate/expr_type.c translate/expr_type.h \
 	translate/rewrite.c translate/rewrite.h \
+	translate/bounds_check.c \
 	translate/opencl_to_cuda.c translate/opencl_to_cuda.h \
 	translate/opencl_to_cuda_pass.h translate/opencl_to_cuda_tokens.c \
 	translate/opencl_to_cuda_declare.c translate/opencl_to_cuda_names.c \

@@ -1,6 +1,7 @@
 /*
  * Fuzz target: both translation passes (OpenCL C -> CUDA, CUDA C ->
- * OpenCL C).  Any input: it may reject, it must never crash, hang or leak,
+ * OpenCL C), and the checked mode's instrumentation of the OpenCL C an
+ * OpenCL device compiles (the bytes as they are, and the translation).  Any input: it may reject, it must never crash, hang or leak,
  * and a rejection must say why.
  */
 #include "cuda_to_opencl.h"
@@ -8,8 +9,23 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* KILN_CHECK=bounds: 0 with a text, 1 (left as it is) or -2, never a
+ * crash. */
+static void instrument(const char *text, size_t length)
+{
+    char *out = NULL;
+    size_t out_length = 0;
+    int result = translate_bounds_instrument(text, length, &out, &out_length);
+    if (result == 0 && (out == NULL || out_length == 0))
+        abort();
+    if (result != 0 && result != 1 && result != -2)
+        abort();
+    free(out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,6 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (result == -1 && (cuda.error == NULL || cuda.error[0] == 0))
         abort();
+    instrument((const char *)data, size);
+    if (result == 0)
+        instrument(cuda.source, strlen(cuda.source));
     cuda_to_opencl_result_free(&cuda);
     return 0;
 }
