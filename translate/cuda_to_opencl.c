@@ -483,13 +483,16 @@ static int cu_build_instances(cu_state *st)
     for (int round = 0; round < 8; ++round) {
         int again = 0;
         for (size_t k = 0; k < st->instance_count; ++k) {
-            if (round > 0 && !st->instances[k].pending)
+            /* an instance first asked for in a later round (a call
+             * whose result's space is known only now) is built then */
+            if (round > 0 && !st->instances[k].pending && st->instances[k].built)
                 continue;
             uint8_t before = st->instances[k].return_space;
             st->return_pending = 0;
             if (!cu_try(st, cu_build_one, &k, st->instances[k].key.fn))
                 return 0;
             st->instances[k].pending = st->return_pending;
+            st->instances[k].built = 1;
             again |= st->return_pending ||
                      (round > 0 && st->instances[k].return_space != before);
         }

@@ -144,6 +144,7 @@ typedef struct cu_instance {
     uint8_t return_space; /* a returned pointer's space + 1; 0 unknown */
     int pending;          /* its analysis met a call whose result's
                              space was not known yet: built again      */
+    int built;            /* built at least once                       */
 } cu_instance;
 
 typedef struct cu_state {
