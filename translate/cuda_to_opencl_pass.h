@@ -255,6 +255,9 @@ const char *cu_render(cu_state *st, const clc_edits *e, size_t begin,
                       size_t end);
 void cu_check_identifier(cu_state *st, size_t i);
 void cu_check_tokens(cu_state *st, size_t begin, size_t end);
+/* Whether the name at i is an OpenCL C keyword (a plain name in CUDA C,
+ * written __kiln_id_NAME). */
+int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id);
 void cu_generic(cu_state *st, clc_edits *e, size_t begin, size_t end);
 size_t cu_expression_end(const cu_state *st, size_t i, size_t end);
 int cu_declaration(cu_state *st, size_t i, size_t end, cu_decl *d);

@@ -242,7 +242,7 @@ static void cu_generic_number(cu_state *st, clc_edits *e, size_t i)
 
 /* Whether identifier `id` at `i` is an OpenCL C keyword, which is a plain
  * name in CUDA C. */
-static int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
+int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
 {
     return id == W_global || id == W_local || id == W_constant ||
            id == W_private || id == W_kernel || id == W_read_only ||

@@ -95,13 +95,19 @@ void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item)
          * it (a struct's or union's, not an enum's) */
         int typedef_first = item->kind == CU_ITEM_STRUCT && item->tag >= 0 &&
                             !cu_is(st, item->begin, W_enum);
+        const char *tag = NULL;
+        if (item->kind == CU_ITEM_STRUCT && item->tag >= 0) {
+            size_t at = item->begin + 1; /* the tag's token, to spell it */
+            while (at < item->end && st->tokens[at].ident != item->tag)
+                ++at;
+            tag = cu_ident_text(st, item->tag);
+            if (at < item->end && cu_opencl_keyword(st, at, item->tag))
+                tag = cu_printf(st, "__kiln_id_%s", tag);
+        }
         const char *tag_typedef =
-            item->kind == CU_ITEM_STRUCT && item->tag >= 0
-                ? cu_printf(st, " typedef %s %s %s;",
-                            cu_spelling(st, item->begin),
-                            cu_ident_text(st, item->tag),
-                            cu_ident_text(st, item->tag))
-                : NULL;
+            tag != NULL ? cu_printf(st, " typedef %s %s %s;",
+                                    cu_spelling(st, item->begin), tag, tag)
+                        : NULL;
         if (typedef_first)
             clc_write_text(w, tag_typedef);
         clc_write_range(w, &e, item->begin, item->end, 1);
