@@ -71,9 +71,6 @@ static const struct {
     {"cudaStream", 0, "dynamic parallelism (CUDA runtime calls in device "
                       "code) is not supported"},
     {"cudaGetParameterBuffer", 1, "dynamic parallelism is not supported"},
-    {"__half", 0, "CUDA half-precision types are not supported"},
-    {"half2", 1, "CUDA half-precision types are not supported"},
-    {"__nv_bfloat16", 0, "CUDA bfloat16 types are not supported"},
     {"wmma", 1, "tensor core operations are not supported"},
     {"clock64", 1, "clock64 is not supported by OpenCL C"},
     {"clock", 1, "clock is not supported by OpenCL C (no cycle counter)"},
@@ -251,7 +248,9 @@ int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
            id == W___local || id == W___constant || id == W___private ||
            id == W___kernel || id == W___generic ||
            cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
-           cu_name_is(st, i, "sampler_t");
+           cu_name_is(st, i, "sampler_t") ||
+           /* cuda_fp16.h's types: PoCL's clang reads them as half's */
+           cu_name_is(st, i, "__half") || cu_name_is(st, i, "__half2");
 }
 
 /* X_cast<T>(e) -> ((T)(e)); address spaces come with casts. */

@@ -211,13 +211,13 @@ static const char *const cu_provided_headers[] = {
     "chrono", "ctime", "time.h", "memory", "numeric", "iomanip", "fstream",
     "sstream", "random", "functional", "utility", "helper_cuda.h",
     "helper_functions.h", "helper_string.h", "helper_timer.h",
-    /* its block groups: the C++ phase's (cxx_builtins.c) */
-    "cooperative_groups.h",
+    /* the C++ phase's (cxx_builtins.c, cxx_half.c) */
+    "cooperative_groups.h", "cuda_fp16.h", "cuda_bf16.h",
 };
 
 /* Headers of CUDA libraries or features the pass refuses. */
 static const char *const cu_refused_headers[] = {
-    "cooperative_groups/", "cub/", "thrust/", "cuda_fp16", "cuda_bf16",
+    "cooperative_groups/", "cub/", "thrust/", "cuda_fp16.hpp", "cuda_bf16.hpp",
     "cuda_fp8", "curand", "mma.h", "cuda/", "sm_", "texture", "surface",
     "helper_math.h", "cufft", "cublas", "crt/",
 };

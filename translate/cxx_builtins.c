@@ -292,14 +292,24 @@ void cx_refuse_library(cx_state *st, size_t begin, size_t end)
                           refused[k].why);
 }
 
-const char *cx_library_source(const clc_token *tokens, size_t count,
-                              clc_interner *interner)
+const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
+                              size_t count, clc_interner *interner)
 {
     int32_t cg = clc_intern(interner, "cooperative_groups", 18);
-    for (size_t i = 0; i + 1 < count; ++i)
+    int groups = 0, fp16 = 0, bf16 = 0;
+    for (size_t i = 0; i + 1 < count && !groups; ++i)
         if (tokens[i].kind == CLC_TOK_IDENT && tokens[i].ident == cg)
-            return cx_cooperative_groups_text;
-    return NULL;
+            groups = 1;
+    cx_half_used(tokens, count, &fp16, &bf16);
+    if (!groups && !fp16 && !bf16)
+        return NULL;
+    clc_buffer b;
+    clc_buffer_init(&b, arena);
+    if (fp16 || bf16)
+        cx_half_source(&b, fp16, bf16);
+    if (groups)
+        clc_buffer_puts(&b, cx_cooperative_groups_text);
+    return clc_buffer_text(&b);
 }
 
 /* The vector types, as typedefs of the global namespace. */
