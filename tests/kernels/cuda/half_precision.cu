@@ -62,7 +62,8 @@ __global__ void half_ops(const __half *a, const __half *b, const __half *c,
     widened[3 * i + 2] = __high2float(q) + __low2float(p);
 }
 
-// llm.c's way: a floatX typedef, (floatX) and (float) casts, a packed type.
+// llm.c's way: a floatX typedef, (floatX) and (float) casts, a packed type,
+// streaming loads (__ldcs).
 typedef __nv_bfloat16 floatX;
 
 template <class ElementType>
@@ -92,7 +93,7 @@ __global__ void bf16_ops(floatX *out, const floatX *inp1, const floatX *inp2,
         return;
     floatX *o = out + 12 * idx;
     o[0] = (floatX)((float)inp1[idx] + (float)inp2[idx]);
-    o[1] = __hadd(inp1[idx], inp2[idx]);
+    o[1] = __hadd(__ldcs(inp1 + idx), __ldg(&inp2[idx]));
     o[2] = inp1[idx] * inp2[idx];
     o[3] = __hfma(inp1[idx], inp2[idx], inp3[idx]);
     o[4] = __float2bfloat16(x[idx]);
