@@ -293,6 +293,10 @@ static void test_half(void **state)
     a[0] = 0x8ffe;
     b[0] = 0x3c01;
     c[0] = 0x3c01;
+    /* infinities and NaNs, each side (random patterns rarely draw them) */
+    a[1] = 0x7c00, a[2] = 0xfc00, a[3] = 0x7e00, a[4] = 0x7c01;
+    b[5] = 0x7c00, b[6] = 0xfc00, b[7] = 0xfe00, c[8] = 0xfc00;
+    a[9] = 0x7c00, b[9] = 0xfc00;
     kiln_buffer *a_b = test_temp_buffer_from(context, a, N * sizeof *a);
     kiln_buffer *b_b = test_temp_buffer_from(context, b, N * sizeof *b);
     kiln_buffer *c_b = test_temp_buffer_from(context, c, N * sizeof *c);
@@ -377,6 +381,8 @@ static void test_bf16(void **state)
     a[0] = 0x7f40;
     b[0] = 0x3fc0;
     c[0] = 0xff60;
+    a[1] = 0x7f80, a[2] = 0xff80, a[3] = 0x7fc0, b[4] = 0x7f81;
+    b[5] = 0x7f80, c[6] = 0xff80, c[7] = 0x7fc0, a[8] = 0x7f80, c[8] = 0xff80;
     kiln_buffer *a_b = test_temp_buffer_from(context, a, N * sizeof *a);
     kiln_buffer *b_b = test_temp_buffer_from(context, b, N * sizeof *b);
     kiln_buffer *c_b = test_temp_buffer_from(context, c, N * sizeof *c);

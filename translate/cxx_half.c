@@ -128,7 +128,7 @@ static const char cx_half_common_text[] =
  * CUDA's function names (half/half2, bfloat16/bfloat162), $F and $R the
  * conversions to float and back, $I an int's conversion to float (rounded
  * to odd where float's 24 bits are not enough), $B and $C the bit
- * conversions, $D the fma rounded to odd. */
+ * conversions, $D the fma rounded to odd, $E infinity's bits. */
 static const char cx_half_type_text[] =
     "struct $T_raw { unsigned short x; };"
     "struct $T {"
@@ -195,22 +195,21 @@ static const char cx_half_type_text[] =
     "__device__ $T __hfma($T a, $T b, $T c) { return $R($D($F(a), $F(b), $F(c))); }"
     "__device__ $T __hneg($T a) { return __kiln_bits_$N(a.__x ^ 0x8000u); }"
     "__device__ $T __habs($T a) { return __kiln_bits_$N(a.__x & 0x7fffu); }"
-    "__device__ bool __hisnan($T a) { float x = $F(a); return x != x; }"
+    "__device__ bool __hisnan($T a) { return (a.__x & 0x7fffu) > $Eu; }"
     "__device__ int __hisinf($T a) {"
-    "  float x = $F(a);"
-    "  return (x - x != x - x && x == x) ? (x > 0.0f ? 1 : -1) : 0; }"
+    "  return (a.__x & 0x7fffu) == $Eu ? ((a.__x & 0x8000u) != 0u ? -1 : 1) : 0; }"
     "__device__ $T __hmax($T a, $T b) {"
     "  float x = $F(a), y = $F(b);"
-    "  if (x != x && y != y) return __kiln_bits_$N(0x7fffu);"
-    "  if (x != x) return b;"
-    "  if (y != y) return a;"
+    "  if (__hisnan(a) && __hisnan(b)) return __kiln_bits_$N(0x7fffu);"
+    "  if (__hisnan(a)) return b;"
+    "  if (__hisnan(b)) return a;"
     "  if (x == y) return (a.__x & 0x8000u) != 0u ? b : a;"
     "  return x > y ? a : b; }"
     "__device__ $T __hmin($T a, $T b) {"
     "  float x = $F(a), y = $F(b);"
-    "  if (x != x && y != y) return __kiln_bits_$N(0x7fffu);"
-    "  if (x != x) return b;"
-    "  if (y != y) return a;"
+    "  if (__hisnan(a) && __hisnan(b)) return __kiln_bits_$N(0x7fffu);"
+    "  if (__hisnan(a)) return b;"
+    "  if (__hisnan(b)) return a;"
     "  if (x == y) return (a.__x & 0x8000u) != 0u ? a : b;"
     "  return x < y ? a : b; }"
     "__device__ bool __heq($T a, $T b) { return $F(a) == $F(b); }"
@@ -272,14 +271,14 @@ static const char cx_half_type_text[] =
 
 /* CUDA's names for the two types. */
 typedef struct cx_half_names {
-    const char *T, *P, *N, *Q, *F, *R, *I, *B, *C, *D;
+    const char *T, *P, *N, *Q, *F, *R, *I, *B, *C, *D, *E;
     const char *aliases;
 } cx_half_names;
 
 static const cx_half_names cx_fp16 = {
     "__half", "__half2", "half", "half2", "__half2float", "__float2half_rn",
     "(float)", "__kiln_float2half_bits", "__kiln_half2float_bits",
-    "__kiln_fma_odd_float",
+    "__kiln_fma_odd_float", "0x7c00",
     "typedef __half half; typedef __half2 half2;",
 };
 
@@ -287,7 +286,7 @@ static const cx_half_names cx_bf16 = {
     "__nv_bfloat16", "__nv_bfloat162", "bfloat16", "bfloat162",
     "__bfloat162float", "__float2bfloat16_rn", "__kiln_ll2float_odd",
     "__kiln_float2bfloat16_bits", "__kiln_bfloat162float_bits",
-    "__kiln_fma_odd_double",
+    "__kiln_fma_odd_double", "0x7f80",
     "typedef __nv_bfloat16 nv_bfloat16; typedef __nv_bfloat162 nv_bfloat162;",
 };
 
@@ -312,6 +311,7 @@ static void cx_half_expand(clc_buffer *b, const cx_half_names *n)
         case 'B': with = n->B; break;
         case 'C': with = n->C; break;
         case 'D': with = n->D; break;
+        case 'E': with = n->E; break;
         default: break;
         }
         clc_buffer_puts(b, with);
