@@ -453,6 +453,54 @@ static void test_bf16_packed(void **state)
                      (double)sums[i], (double)expected[i]);
 }
 
+/* Code that names only half and half2, as most of it does (LeetCUDA's
+ * style: pairs through a reinterpret_cast macro). */
+static void test_half_names_only(void **state)
+{
+    kiln_context *context = test_context(state);
+    static const char source[] =
+        "#include <cuda_fp16.h>\n"
+        "#define HALF2(value) (reinterpret_cast<half2 *>(&(value))[0])\n"
+        "__global__ void add_f16x2(half *a, half *b, half *c, int N)\n"
+        "{\n"
+        "    int idx = 2 * (blockIdx.x * blockDim.x + threadIdx.x);\n"
+        "    if (idx < N) {\n"
+        "        half2 x = HALF2(a[idx]);\n"
+        "        half2 y = HALF2(b[idx]);\n"
+        "        HALF2(c[idx]) = __hadd2(x, y);\n"
+        "    }\n"
+        "}\n";
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                  .source_name = "names_only.cu"};
+    kiln_program *program = NULL;
+    TEST_OK(kiln_program_build_with(context, source, 0, &options, &program));
+    kiln_kernel *kernel = NULL;
+    kiln_status status = kiln_kernel_create(program, "add_f16x2", &kernel);
+    if (status != KILN_OK) {
+        kiln_program_release(program);
+        fail_msg("add_f16x2: %s", kiln_last_error());
+    }
+    enum { N = 2 * 1001 };
+    uint16_t *a = ARRAY(uint16_t, N), *b = ARRAY(uint16_t, N), *c = ARRAY(uint16_t, N);
+    random_bits(a, N);
+    random_bits(b, N);
+    kiln_buffer *a_b = test_temp_buffer_from(context, a, N * sizeof *a);
+    kiln_buffer *b_b = test_temp_buffer_from(context, b, N * sizeof *b);
+    kiln_buffer *c_b = test_temp_buffer(context, N * sizeof *c);
+    kiln_launch_config config = test_config_1d(N / 2, 64);
+    kiln_arg args[] = {KILN_ARG_BUFFER(a_b), KILN_ARG_BUFFER(b_b),
+                       KILN_ARG_BUFFER(c_b), KILN_ARG_INT(N)};
+    status = kiln_launch(kernel, &config, 4, args);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+    if (status != KILN_OK)
+        fail_msg("launch: %s", kiln_last_error());
+    test_read(c_b, c, N * sizeof *c);
+    for (size_t i = 0; i < N; ++i)
+        expect_bits(&HALF, "__hadd2", i, c[i], reference(&HALF, ADD, a[i], b[i], 0),
+                    a[i], b[i], 0);
+}
+
 /* ---- what stays refused ----------------------------------------------------------- */
 
 static void test_refused(void **state)
@@ -505,6 +553,7 @@ int main(void)
         KILN_TEST(test_half),
         KILN_TEST(test_bf16),
         KILN_TEST(test_bf16_packed),
+        KILN_TEST(test_half_names_only),
         KILN_TEST(test_refused),
     };
     return kiln_test_main("cuda_half", tests, sizeof tests / sizeof tests[0]);

@@ -213,7 +213,8 @@ const char *cuda_to_opencl_filter(clc_run *run, const char *source,
     const char *refused = NULL;
     unsigned refused_line = 0;
     char *text = cu_filter_includes(&probe, source ? source : "", length,
-                                    &refused_line, &refused);
+                                    &refused_line, &refused,
+                                    &run->cuda_headers);
     if (refused != NULL) {
         run->unsupported = 1;
         clc_fail(&run->failure, -1, 0,
@@ -276,7 +277,7 @@ static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
     cxx_lowering lowering;
     cxx_lower(&run->arena, &run->interner, &run->unsupported, pp->tokens,
               pp->count, request ? request->names : NULL,
-              request ? request->count : 0, 0, &lowering);
+              request ? request->count : 0, run->cuda_headers, 0, &lowering);
     if (cu_export_names(&lowering, out) != 0)
         clc_fail_memory(&run->failure);
     clc_pp_output lowered = *pp;

@@ -277,7 +277,8 @@ void cu_instance_build(cu_state *st, size_t index);
 void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item);
 void cu_write_variable_kernels(cu_state *st, clc_buffer *out);
 char *cu_filter_includes(cu_state *st, const char *source, size_t length,
-                         unsigned *refused_line, const char **refused);
+                         unsigned *refused_line, const char **refused,
+                         unsigned *headers);
 
 /* Refusals per kernel (cuda_to_opencl_refusals.c).  cu_try runs
  * fn(st, arg); a refusal inside comes back as 0 and is recorded as

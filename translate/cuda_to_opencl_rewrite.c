@@ -250,7 +250,9 @@ int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
            cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
            cu_name_is(st, i, "sampler_t") ||
            /* cuda_fp16.h's types: PoCL's clang reads them as half's */
-           cu_name_is(st, i, "__half") || cu_name_is(st, i, "__half2");
+           cu_name_is(st, i, "__half") || cu_name_is(st, i, "__half2") ||
+           cu_name_is(st, i, "half2"); /* and cuda_fp16.h's half2: a vector
+                                          of OpenCL's half */
 }
 
 /* X_cast<T>(e) -> ((T)(e)); address spaces come with casts. */

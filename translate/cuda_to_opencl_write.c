@@ -226,7 +226,8 @@ static const char *const cu_refused_headers[] = {
  * refuses CUDA library headers; leaves other includes to the
  * preprocessor, which reports a file not found. */
 char *cu_filter_includes(cu_state *st, const char *source, size_t length,
-                         unsigned *refused_line, const char **refused)
+                         unsigned *refused_line, const char **refused,
+                         unsigned *headers)
 {
     char *text = clc_arena_alloc(st->arena, length + 1);
     memcpy(text, source, length);
@@ -253,6 +254,10 @@ char *cu_filter_includes(cu_state *st, const char *source, size_t length,
                         ++q;
                     const char *name = clc_arena_strndup(st->arena, text + p + 1,
                                                          q - p - 1);
+                    if (strcmp(name, "cuda_fp16.h") == 0)
+                        *headers |= CLC_CUDA_FP16;
+                    if (strcmp(name, "cuda_bf16.h") == 0)
+                        *headers |= CLC_CUDA_BF16;
                     for (size_t k = 0; k < sizeof cu_provided_headers /
                                                sizeof cu_provided_headers[0]; ++k)
                         if (strcmp(name, cu_provided_headers[k]) == 0)

@@ -298,7 +298,8 @@ void cx_refuse_library(cx_state *st, size_t begin, size_t end)
 }
 
 const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
-                              size_t count, clc_interner *interner)
+                              size_t count, clc_interner *interner,
+                              unsigned headers)
 {
     int32_t cg = clc_intern(interner, "cooperative_groups", 18);
     int groups = 0, fp16 = 0, bf16 = 0;
@@ -306,6 +307,8 @@ const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
         if (tokens[i].kind == CLC_TOK_IDENT && tokens[i].ident == cg)
             groups = 1;
     cx_half_used(tokens, count, &fp16, &bf16);
+    fp16 |= (headers & CLC_CUDA_FP16) != 0; /* half, half2 alone */
+    bf16 |= (headers & CLC_CUDA_BF16) != 0;
     if (!groups && !fp16 && !bf16)
         return NULL;
     clc_buffer b;

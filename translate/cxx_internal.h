@@ -819,7 +819,8 @@ const char *cx_builtins_source(cx_state *st);
  * block groups), read as the program's own code before it; NULL when the
  * program names none. */
 const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
-                              size_t count, clc_interner *interner);
+                              size_t count, clc_interner *interner,
+                              unsigned headers);
 /* Refuses, by name, what cooperative_groups.h has beyond a block's group
  * (grid and multi-device groups, tiles) in tokens [begin, end). */
 void cx_refuse_library(cx_state *st, size_t begin, size_t end);

@@ -477,10 +477,12 @@ static void cx_append_out(cx_state *st, cx_out *to, const cx_out *from)
 void cxx_lower(clc_arena *arena, clc_interner *interner,
                volatile int *unsupported, const clc_token *tokens,
                size_t count, const char *const *requests,
-               size_t request_count, int force, cxx_lowering *out)
+               size_t request_count, unsigned headers, int force,
+               cxx_lowering *out)
 {
     memset(out, 0, sizeof *out);
-    if (!force && request_count == 0 && !cx_needs_lowering(tokens, count, interner)) {
+    if (!force && request_count == 0 && headers == 0 &&
+        !cx_needs_lowering(tokens, count, interner)) {
         out->tokens = (clc_token *)tokens;
         out->count = count;
         return;
@@ -500,7 +502,8 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     uint16_t file = count > 0 ? tokens[0].file : 0;
     clc_lex(builtins, strlen(builtins), file, 0, arena, interner, &lexed);
     size_t builtin_count = lexed.count - 1;
-    const char *library = cx_library_source(arena, tokens, count, interner);
+    const char *library =
+        cx_library_source(arena, tokens, count, interner, headers);
     clc_token_array library_lexed = {0};
     if (library != NULL) {
         library_lexed.capacity = strlen(library) / 2 + 64;
@@ -548,7 +551,7 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
         cx_refuse_library(st, builtin_count + library_count,
                           builtin_count + library_count + user_count);
         int fp16, bf16;
-        if (cx_half_used(tokens, count, &fp16, &bf16))
+        if (cx_half_used(tokens, count, &fp16, &bf16) || headers != 0)
             cx_refuse_half(st, builtin_count + library_count,
                            builtin_count + library_count + user_count);
     }
