@@ -469,6 +469,14 @@ static void test_half_names_only(void **state)
         "        half2 y = HALF2(b[idx]);\n"
         "        HALF2(c[idx]) = __hadd2(x, y);\n"
         "    }\n"
+        "}\n"
+        "__global__ void dot_f16(half *a, half *b, half *c, int K)\n"
+        "{\n"
+        "    int n = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    half psum = 0.0;\n"
+        "    for (int k = 0; k < K; k++)\n"
+        "        psum += a[n * K + k] * b[k];\n"
+        "    c[n] = psum;\n"
         "}\n";
     kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
                                   .source_name = "names_only.cu"};
@@ -499,6 +507,29 @@ static void test_half_names_only(void **state)
     for (size_t i = 0; i < N; ++i)
         expect_bits(&HALF, "__hadd2", i, c[i], reference(&HALF, ADD, a[i], b[i], 0),
                     a[i], b[i], 0);
+    /* a half accumulator in private memory: psum += a * b, rounded at each
+     * step (K = 2 of N / 2 rows of a, b's first 2) */
+    TEST_OK(kiln_program_build_with(context, source, 0, &options, &program));
+    status = kiln_kernel_create(program, "dot_f16", &kernel);
+    if (status != KILN_OK) {
+        kiln_program_release(program);
+        fail_msg("dot_f16: %s", kiln_last_error());
+    }
+    kiln_arg dot_args[] = {KILN_ARG_BUFFER(a_b), KILN_ARG_BUFFER(b_b),
+                           KILN_ARG_BUFFER(c_b), KILN_ARG_INT(2)};
+    status = kiln_launch(kernel, &config, 4, dot_args);
+    kiln_kernel_release(kernel);
+    kiln_program_release(program);
+    if (status != KILN_OK)
+        fail_msg("launch: %s", kiln_last_error());
+    test_read(c_b, c, N / 2 * sizeof *c);
+    for (size_t n = 0; n < N / 2; ++n) {
+        uint16_t psum = 0;
+        for (size_t k = 0; k < 2; ++k)
+            psum = reference(&HALF, ADD, psum,
+                             reference(&HALF, MUL, a[n * 2 + k], b[k], 0), 0);
+        expect_bits(&HALF, "psum += a * b", n, c[n], psum, a[n * 2], a[n * 2 + 1], b[0]);
+    }
 }
 
 /* ---- what stays refused ----------------------------------------------------------- */
