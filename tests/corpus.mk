@@ -97,6 +97,12 @@ KILN_TESTS += tests/test_cuda_names
 tests_test_cuda_names_SOURCES = tests/test_cuda_names.c
 EXTRA_DIST += tests/kernels/cuda/templates_by_name.cu
 
+# cuda_fp16.h and cuda_bf16.h (tests/kernels/cuda/half_precision.cu):
+# natively on CUDA, through translate/cxx_half.c on OpenCL.
+KILN_TESTS += tests/test_cuda_half
+tests_test_cuda_half_SOURCES = tests/test_cuda_half.c
+EXTRA_DIST += tests/kernels/cuda/half_precision.cu
+
 # CUDA's barriers: threads that return before __syncthreads() (tests/
 # kernels/cuda/early_exit.cu), block votes, what the translation refuses.
 KILN_TESTS += tests/test_cuda_barriers

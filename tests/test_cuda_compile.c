@@ -286,6 +286,11 @@ static void nvrtc_options_from_the_lists(void **state)
         assert_int_equal(cuda_options_map(&fuzz_host, &source, &target,
                                           &options, &count, &werror),
                          KILN_OK);
+        /* the toolkit's include directory, searched after the user's */
+        size_t total = count;
+        if (count > 0 && strncmp(options[count - 1], "-I", 2) == 0 &&
+            strstr(options[count - 1], "/include") != NULL)
+            --count;
         assert_int_equal(werror, 1);
         assert_true(count > expected_count);
         assert_string_equal(options[0], "--gpu-architecture=sm_90");
@@ -301,12 +306,49 @@ static void nvrtc_options_from_the_lists(void **state)
                 fail_msg("NVRTC option %zu: '%s' is the user's", i,
                          options[i]);
         }
-        assert_null(options[count]);
-        cuda_options_free(options, count);
+        assert_null(options[total]);
+        cuda_options_free(options, total);
         translate_option_lists_free(&native);
         translate_program_free(&program);
     }
     translate_option_lists_free(&lists);
+}
+
+/* CUDA's device headers, which NVRTC finds only through an include
+ * directory: the plugin gives it the toolkit's.  tests/kernels/cuda/
+ * half_precision.cu (cuda_fp16.h, cuda_bf16.h) compiled as the CUDA
+ * backend compiles native CUDA C. */
+static void toolkit_headers(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/kernels/cuda/half_precision.cu",
+             test_srcdir());
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        fail_msg("cannot read %s", path);
+    static char text[65536];
+    size_t length = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[length] = '\0';
+    cuda_target target = {.device_sm = 90, .compile_sm = 90, .is_ptx = 1};
+    kiln_backend_source source = {
+        .struct_size = sizeof source,
+        .language = KILN_LANGUAGE_CUDA_C,
+        .text = text,
+        .length = length,
+        .name = "half_precision.cu",
+    };
+    cuda_binary binary;
+    char *log = NULL;
+    kiln_status status =
+        cuda_binary_compile(&fuzz_host, &target, &source, &binary, &log, NULL);
+    if (status != KILN_OK)
+        fail_msg("half_precision.cu does not build with NVRTC (%d): %s",
+                 (int)status, last_error);
+    free(log);
+    assert_true(binary.image_size > 0);
+    cuda_binary_free(&binary);
 }
 
 /* Kernel template instances named by the core (kiln_backend_source's
@@ -383,6 +425,7 @@ int main(void)
         KILN_TEST(errors_use_the_users_names),
         KILN_TEST(nvrtc_options_from_the_lists),
         KILN_TEST(name_expressions_are_lowered),
+        KILN_TEST(toolkit_headers),
     };
     return kiln_test_main_plain("cuda compile", tests,
                                 sizeof tests / sizeof tests[0]);

@@ -213,7 +213,8 @@ const char *cuda_to_opencl_filter(clc_run *run, const char *source,
     const char *refused = NULL;
     unsigned refused_line = 0;
     char *text = cu_filter_includes(&probe, source ? source : "", length,
-                                    &refused_line, &refused);
+                                    &refused_line, &refused,
+                                    &run->cuda_headers);
     if (refused != NULL) {
         run->unsupported = 1;
         clc_fail(&run->failure, -1, 0,
@@ -276,7 +277,7 @@ static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
 {
     cxx_lower(&run->arena, &run->interner, &run->unsupported, pp->tokens,
               pp->count, request ? request->names : NULL,
-              request ? request->count : 0, 0, lowering);
+              request ? request->count : 0, run->cuda_headers, 0, lowering);
     if (cu_export_names(lowering, out) != 0)
         clc_fail_memory(&run->failure);
     clc_pp_output lowered = *pp;
@@ -505,13 +506,16 @@ static int cu_build_instances(cu_state *st)
     for (int round = 0; round < 8; ++round) {
         int again = 0;
         for (size_t k = 0; k < st->instance_count; ++k) {
-            if (round > 0 && !st->instances[k].pending)
+            /* an instance first asked for in a later round (a call
+             * whose result's space is known only now) is built then */
+            if (round > 0 && !st->instances[k].pending && st->instances[k].built)
                 continue;
             uint8_t before = st->instances[k].return_space;
             st->return_pending = 0;
             if (!cu_try(st, cu_build_one, &k, st->instances[k].key.fn))
                 return 0;
             st->instances[k].pending = st->return_pending;
+            st->instances[k].built = 1;
             again |= st->return_pending ||
                      (round > 0 && st->instances[k].return_space != before);
         }

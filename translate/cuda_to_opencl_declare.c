@@ -488,6 +488,9 @@ static size_t cu_top_typedef(cu_state *st, size_t i)
         builtin_alias = id == W_uchar || id == W_ushort ||
                         id == W_uint || id == W_ulong ||
                         id == W_size_t || cu_is_builtin_type(st, name);
+        /* typedef __half2 half2; (cuda_fp16.h's): renamed, so kept */
+        if (cu_opencl_keyword(st, name, id))
+            builtin_alias = 0;
     }
     cu_item_add(st, (cu_item){.kind = builtin_alias ? CU_ITEM_SKIP
                                                     : CU_ITEM_COPY,

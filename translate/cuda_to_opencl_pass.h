@@ -144,6 +144,7 @@ typedef struct cu_instance {
     uint8_t return_space; /* a returned pointer's space + 1; 0 unknown */
     int pending;          /* its analysis met a call whose result's
                              space was not known yet: built again      */
+    int built;            /* built at least once                       */
 } cu_instance;
 
 typedef struct cu_state {
@@ -254,6 +255,9 @@ const char *cu_render(cu_state *st, const clc_edits *e, size_t begin,
                       size_t end);
 void cu_check_identifier(cu_state *st, size_t i);
 void cu_check_tokens(cu_state *st, size_t begin, size_t end);
+/* Whether the name at i is an OpenCL C keyword (a plain name in CUDA C,
+ * written __kiln_id_NAME). */
+int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id);
 void cu_generic(cu_state *st, clc_edits *e, size_t begin, size_t end);
 size_t cu_expression_end(const cu_state *st, size_t i, size_t end);
 int cu_declaration(cu_state *st, size_t i, size_t end, cu_decl *d);
@@ -273,7 +277,8 @@ void cu_instance_build(cu_state *st, size_t index);
 void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item);
 void cu_write_variable_kernels(cu_state *st, clc_buffer *out);
 char *cu_filter_includes(cu_state *st, const char *source, size_t length,
-                         unsigned *refused_line, const char **refused);
+                         unsigned *refused_line, const char **refused,
+                         unsigned *headers);
 
 /* Refusals per kernel (cuda_to_opencl_refusals.c).  cu_try runs
  * fn(st, arg); a refusal inside comes back as 0 and is recorded as

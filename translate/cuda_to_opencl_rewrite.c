@@ -80,9 +80,6 @@ static const struct {
     {"cudaStream", 0, "dynamic parallelism (CUDA runtime calls in device "
                       "code) is not supported"},
     {"cudaGetParameterBuffer", 1, "dynamic parallelism is not supported"},
-    {"__half", 0, "CUDA half-precision types are not supported"},
-    {"half2", 1, "CUDA half-precision types are not supported"},
-    {"__nv_bfloat16", 0, "CUDA bfloat16 types are not supported"},
     {"wmma", 1, "tensor core operations are not supported"},
     {"clock64", 1, "clock64 is not supported by OpenCL C"},
     {"clock", 1, "clock is not supported by OpenCL C (no cycle counter)"},
@@ -251,7 +248,7 @@ static void cu_generic_number(cu_state *st, clc_edits *e, size_t i)
 
 /* Whether identifier `id` at `i` is an OpenCL C keyword, which is a plain
  * name in CUDA C. */
-static int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
+int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
 {
     return id == W_global || id == W_local || id == W_constant ||
            id == W_private || id == W_kernel || id == W_read_only ||
@@ -260,7 +257,11 @@ static int cu_opencl_keyword(const cu_state *st, size_t i, int32_t id)
            id == W___local || id == W___constant || id == W___private ||
            id == W___kernel || id == W___generic ||
            cu_name_is(st, i, "generic") || cu_name_is(st, i, "pipe") ||
-           cu_name_is(st, i, "sampler_t");
+           cu_name_is(st, i, "sampler_t") ||
+           /* cuda_fp16.h's types: PoCL's clang reads them as half's */
+           cu_name_is(st, i, "__half") || cu_name_is(st, i, "__half2") ||
+           cu_name_is(st, i, "half2"); /* and cuda_fp16.h's half2: a vector
+                                          of OpenCL's half */
 }
 
 /* X_cast<T>(e) -> ((T)(e)); address spaces come with casts. */

@@ -95,13 +95,19 @@ void cu_write_item(cu_state *st, clc_writer *w, const cu_item *item)
          * it (a struct's or union's, not an enum's) */
         int typedef_first = item->kind == CU_ITEM_STRUCT && item->tag >= 0 &&
                             !cu_is(st, item->begin, W_enum);
+        const char *tag = NULL;
+        if (item->kind == CU_ITEM_STRUCT && item->tag >= 0) {
+            size_t at = item->begin + 1; /* the tag's token, to spell it */
+            while (at < item->end && st->tokens[at].ident != item->tag)
+                ++at;
+            tag = cu_ident_text(st, item->tag);
+            if (at < item->end && cu_opencl_keyword(st, at, item->tag))
+                tag = cu_printf(st, "__kiln_id_%s", tag);
+        }
         const char *tag_typedef =
-            item->kind == CU_ITEM_STRUCT && item->tag >= 0
-                ? cu_printf(st, " typedef %s %s %s;",
-                            cu_spelling(st, item->begin),
-                            cu_ident_text(st, item->tag),
-                            cu_ident_text(st, item->tag))
-                : NULL;
+            tag != NULL ? cu_printf(st, " typedef %s %s %s;",
+                                    cu_spelling(st, item->begin), tag, tag)
+                        : NULL;
         if (typedef_first)
             clc_write_text(w, tag_typedef);
         clc_write_range(w, &e, item->begin, item->end, 1);
@@ -205,15 +211,15 @@ static const char *const cu_provided_headers[] = {
     "chrono", "ctime", "time.h", "memory", "numeric", "iomanip", "fstream",
     "sstream", "random", "functional", "utility", "helper_cuda.h",
     "helper_functions.h", "helper_string.h", "helper_timer.h",
-    /* its block groups and tiles, cg::reduce: the C++ phase's
-     * (cxx_builtins.c) */
+    /* the C++ phase's (cxx_builtins.c: block groups and tiles, cg::reduce
+     * and scans; cxx_half.c) */
     "cooperative_groups.h", "cooperative_groups/reduce.h",
-    "cooperative_groups/scan.h",
+    "cooperative_groups/scan.h", "cuda_fp16.h", "cuda_bf16.h",
 };
 
 /* Headers of CUDA libraries or features the pass refuses. */
 static const char *const cu_refused_headers[] = {
-    "cooperative_groups/", "cub/", "thrust/", "cuda_fp16", "cuda_bf16",
+    "cooperative_groups/", "cub/", "thrust/", "cuda_fp16.hpp", "cuda_bf16.hpp",
     "cuda_fp8", "curand", "mma.h", "cuda/", "sm_", "texture", "surface",
     "helper_math.h", "cufft", "cublas", "crt/",
 };
@@ -222,7 +228,8 @@ static const char *const cu_refused_headers[] = {
  * refuses CUDA library headers; leaves other includes to the
  * preprocessor, which reports a file not found. */
 char *cu_filter_includes(cu_state *st, const char *source, size_t length,
-                         unsigned *refused_line, const char **refused)
+                         unsigned *refused_line, const char **refused,
+                         unsigned *headers)
 {
     char *text = clc_arena_alloc(st->arena, length + 1);
     memcpy(text, source, length);
@@ -250,6 +257,10 @@ char *cu_filter_includes(cu_state *st, const char *source, size_t length,
                     const char *name = clc_arena_strndup(st->arena, text + p + 1,
                                                          q - p - 1);
                     int provided = 0;
+                    if (strcmp(name, "cuda_fp16.h") == 0)
+                        *headers |= CLC_CUDA_FP16;
+                    if (strcmp(name, "cuda_bf16.h") == 0)
+                        *headers |= CLC_CUDA_BF16;
                     for (size_t k = 0; k < sizeof cu_provided_headers /
                                                sizeof cu_provided_headers[0]; ++k)
                         if (strcmp(name, cu_provided_headers[k]) == 0) {

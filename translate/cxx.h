@@ -52,11 +52,14 @@ typedef struct cxx_lowering {
  * token).  `requests` name kernel template instances to make, as NVRTC's
  * name expressions do ("sgemm<64, 8>"); a request the program cannot make
  * fails the translation naming it.  Fails through `arena->failure`;
- * refusals also set *unsupported.  `force` lowers even a program that
- * uses no C++ (tests). */
+ * refusals also set *unsupported.  `headers` (CLC_CUDA_FP16,
+ * CLC_CUDA_BF16) says which of CUDA's device headers the source included:
+ * their types are given to it in C++ (cxx_half.c).  `force` lowers even a
+ * program that uses no C++ (tests). */
 void cxx_lower(clc_arena *arena, clc_interner *interner,
                volatile int *unsupported, const clc_token *tokens,
                size_t count, const char *const *requests,
-               size_t request_count, int force, cxx_lowering *out);
+               size_t request_count, unsigned headers, int force,
+               cxx_lowering *out);
 
 #endif

@@ -197,11 +197,16 @@ static const char cx_builtin_text[] =
     "unsigned long long atomicOr(unsigned long long*,unsigned long long);"
     "int atomicXor(int*,int); unsigned int atomicXor(unsigned int*,unsigned int);"
     "unsigned long long atomicXor(unsigned long long*,unsigned long long);"
-    "template<typename T> T __ldg(const T*); template<typename T> T __ldcg(const T*);"
-    "template<typename T> T __ldca(const T*); template<typename T> T __ldcs(const T*);"
-    "template<typename T> T __ldlu(const T*); template<typename T> T __ldcv(const T*);"
-    "template<typename T> void __stwb(T*,T); template<typename T> void __stcg(T*,T);"
-    "template<typename T> void __stcs(T*,T); template<typename T> void __stwt(T*,T);"
+    "template<typename T> __device__ T __ldg(const T*);"
+    "template<typename T> __device__ T __ldcg(const T*);"
+    "template<typename T> __device__ T __ldca(const T*);"
+    "template<typename T> __device__ T __ldcs(const T*);"
+    "template<typename T> __device__ T __ldlu(const T*);"
+    "template<typename T> __device__ T __ldcv(const T*);"
+    "template<typename T> __device__ void __stwb(T*,T);"
+    "template<typename T> __device__ void __stcg(T*,T);"
+    "template<typename T> __device__ void __stcs(T*,T);"
+    "template<typename T> __device__ void __stwt(T*,T);"
     "long long clock64(void); clock_t clock(void);"
     "namespace std { using ::sqrt; using ::rsqrt; using ::cbrt; using ::exp;"
     " using ::exp2; using ::expm1; using ::log; using ::log2; using ::log10;"
@@ -384,14 +389,27 @@ void cx_refuse_library(cx_state *st, size_t begin, size_t end)
                           refused[k].why);
 }
 
-const char *cx_library_source(const clc_token *tokens, size_t count,
-                              clc_interner *interner)
+const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
+                              size_t count, clc_interner *interner,
+                              unsigned headers)
 {
     int32_t cg = clc_intern(interner, "cooperative_groups", 18);
-    for (size_t i = 0; i + 1 < count; ++i)
+    int groups = 0, fp16 = 0, bf16 = 0;
+    for (size_t i = 0; i + 1 < count && !groups; ++i)
         if (tokens[i].kind == CLC_TOK_IDENT && tokens[i].ident == cg)
-            return cx_cooperative_groups_text;
-    return NULL;
+            groups = 1;
+    cx_half_used(tokens, count, &fp16, &bf16);
+    fp16 |= (headers & CLC_CUDA_FP16) != 0; /* half, half2 alone */
+    bf16 |= (headers & CLC_CUDA_BF16) != 0;
+    if (!groups && !fp16 && !bf16)
+        return NULL;
+    clc_buffer b;
+    clc_buffer_init(&b, arena);
+    if (fp16 || bf16)
+        cx_half_source(&b, fp16, bf16);
+    if (groups)
+        clc_buffer_puts(&b, cx_cooperative_groups_text);
+    return clc_buffer_text(&b);
 }
 
 /* The vector types, as typedefs of the global namespace. */

@@ -823,11 +823,25 @@ const char *cx_builtins_source(cx_state *st);
 /* Headers of CUDA's that this phase gives in C++ (cooperative_groups.h's
  * block groups), read as the program's own code before it; NULL when the
  * program names none. */
-const char *cx_library_source(const clc_token *tokens, size_t count,
-                              clc_interner *interner);
+const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
+                              size_t count, clc_interner *interner,
+                              unsigned headers);
 /* Refuses, by name, what cooperative_groups.h has beyond a block's group
  * (grid and multi-device groups, tiles) in tokens [begin, end). */
 void cx_refuse_library(cx_state *st, size_t begin, size_t end);
+
+/* ---- cxx_half.c ------------------------------------------------------------------- */
+
+/* Whether tokens name cuda_fp16.h's or cuda_bf16.h's types or functions
+ * (*fp16, *bf16 say which). */
+int cx_half_used(const clc_token *tokens, size_t count, int *fp16, int *bf16);
+/* Those headers in the C++ this phase lowers (cxx_half.c says how their
+ * results are CUDA's). */
+void cx_half_source(clc_buffer *b, int fp16, int bf16);
+/* Refuses, by name, what those headers have that cannot be computed as
+ * CUDA does (approximate math, directed roundings) in tokens [begin, end). */
+void cx_refuse_half(cx_state *st, size_t begin, size_t end);
+
 /* float4 & co. and dim3 in the global namespace. */
 void cx_declare_vectors(cx_state *st);
 

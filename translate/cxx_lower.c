@@ -205,6 +205,9 @@ static int cx_needs_lowering(const clc_token *tokens, size_t count,
     int32_t ids[sizeof words / sizeof words[0]];
     for (size_t k = 0; k < sizeof words / sizeof words[0]; ++k)
         ids[k] = clc_intern(in, words[k], strlen(words[k]));
+    int fp16, bf16; /* cuda_fp16.h's and cuda_bf16.h's types are classes */
+    if (cx_half_used(tokens, count, &fp16, &bf16))
+        return 1;
     int depth = 0;
     int struct_depth = -1;   /* the brace depth of a struct's body */
     int pending_struct = 0;
@@ -504,10 +507,12 @@ static void cx_append_out(cx_state *st, cx_out *to, const cx_out *from)
 void cxx_lower(clc_arena *arena, clc_interner *interner,
                volatile int *unsupported, const clc_token *tokens,
                size_t count, const char *const *requests,
-               size_t request_count, int force, cxx_lowering *out)
+               size_t request_count, unsigned headers, int force,
+               cxx_lowering *out)
 {
     memset(out, 0, sizeof *out);
-    if (!force && request_count == 0 && !cx_needs_lowering(tokens, count, interner)) {
+    if (!force && request_count == 0 && headers == 0 &&
+        !cx_needs_lowering(tokens, count, interner)) {
         out->tokens = (clc_token *)tokens;
         out->count = count;
         return;
@@ -527,7 +532,8 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     uint16_t file = count > 0 ? tokens[0].file : 0;
     clc_lex(builtins, strlen(builtins), file, 0, arena, interner, &lexed);
     size_t builtin_count = lexed.count - 1;
-    const char *library = cx_library_source(tokens, count, interner);
+    const char *library =
+        cx_library_source(arena, tokens, count, interner, headers);
     clc_token_array library_lexed = {0};
     if (library != NULL) {
         library_lexed.capacity = strlen(library) / 2 + 64;
@@ -571,9 +577,14 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
     st->count = total;
     st->user_begin = builtin_count;
     cx_match_brackets(st);
-    if (library != NULL)
+    if (library != NULL) {
         cx_refuse_library(st, builtin_count + library_count,
                           builtin_count + library_count + user_count);
+        int fp16, bf16;
+        if (cx_half_used(tokens, count, &fp16, &bf16) || headers != 0)
+            cx_refuse_half(st, builtin_count + library_count,
+                           builtin_count + library_count + user_count);
+    }
 
     /* the outputs' room: a program's size, about */
     st->bodies_out.capacity = user_count + user_count / 2 + 1024;

@@ -319,6 +319,8 @@ cx_decl *cx_function_instance(cx_state *st, cx_template *tmpl,
     if (decl == NULL)
         cx_fail(st, at, "'%s' is not a device function",
                 cx_ident_name(st, tmpl->name));
+    if (tmpl->begin < st->user_begin) /* __ldg<T> & co.: the prelude's */
+        decl->flags |= CXF_BUILTIN;
     decl->parent = tmpl->scope;
     cx_instance_add(st, tmpl, args, decl);
     return decl;

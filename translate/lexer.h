@@ -175,7 +175,11 @@ typedef struct clc_run {
     clc_arena arena;
     clc_interner interner;
     volatile int unsupported;
+    unsigned cuda_headers;   /* CUDA C: CLC_CUDA_FP16 | CLC_CUDA_BF16, the
+                                device headers the source includes       */
 } clc_run;
+
+enum { CLC_CUDA_FP16 = 1, CLC_CUDA_BF16 = 2 };
 
 void clc_run_begin(clc_run *run);
 /* The failure branch: hands the message, its line and `unsupported` to the

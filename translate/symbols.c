@@ -538,7 +538,9 @@ static size_t sy_specifiers_at(clc_symbols *s, size_t at, size_t end,
             continue;
         } else if (spec->type == NULL && word == W_event_t) {
             spec->type = clc_type_struct(s->arena, W_event_t, 0);
-        } else if (sy_type_word(word, &words)) {
+        } else if (!(word == W_half && !sy_opencl(s)) &&
+                   sy_type_word(word, &words)) {
+            /* CUDA C's half is a name (cuda_fp16.h's typedef) */
             any_word = 1;
         } else if (spec->type == NULL && !any_word &&
                    (size_t)word < s->ident_capacity && s->cuda_scalar[word]) {

@@ -38,6 +38,7 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cxx_overload.c translate/cxx_body.c \
 	translate/cxx_body_statements.c translate/cxx_emit.c \
 	translate/cxx_builtins.c \
+	translate/cxx_half.c \
 	translate/cuda_barriers.c translate/cuda_barriers.h \
 	translate/cuda_barriers_pass.h translate/cuda_barriers_tokens.c \
 	translate/cuda_barriers_analyse.c translate/cuda_barriers_read.c \

@@ -20,7 +20,8 @@ backends_cuda_kiln_cuda_la_SOURCES = \
 	backends/cuda/cuda_memory.c \
 	backends/cuda/cuda_program.c \
 	backends/cuda/cuda_stream.c
-backends_cuda_kiln_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+backends_cuda_kiln_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS) \
+	-DKILN_CUDA_DIR='"$(CUDA_DIR)"'
 backends_cuda_kiln_cuda_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version \
 	-shared -no-undefined -export-symbols-regex '^kiln_backend_entry$$'
 backends_cuda_kiln_cuda_la_LIBADD = $(CUDA_DRIVER_LIBS) $(NVRTC_LIBS)

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include <nvrtc.h>
 
 double cuda_seconds(void)
@@ -129,6 +131,32 @@ void cuda_options_free(char **nvrtc_options, size_t count)
     free(nvrtc_options);
 }
 
+/* The toolkit's include directory, where NVRTC finds CUDA's own device
+ * headers (cuda_fp16.h, cuda_bf16.h, cooperative_groups.h,
+ * cuda_runtime.h: NVRTC has no search path of its own): $CUDA_PATH's or
+ * $CUDA_HOME's, else the toolkit configure built against; NULL when none
+ * holds cuda_fp16.h. */
+static const char *cuda_toolkit_include(char *path, size_t size)
+{
+    const char *roots[] = {getenv("CUDA_PATH"), getenv("CUDA_HOME"),
+#ifdef KILN_CUDA_DIR
+                           KILN_CUDA_DIR,
+#endif
+                           "/usr/local/cuda"};
+    for (size_t i = 0; i < sizeof roots / sizeof roots[0]; ++i) {
+        if (roots[i] == NULL || roots[i][0] == '\0')
+            continue;
+        char probe[PATH_MAX];
+        int n = snprintf(probe, sizeof probe, "%s/include/cuda_fp16.h", roots[i]);
+        if (n < 0 || (size_t)n >= sizeof probe || access(probe, R_OK) != 0)
+            continue;
+        n = snprintf(path, size, "%s/include", roots[i]);
+        if (n > 0 && (size_t)n < size)
+            return path;
+    }
+    return NULL;
+}
+
 kiln_status cuda_options_map(const kiln_host_api *host,
                              const kiln_backend_source *source,
                              const cuda_target *target, char ***nvrtc_options,
@@ -155,6 +183,10 @@ kiln_status cuda_options_map(const kiln_host_api *host,
         }
         cuda_option_add(&list, "", source->flags[i], NULL);
     }
+    /* last: searched after the user's directories */
+    char toolkit[PATH_MAX];
+    if (cuda_toolkit_include(toolkit, sizeof toolkit) != NULL)
+        cuda_option_add(&list, "-I", toolkit, NULL);
     if (list.failed) {
         cuda_options_free(list.items, list.count);
         return host->error(KILN_ERR_OUT_OF_HOST_MEMORY,

@@ -78,7 +78,8 @@ CUDA_INTERNAL kiln_status cuda_binary_compile(const kiln_host_api *host,
                                               double *seconds);
 
 /* NVRTC's arguments for a source's option lists (exposed for tests): the
- * architecture, then -D, -U and -I as one argument each, then the flags;
+ * architecture, then -D, -U and -I as one argument each, then the flags,
+ * then -I of the toolkit's include directory (CUDA's device headers);
  * a NULL-terminated malloc'ed array of malloc'ed strings, freed with
  * cuda_options_free.  *werror is set when -Werror asked for warnings to
  * fail the build (NVRTC has no such option). */
