@@ -381,6 +381,27 @@ size_t cx_parse_type_id(cx_state *st, cx_body *ctx, size_t at, size_t end,
 
 /* ---- extents ------------------------------------------------------------------- */
 
+size_t cx_skip_template_params(cx_state *st, size_t at, size_t end)
+{
+    if (!cx_is(st, at, st->w.template_) || !cx_punct(st, at + 1, P_LT))
+        return at;
+    int depth = 0;
+    size_t j = at + 1;
+    for (; j < end; ++j) {
+        if (cx_is_open(st, j)) {
+            j = st->match[j];
+            continue;
+        }
+        if (cx_punct(st, j, P_LT))
+            ++depth;
+        else if (cx_punct(st, j, P_GT) && --depth == 0)
+            break;
+        else if (cx_punct(st, j, P_SHR) && (depth -= 2) <= 0)
+            break;
+    }
+    return j + 1;
+}
+
 size_t cx_declaration_end(cx_state *st, size_t at, size_t end)
 {
     size_t i = at;
@@ -389,6 +410,12 @@ size_t cx_declaration_end(cx_state *st, size_t at, size_t end)
     while (i < end) {
         if (cx_punct(st, i, P_SEMI))
             return i;
+        if (cx_is(st, i, st->w.template_) && cx_punct(st, i + 1, P_LT)) {
+            /* the '=' of its parameters' defaults is not the
+             * declaration's (template <int N = 32> T f() {...}) */
+            i = cx_skip_template_params(st, i, end);
+            continue;
+        }
         if (cx_ident(st, i) &&
             (st->tokens[i].ident == W_struct || st->tokens[i].ident == W_union ||
              st->tokens[i].ident == W_enum || st->tokens[i].ident == st->w.class_) &&

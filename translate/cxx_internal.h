@@ -674,6 +674,8 @@ void cx_read_record_body(cx_state *st, cx_decl *record, cx_scope *scope);
 const cx_type *cx_record_instance(cx_state *st, cx_template *tmpl,
                                   const cx_type *const *args, size_t count,
                                   size_t at);
+/* Past `template <...>` at `at` (its closing '>'), else `at`. */
+size_t cx_skip_template_params(cx_state *st, size_t at, size_t end);
 /* The end of the declaration at `at`: its ';' or its body's '}'. */
 size_t cx_declaration_end(cx_state *st, size_t at, size_t end);
 

@@ -788,7 +788,8 @@ static void cx_try_declaration(cx_state *st, void *arg)
 /* Whether the declaration [begin, end) says it is for the device. */
 static int cx_says_device(cx_state *st, size_t begin, size_t end)
 {
-    for (size_t i = begin; i < end; ++i) {
+    /* a template's parameter list: its defaults' '=' are no initialiser */
+    for (size_t i = cx_skip_template_params(st, begin, end); i < end; ++i) {
         if (cx_is_open(st, i)) {
             if (cx_punct(st, i, P_LBRACE))
                 return 0; /* a body: its qualifiers came before */

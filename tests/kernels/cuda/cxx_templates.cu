@@ -8,7 +8,7 @@ __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / 
 template <typename T>
 __device__ T square(T x) { return x * x; }
 
-template <int N, typename T>
+template <const int N = 4, typename T = int> // defaults, as LeetCUDA writes them
 __device__ T sum_n(const T *p)
 {
     T s = 0;
