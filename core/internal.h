@@ -1034,9 +1034,13 @@ KILN_INTERNAL kiln_status kiln_launch_check_args(const kiln_kernel *kernel,
                                                  size_t local_memory);
 /* Sets the error "launch of 'k'(signature): argument i (type name): ..."
  * and returns `status`. */
-KILN_INTERNAL kiln_status kiln_launch_argument_error_v(
+KILN_INTERNAL kiln_status kiln_launch_argument_error(
     const kiln_kernel *kernel, kiln_status status, size_t index,
-    const char *format, va_list args) KILN_PRINTF_LIKE(4, 0);
+    const char *format, ...) KILN_PRINTF_LIKE(4, 5);
+/* Whether parameter `index` has a hidden byte offset, so that a view is
+ * passed as its base's memory and its offset (launch.c). */
+KILN_INTERNAL bool kiln_launch_has_offset_slot(const kiln_kernel *kernel,
+                                               size_t index);
 /* "a buffer", "a host In array": an argument kind in messages. */
 KILN_INTERNAL const char *kiln_arg_kind_word(kiln_arg_kind kind);
 /* KILN_ERR_ARGUMENT_COUNT, with the kernel's signature, unless the kernel

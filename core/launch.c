@@ -107,22 +107,7 @@ static void launch_refused(const kiln_kernel *kernel,
                           config->block.z);
 }
 
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-    KILN_PRINTF_LIKE(4, 5);
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    kiln_launch_argument_error_v(kernel, status, index, format, args);
-    va_end(args);
-    return status;
-}
-
-/* Whether parameter `index` has a hidden byte offset, so that a view is
- * passed as its base's memory and its offset. */
-static bool has_offset_slot(const kiln_kernel *kernel, size_t index)
+bool kiln_launch_has_offset_slot(const kiln_kernel *kernel, size_t index)
 {
     for (size_t h = 0; h < kernel->hidden_count; ++h)
         if (kernel->hidden[h].kind == KILN_HIDDEN_POINTER_OFFSET &&
@@ -141,7 +126,7 @@ static kiln_status view_memory(const kiln_kernel *kernel, size_t index,
         return KILN_OK;
     char reason[512];
     snprintf(reason, sizeof reason, "%s", kiln_last_error());
-    return argument_error(kernel, status, index,
+    return kiln_launch_argument_error(kernel, status, index,
                           "a view at byte %zu of its buffer: %s", view->offset,
                           reason);
 }
@@ -175,7 +160,7 @@ static kiln_status user_args(const kiln_kernel *kernel,
         switch (arg->kind) {
         case KILN_ARG_KIND_BUFFER:
             out->kind = KILN_ARG_KIND_BUFFER;
-            if (arg->buffer->offset == 0 || has_offset_slot(kernel, i))
+            if (arg->buffer->offset == 0 || kiln_launch_has_offset_slot(kernel, i))
                 out->memory = arg->buffer->memory; /* the base's */
             else
                 status = view_memory(kernel, i, arg->buffer, &out->memory);

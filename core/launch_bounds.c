@@ -12,29 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-    KILN_PRINTF_LIKE(4, 5);
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    kiln_launch_argument_error_v(kernel, status, index, format, args);
-    va_end(args);
-    return status;
-}
-
-/* Whether parameter `index` gets its base's memory and a hidden offset. */
-static bool offset_hidden(const kiln_kernel *kernel, size_t index)
-{
-    for (size_t h = 0; h < kernel->hidden_count; ++h)
-        if (kernel->hidden[h].kind == KILN_HIDDEN_POINTER_OFFSET &&
-            kernel->hidden[h].variable == index)
-            return true;
-    return false;
-}
-
 static void put_u64(uint32_t *words, uint64_t value)
 {
     words[0] = (uint32_t)value;
@@ -57,7 +34,7 @@ kiln_status kiln_bounds_report_prepare(const kiln_kernel *kernel,
         uint32_t *range = ranges + TRANSLATE_BOUNDS_REPORT_WORDS(p);
         uint64_t start = 0, bytes = UINT64_MAX; /* not checked */
         if (p < arg_count && args[p].kind == KILN_ARG_KIND_BUFFER) {
-            start = offset_hidden(kernel, p) ? args[p].buffer->offset : 0;
+            start = kiln_launch_has_offset_slot(kernel, p) ? args[p].buffer->offset : 0;
             bytes = args[p].buffer->size;
         } else if (p < arg_count && kiln_arg_kind_is_host(args[p].kind)) {
             bytes = args[p].size;
@@ -117,7 +94,7 @@ kiln_status kiln_bounds_report_check(const kiln_kernel *kernel,
     const void *address = buffer ? (const void *)arg->buffer : arg->host;
     const char *what = buffer ? "the buffer" : kiln_arg_kind_word(arg->kind);
     const char *where = offset < 0 ? "before its start" : "past its end";
-    return argument_error(kernel, KILN_ERR_KERNEL_FAULT, index,
+    return kiln_launch_argument_error(kernel, KILN_ERR_KERNEL_FAULT, index,
                           "the kernel %s %u byte%s at byte offset %lld of %s "
                           "%p of %zu bytes, %s (checked mode: an instrumented "
                           "access; it was not carried out)",

@@ -257,12 +257,15 @@ kiln_status kiln_launch_check_geometry(const kiln_kernel *kernel,
     return launch_dimensions(kernel, config, dimensions);
 }
 
-kiln_status kiln_launch_argument_error_v(const kiln_kernel *kernel,
-                                        kiln_status status, size_t index,
-                                        const char *format, va_list args)
+kiln_status kiln_launch_argument_error(const kiln_kernel *kernel,
+                                      kiln_status status, size_t index,
+                                      const char *format, ...)
 {
     char detail[512];
+    va_list args;
+    va_start(args, format);
     vsnprintf(detail, sizeof detail, format, args);
+    va_end(args);
     const kiln_backend_param *param = &kernel->info.params[index];
     kiln_string signature = {0};
     kernel_signature(kernel, &signature);
@@ -273,19 +276,6 @@ kiln_status kiln_launch_argument_error_v(const kiln_kernel *kernel,
                param->name && param->name[0] ? " " : "",
                param->name ? param->name : "", detail);
     kiln_string_free(&signature);
-    return status;
-}
-
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-    KILN_PRINTF_LIKE(4, 5);
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    kiln_launch_argument_error_v(kernel, status, index, format, args);
-    va_end(args);
     return status;
 }
 
@@ -334,13 +324,13 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
         accepted = false;
     }
     if (!accepted)
-        return argument_error(kernel, KILN_ERR_ARGUMENT_KIND, index,
+        return kiln_launch_argument_error(kernel, KILN_ERR_ARGUMENT_KIND, index,
                               "takes %s, got %s", param_kind_word(param->kind),
                               kiln_arg_kind_word(kind));
     if (kind != KILN_ARG_KIND_VALUE || type == KILN_SCALAR_NONE)
         return KILN_OK;
     if (!scalar_type_valid(type))
-        return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, index,
+        return kiln_launch_argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, index,
                               "unknown scalar type %d (build arguments with "
                               "the KILN_ARG_* constructors)",
                               (int)type);
@@ -359,7 +349,7 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
         return KILN_OK; /* the size check of the value decides */
     if (declared != scalar_types[type].class_ ||
         (param->size != 0 && param->size != sizes[type]))
-        return argument_error(kernel, KILN_ERR_ARGUMENT_TYPE, index,
+        return kiln_launch_argument_error(kernel, KILN_ERR_ARGUMENT_TYPE, index,
                               "%s %s (%s, '%c', %zu bytes) given for a "
                               "parameter of type %s",
                               scalar_types[type].name[0] == 'i' ? "an" : "a",
@@ -391,35 +381,35 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
         case KILN_ARG_KIND_BUFFER:
             if (arg->buffer == NULL ||
                 arg->buffer->magic != KILN_MAGIC_BUFFER)
-                return argument_error(kernel, KILN_ERR_INVALID_HANDLE, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_INVALID_HANDLE, i,
                                       "the buffer is %s",
                                       arg->buffer ? "not a live buffer"
                                                   : "NULL");
             if (arg->buffer->context != context)
-                return argument_error(kernel, KILN_ERR_CONTEXT_MISMATCH, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_CONTEXT_MISMATCH, i,
                                       "the buffer belongs to another context");
             break;
         case KILN_ARG_KIND_VALUE:
             if (kiln_arg_value(arg) == NULL)
-                return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
                                       "the value pointer is NULL");
             /* A size the backend could not tell is never a licence to
              * pass any: the kernel would read past a short value. */
             if (param->size == 0)
-                return argument_error(
+                return kiln_launch_argument_error(
                     kernel, KILN_ERR_UNSUPPORTED, i,
                     "the backend cannot tell how many bytes this parameter "
                     "takes, so the launch cannot be checked (a struct or "
                     "typedef the driver does not size: docs/ERRORS.md)");
             if (arg->size != param->size)
-                return argument_error(kernel, KILN_ERR_ARGUMENT_SIZE, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_ARGUMENT_SIZE, i,
                                       "%zu bytes given, the parameter takes "
                                       "%zu",
                                       arg->size, param->size);
             break;
         case KILN_ARG_KIND_LOCAL:
             if (arg->size == 0)
-                return argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
                                       "0 bytes of local memory");
             if (arg->size > SIZE_MAX - local_total)
                 local_total = SIZE_MAX;
@@ -428,16 +418,16 @@ kiln_status kiln_launch_check_arg_shape(const kiln_kernel *kernel,
             break;
         default: /* host arrays */
             if (arg->host == NULL)
-                return argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_INVALID_ARGUMENT, i,
                                       "the host pointer is NULL");
             if (arg->size == 0)
-                return argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
+                return kiln_launch_argument_error(kernel, KILN_ERR_INVALID_SIZE, i,
                                       "a host array of 0 bytes");
             /* Staged through one device allocation: found here, with the
              * kernel and the argument, not later by the driver. */
             if (context->device.max_allocation != 0 &&
                 arg->size > context->device.max_allocation)
-                return argument_error(
+                return kiln_launch_argument_error(
                     kernel, KILN_ERR_INVALID_SIZE, i,
                     "%s of %zu bytes is more than the largest allocation of "
                     "%s (%llu bytes)",

@@ -8,20 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The checks' message for argument `index` (launch_check.c). */
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-    KILN_PRINTF_LIKE(4, 5);
-static kiln_status argument_error(const kiln_kernel *kernel, kiln_status status,
-                                  size_t index, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    kiln_launch_argument_error_v(kernel, status, index, format, args);
-    va_end(args);
-    return status;
-}
-
 kiln_status kiln_stage_host_arg(kiln_context *context,
                                 kiln_backend_stream *stream,
                                 const kiln_arg *arg, bool checked,
@@ -122,13 +108,13 @@ kiln_status kiln_stage_check_guards(const kiln_kernel *kernel,
                                       : " (staged on the device)";
         if (status == KILN_OK && report.length > 0 && result == KILN_OK &&
             (at_edge || guarded_count < 2))
-            status = argument_error(
+            status = kiln_launch_argument_error(
                 kernel, KILN_ERR_KERNEL_FAULT, i,
                 "the kernel wrote outside %s %p of %zu bytes%s: %s were "
                 "overwritten (checked mode)",
                 what, address, size, staged_note, report.data);
         else if (status == KILN_OK && report.length > 0 && result == KILN_OK)
-            status = argument_error(
+            status = kiln_launch_argument_error(
                 kernel, KILN_ERR_KERNEL_FAULT, i,
                 "the kernel wrote into the guard zone of %s %p of %zu "
                 "bytes%s, away from the buffer: %s were overwritten "
