@@ -283,6 +283,17 @@ static void test_unknown_names(void **state)
     check_sgemm(context, program, "sgemm<8, 8>", 8, 8);
     TEST_OK(kiln_program_release(program));
 
+    /* a template's one instance is still no kernel of the template's plain
+     * name (CUDA's module lists it under its mangled symbol alone) */
+    static const char *const one[] = {"axpby<float>"};
+    program = build_names(context, one, 1);
+    kiln_kernel *plain = NULL;
+    TEST_FAILS(KILN_ERR_KERNEL_NOT_FOUND,
+               kiln_kernel_create(program, "axpby", &plain));
+    TEST_ERROR_MENTIONS("axpby");
+    check_axpby_float(context, program, "axpby<float>");
+    TEST_OK(kiln_program_release(program));
+
     /* names given at build time: checked, and one that is no instance fails
      * the build naming it */
     kiln_build_options options = {.struct_size = sizeof options,

@@ -566,7 +566,8 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
     cuda_float_atomics atomics =
         cuda_to_opencl_float_atomics(target, &out->cl_std);
     if (atomics == CUDA_FLOAT_ATOMICS_PTX)
-        clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_PTX 1\n");
+        clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_PTX 1\n"
+                                 "#define __KILN_INLINE_PTX 1\n");
     if (atomics == CUDA_FLOAT_ATOMICS_EXT)
         clc_buffer_puts(&output, "#define __KILN_FLOAT_ATOMICS_EXT 1\n");
     clc_buffer_puts(&output, translate_prelude_opencl());

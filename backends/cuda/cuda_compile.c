@@ -185,8 +185,19 @@ kiln_status cuda_options_map(const kiln_host_api *host,
     }
     /* last: searched after the user's directories */
     char toolkit[PATH_MAX];
-    if (cuda_toolkit_include(toolkit, sizeof toolkit) != NULL)
+    if (cuda_toolkit_include(toolkit, sizeof toolkit) != NULL) {
         cuda_option_add(&list, "-I", toolkit, NULL);
+        /* CUDA 13 keeps libcu++ (<cuda/std/...>, which cooperative_groups.h
+         * and cuda_fp16.h include) in include/cccl, where nvcc looks on its
+         * own and NVRTC does not. */
+        char cccl[PATH_MAX + 8];
+        char probe[PATH_MAX + 32];
+        int n = snprintf(cccl, sizeof cccl, "%s/cccl", toolkit);
+        int m = snprintf(probe, sizeof probe, "%s/cuda/std/type_traits", cccl);
+        if (n > 0 && (size_t)n < sizeof cccl && m > 0 &&
+            (size_t)m < sizeof probe && access(probe, R_OK) == 0)
+            cuda_option_add(&list, "-I", cccl, NULL);
+    }
     if (list.failed) {
         cuda_options_free(list.items, list.count);
         return host->error(KILN_ERR_OUT_OF_HOST_MEMORY,

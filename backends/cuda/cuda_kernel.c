@@ -94,13 +94,17 @@ static int cuda_mangled_global_name(const char *symbol, const char **name,
 }
 
 /* Whether `symbol` is the Itanium mangling of a function `name` at global
- * scope. */
+ * scope.  A template's instance ("I" and its arguments after the name) is
+ * not: CUDA finds one only by the name expression that made it, so a
+ * plain name does not pick an instance here either (the translation for
+ * OpenCL devices answers the same). */
 static int cuda_mangled_name_matches(const char *symbol, const char *name)
 {
     const char *base;
     size_t length;
     return cuda_mangled_global_name(symbol, &base, &length) &&
-           length == strlen(name) && strncmp(base, name, length) == 0;
+           length == strlen(name) && strncmp(base, name, length) == 0 &&
+           base[length] != 'I';
 }
 
 /* Appends `text` to a bounded, comma-separated list for messages. */
@@ -236,7 +240,8 @@ static void cuda_listed_name(const char *const *symbols, unsigned int count,
     *length = strlen(symbol);
     const char *base;
     size_t base_length;
-    if (!cuda_mangled_global_name(symbol, &base, &base_length))
+    if (!cuda_mangled_global_name(symbol, &base, &base_length) ||
+        base[base_length] == 'I') /* a template's instance */
         return;
     for (unsigned int i = 0; i < count; ++i) {
         if (i == index)
