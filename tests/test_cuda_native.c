@@ -390,9 +390,16 @@ static void test_kernel_lookup(void **state)
     /* The mangled name itself is a name too. */
     kiln_kernel *by_symbol = test_kernel(program, "_Z16with_cpp_linkagePii");
     kiln_kernel_release(by_symbol);
-    /* A single template instantiation is found by its C name. */
-    kiln_kernel *fill = test_kernel(program, "fill");
+    /* A template's instance is found by its name expression (or its
+     * symbol), never by the template's plain name: the translation for
+     * OpenCL devices answers the same, and CuPy's get_function too. */
+    kiln_kernel *fill = test_kernel(program, "fill<int>");
     kiln_kernel_release(fill);
+    fill = test_kernel(program, "_Z4fillIiEvPT_");
+    kiln_kernel_release(fill);
+    TEST_FAILS(KILN_ERR_KERNEL_NOT_FOUND,
+               kiln_kernel_create(program, "fill", &fill));
+    TEST_ERROR_MENTIONS("fill");
 
     int32_t result[4];
     TEST_OK(kiln_buffer_read(buffer, 0, result, sizeof result));
