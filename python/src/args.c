@@ -339,8 +339,13 @@ int kp_args_set(kp_args *pack, size_t index, const kp_type *type,
         return kp_args_set_pointer(pack, index, value);
     case 'A': /* a pointer or a value: native CUDA C, types unknown */
         if (PyObject_TypeCheck(value, kp_buffer_type) ||
-            PyObject_TypeCheck(value, kp_host_arg_type) ||
-            PyObject_HasAttrString(value, "gpudata"))
+            PyObject_TypeCheck(value, kp_host_arg_type))
+            return kp_args_set_pointer(pack, index, value);
+        /* Host memory is a value (NumPy's scalars, the common case): asked
+         * first, since a failed attribute lookup costs an exception. */
+        if (PyObject_CheckBuffer(value))
+            return raw_value(pack, index, type->size, value);
+        if (PyObject_HasAttrString(value, "gpudata"))
             return kp_args_set_pointer(pack, index, value);
         if (PyFloat_Check(value))
             return scalar_value(index, type->size == 4 ? 'f' : 'd', value,

@@ -2,6 +2,7 @@
 (libkiln-array's elementwise, reduction and scan templates) made from
 PyCUDA-style argument lists, cached per context, and the conversions
 between PyCUDA's CUDA C argument lists and the generators' OpenCL C."""
+import functools as _functools
 import numpy as _np
 
 import kiln as _kiln
@@ -117,7 +118,9 @@ def device_arg(value):
     return value if buffer is None else buffer
 
 
-# The arguments of the kernels gpuarray and cumath make, by dtype.
+# The arguments of the kernels gpuarray and cumath make, by dtype: asked
+# at every call (the generator's cache key), so remembered.
+@_functools.lru_cache(maxsize=1024)
 def declare(*pairs):
     """"global float *z, float a" from ("*z", float32), ("a", float32)."""
     from kiln.pycuda.tools import dtype_to_ctype

@@ -203,6 +203,23 @@ _registered = {}
 def register_dtype(dtype, c_name):
     """Names a struct dtype's C type (for dtype_to_ctype)."""
     _registered[_np.dtype(dtype)] = c_name
+    from kiln.pycuda import _kernels  # its declarations name C types
+    _kernels.declare.cache_clear()
+
+
+_vector_names = {}
+
+
+def _vector_name(dtype):
+    """gpuarray.vec's name of a vector dtype (float4...), else None; the
+    table is made once: every generated kernel's declaration asks."""
+    if not _vector_names:
+        from kiln.pycuda.gpuarray import vec
+        for name in dir(vec):
+            value = getattr(vec, name)
+            if isinstance(value, _np.dtype):
+                _vector_names.setdefault(value, name)
+    return _vector_names.get(dtype)
 
 
 def dtype_to_ctype(dtype, with_fp_tex_hack=False):
@@ -210,11 +227,9 @@ def dtype_to_ctype(dtype, with_fp_tex_hack=False):
     dtype = _np.dtype(dtype)
     if dtype in _registered:
         return _registered[dtype]
-    from kiln.pycuda.gpuarray import vec
-    for name in dir(vec):
-        if isinstance(getattr(vec, name), _np.dtype) and \
-                getattr(vec, name) == dtype:
-            return name
+    name = _vector_name(dtype)
+    if name is not None:
+        return name
     try:
         return _CTYPES[dtype.name]
     except KeyError:
