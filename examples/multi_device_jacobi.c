@@ -113,19 +113,20 @@ static void *worker_run(void *argument)
             if (w->index == 0)
                 *w->start_ms = example_now_ms();
         }
-        if (k > 0) {
-            /* The neighbours have copied this band's edge rows of k-1
-             * (this iteration's edge rows overwrite those of k-2, in the
-             * same grid: waiting for k-1's copies covers k-2's). */
-            progress_await(w, PULLED_RECORDED, k);
+        if (k > 1) {
+            /* The neighbours have copied this band's edge rows of k-2,
+             * which this iteration's overwrite (the same grid of the
+             * two).  Not k-1's: waiting for those would put a round trip
+             * between the devices into every iteration. */
+            progress_await(w, PULLED_RECORDED, k - 1);
             if (w->above != NULL)
                 EXAMPLE_CHECK(kiln_stream_wait_event(
-                    p->edge, w->above->pulled[(k - 1) % RING]));
+                    p->edge, w->above->pulled[(k - 2) % RING]));
             if (w->below != NULL)
                 EXAMPLE_CHECK(kiln_stream_wait_event(
-                    p->edge, w->below->pulled[(k - 1) % RING]));
-            progress_tell(w, PULLED_WAITED, k);
+                    p->edge, w->below->pulled[(k - 2) % RING]));
         }
+        progress_tell(w, PULLED_WAITED, k);
         jacobi_step(p, current, k);
         /* The slot last marked iteration k - RING. */
         progress_await(w, EDGE_WAITED, k - RING + 1);
@@ -152,7 +153,9 @@ static void *worker_run(void *argument)
                 jacobi_row_offset(b, 1), row_bytes, p->edge));
         }
         progress_tell(w, EDGE_WAITED, k + 1);
-        progress_await(w, PULLED_WAITED, k - RING + 1);
+        /* The slot last marked iteration k - RING, which the neighbours
+         * wait for in their iteration k - RING + 2. */
+        progress_await(w, PULLED_WAITED, k - RING + 2);
         EXAMPLE_CHECK(kiln_event_record(w->pulled[k % RING], p->edge));
         progress_tell(w, PULLED_RECORDED, k + 1);
         current = out;
