@@ -351,6 +351,31 @@ static kiln_status program_find_or_build(kiln_context *context,
     return KILN_OK;
 }
 
+/* The memory cache's key of a text as given, before its front end: what
+ * the front end's result depends on besides files (the language, the
+ * options, the kernel names, the checked mode), marked apart from the
+ * keys of front ends' texts. */
+static kiln_status raw_key_make(kiln_context *context, kiln_language language,
+                                const kiln_program_options *parsed,
+                                const char *name, const char *text,
+                                size_t length, kiln_cache_key *key)
+{
+    /* the source's name too: the front end writes it into #line */
+    size_t size = strlen(name) + 64;
+    char *choices = malloc(size);
+    if (choices == NULL)
+        return kiln_error(KILN_ERR_OUT_OF_HOST_MEMORY, "out of host memory");
+    snprintf(choices, size, "the text as given; checks %u; name %s",
+             atomic_load(&context->checks), name);
+    kiln_status status = kiln_cache_key_make(
+        context, language, &parsed->lists.options, parsed->include_dirs,
+        parsed->include_dir_count, text, length, NULL, false, choices,
+        (const char *const *)parsed->kernel_names, parsed->kernel_name_count,
+        key);
+    free(choices);
+    return status;
+}
+
 kiln_status kiln_program_build_text(kiln_context *context, const char *text,
                                     size_t length, const char *name,
                                     const char *log_name,
@@ -361,12 +386,41 @@ kiln_status kiln_program_build_text(kiln_context *context, const char *text,
 {
     *built = NULL;
     *log = NULL;
+    /* A text built before in this context whose front end read no file
+     * is found by the text itself, before the front end runs again:
+     * generated kernels (libkiln-array's, kiln.cupy's) are built at every
+     * call, and the front end costs a macro-heavy text hundreds of
+     * microseconds where this lookup costs one digest. */
+    kiln_cache_key raw;
+    bool have_raw = raw_key_make(context, language, parsed, name, text,
+                                 length, &raw) == KILN_OK;
+    kiln_error_clear();
+    if (have_raw) {
+        double started = kiln_log_enabled(KILN_LOG_INFO) ? seconds_now() : 0;
+        *built = kiln_memory_cache_find(context, &raw);
+        if (*built != NULL) {
+            kiln_cache_key_free(&raw);
+            *origin = KILN_PROGRAM_FROM_MEMORY_CACHE;
+            log_build(context, log_name, KILN_PROGRAM_FROM_MEMORY_CACHE,
+                      started);
+            return KILN_OK;
+        }
+    }
     kiln_front_end front;
     kiln_status status = kiln_front_end_open(context, text, length, name,
                                              language, parsed, &front);
     if (status == KILN_OK)
         status = program_find_or_build(context, &front, parsed, log_name,
                                        built, origin, log);
+    /* only a text that is the whole program: no file read, none left to
+     * the compiler */
+    const char *files = status == KILN_OK ? kiln_front_end_file_digests(&front)
+                                          : NULL;
+    if (status == KILN_OK && have_raw && (files == NULL || files[0] == '\0') &&
+        kiln_front_end_left(&front) == NULL)
+        kiln_memory_cache_store(context, &raw, *built);
+    if (have_raw)
+        kiln_cache_key_free(&raw);
     kiln_front_end_close(&front);
     return status;
 }
