@@ -7,7 +7,7 @@
 # the NVIDIA driver.  The raw OpenCL side links the ICD loader.
 BENCH_BINARIES = bench/bench_launch bench/bench_copy bench/bench_build \
 	bench/bench_kernels bench/bench_array bench/bench_compile bench/bench_peer \
-	bench/bench_atomics bench/bench_warp
+	bench/bench_atomics bench/bench_warp bench/bench_templates
 noinst_PROGRAMS += $(BENCH_BINARIES)
 
 BENCH_CPPFLAGS = $(AM_CPPFLAGS)
@@ -62,6 +62,11 @@ bench_bench_atomics_LDADD = $(BENCH_LIBS)
 bench_bench_warp_SOURCES = bench/bench_warp.c $(BENCH_COMMON)
 bench_bench_warp_CPPFLAGS = $(BENCH_CPPFLAGS)
 bench_bench_warp_LDADD = $(BENCH_LIBS)
+
+# The translator's own API too, for the translation-time rows.
+bench_bench_templates_SOURCES = bench/bench_templates.c $(BENCH_COMMON)
+bench_bench_templates_CPPFLAGS = $(BENCH_CPPFLAGS) -I$(top_srcdir)/translate
+bench_bench_templates_LDADD = translate/libkiln_translate.la $(BENCH_LIBS)
 
 bench_bench_array_SOURCES = bench/bench_array.c \
 	bench/bench_kernels_source.h $(BENCH_COMMON)

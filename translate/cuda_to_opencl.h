@@ -143,6 +143,10 @@ typedef enum cuda_float_atomics {
                                    the compiler says it has it             */
 } cuda_float_atomics;
 
+/* Whether the translation for `target` leaves out CUDA's `#pragma unroll`
+ * hints without a count (PoCL's CPU devices run faster without them). */
+int cuda_to_opencl_drops_unroll_hints(const translate_target *target);
+
 /* The float atomics of the device `target` describes (NULL: a generic
  * OpenCL 1.2 device), and in *cl_std (may be NULL) the -cl-std= they need
  * (NULL for the default). */

@@ -223,6 +223,8 @@ void clc_write_text(clc_writer *w, const char *text)
 /* A #pragma the preprocessor kept stands on a line of its own. */
 static void clc_write_pragma(clc_writer *w, const clc_token *t)
 {
+    if (t->length == 0) /* a pragma the translation left out */
+        return;
     clc_write_position(w, t);
     if (w->last != '\n')
         clc_buffer_append(w->out, "\n", 1);
