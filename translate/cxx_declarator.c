@@ -368,6 +368,19 @@ size_t cx_parse_type_id(cx_state *st, cx_body *ctx, size_t at, size_t end,
         *type = NULL;
         return at;
     }
+    /* T(x) with x no type and no declarator: a functional cast, so
+     * (float(1.0f) - y) is an expression, not a cast to a function type */
+    if (after < end && cx_punct(st, after, P_LPAREN) &&
+        st->match[after] > after + 1) {
+        size_t in = after + 1;
+        if (!cx_punct(st, in, P_STAR) && !cx_punct(st, in, P_AMP) &&
+            !cx_punct(st, in, P_ANDAND) && !cx_punct(st, in, P_LPAREN) &&
+            !cx_punct(st, in, P_ELLIPSIS) && !cx_punct(st, in, P_COLON) &&
+            !cx_starts_type(st, ctx, in)) {
+            *type = NULL;
+            return at;
+        }
+    }
     cx_declarator d;
     after = cx_parse_declarator(st, ctx, after, end, specs.type, &d);
     if (d.name != 0) {

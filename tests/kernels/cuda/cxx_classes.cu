@@ -105,7 +105,7 @@ extern "C" __global__ void classes(const float *in, float *out, int n)
     swap_values(x, y);                       // references
     float &ref = x;
     ref += 1.0f;
-    out[8 * i + 4] = x - y;
+    out[8 * i + 4] = (float(1) * x - float(y)) * float(1.0f); // functional casts in ( )
     float2 u = make_float2(p[0], p[1]);
     u += make_float2(1.0f, 1.0f) * 0.5f;
     float2 v = fminf(clampv(u + u, -1.0f, 1.0f), make_float2(0.25f, 0.75f));
