@@ -103,6 +103,12 @@ KILN_TESTS += tests/test_cuda_half
 tests_test_cuda_half_SOURCES = tests/test_cuda_half.c
 EXTRA_DIST += tests/kernels/cuda/half_precision.cu
 
+# cuComplex.h and math_constants.h (tests/kernels/cuda/complex.cu):
+# natively on CUDA, through translate/cuda_headers.c on OpenCL.
+KILN_TESTS += tests/test_cuda_complex
+tests_test_cuda_complex_SOURCES = tests/test_cuda_complex.c
+EXTRA_DIST += tests/kernels/cuda/complex.cu
+
 # CUDA's barriers: threads that return before __syncthreads() (tests/
 # kernels/cuda/early_exit.cu), block votes, what the translation refuses.
 KILN_TESTS += tests/test_cuda_barriers

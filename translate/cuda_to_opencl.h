@@ -153,6 +153,17 @@ int cuda_to_opencl_drops_unroll_hints(const translate_target *target);
 cuda_float_atomics cuda_to_opencl_float_atomics(const translate_target *target,
                                                 const char **cl_std);
 
+/* CUDA's plain-C device headers written for the translation
+ * (cuda_headers.c): cuComplex.h and math_constants.h.  The text of the one
+ * `name` names (its length in *length), or NULL. */
+const char *cuda_header_text(const char *name, size_t *length);
+/* A translate_include_reader's read that gives those headers their text
+ * and asks the reader `context` (a translate_include_reader) for the
+ * rest. */
+int cuda_headers_read(void *context, const char *name, int quoted,
+                      const char *includer, char **path, char **text,
+                      size_t *length, char **error);
+
 /* The program's text with the #include lines of the headers the prelude
  * stands for (cuda_runtime.h...) blanked; a CUDA library header the
  * translation cannot give (cuda_fp16.h, curand_kernel.h) fails the run. */

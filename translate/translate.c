@@ -41,6 +41,9 @@ struct translate_unit {
     /* What a pass gives, here rather than in a frame a failure unwinds. */
     opencl_to_cuda_result from_opencl;
     cuda_to_opencl_result from_cuda;
+    /* Translating CUDA C: the caller's reader, with cuComplex.h and
+     * math_constants.h given their text for OpenCL (cuda_headers.c). */
+    translate_include_reader cuda_headers;
 };
 
 static const char default_name[] = "<kiln program>";
@@ -90,10 +93,17 @@ static void unit_preprocess(translate_unit *unit)
     } else {
         target_cuda = unit->translating;
     }
+    const translate_include_reader *reader = input->reader;
+    if (input->language == TRANSLATE_CUDA_C && unit->translating &&
+        reader != NULL) {
+        unit->cuda_headers.read = cuda_headers_read;
+        unit->cuda_headers.context = (void *)reader;
+        reader = &unit->cuda_headers;
+    }
     clc_buffer flat;
     clc_buffer_init(&flat, &unit->run.arena);
     clc_preprocess_program(text, input->length, unit_name(unit), &options,
-                           target_cuda, input->reader, unit->reading,
+                           target_cuda, reader, unit->reading,
                            &unit->run.arena, &unit->run.interner, &unit->pp,
                            &flat);
     unit->preprocessed = 1;

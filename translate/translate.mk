@@ -29,7 +29,7 @@ translate_libkiln_translate_la_SOURCES = \
 	translate/cuda_to_opencl_pass.h translate/cuda_to_opencl_tokens.c \
 	translate/cuda_to_opencl_declare.c translate/cuda_to_opencl_spaces.c \
 	translate/cuda_to_opencl_rewrite.c translate/cuda_to_opencl_write.c \
-	translate/cuda_to_opencl_refusals.c \
+	translate/cuda_to_opencl_refusals.c translate/cuda_headers.c \
 	translate/cxx.h translate/cxx_internal.h translate/cxx_lower.c \
 	translate/cxx_types.c translate/cxx_scope.c translate/cxx_decl.c \
 	translate/cxx_declarator.c translate/cxx_read.c \
