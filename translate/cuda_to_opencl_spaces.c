@@ -621,6 +621,56 @@ static void cu_hidden_scalars(cu_state *st, size_t fn, clc_edits *e)
     }
 }
 
+/* sizeof of a hidden array (a __device__ or __constant__ array, a
+ * helper's __shared__ one) is its array type's, not its pointer's: the
+ * array arrives as a pointer parameter. */
+static void cu_hidden_array_sizes(cu_state *st, size_t fn, clc_edits *e)
+{
+    const cu_function *f = &st->functions[fn];
+    for (size_t i = f->body_open + 1; i < f->body_close; ++i) {
+        if (!cu_is(st, i, W_sizeof))
+            continue;
+        size_t name = i + 1, last = i + 1;
+        if (cu_punct(st, i + 1, P_LPAREN)) {
+            name = i + 2;
+            last = st->match[i + 1];
+            if (last != i + 3)
+                continue;
+        }
+        if (!cu_ident(st, name))
+            continue;
+        if (last == name && (cu_punct(st, name + 1, P_LBRACKET) ||
+                             cu_punct(st, name + 1, P_DOT) ||
+                             cu_punct(st, name + 1, P_ARROW)))
+            continue; /* sizeof name[0], sizeof s.x */
+        for (size_t h = 0; h < st->hidden_count; ++h) {
+            const cu_hidden *item = &st->hidden[h];
+            if (!f->needs[h] || item->kind == CU_H_DYNAMIC || !item->array ||
+                item->name != st->tokens[name].ident)
+                continue;
+            if (item->kind == CU_H_SHARED && f->is_kernel)
+                continue; /* declared in the kernel: an array there */
+            const clc_symbol *symbol = clc_symbol_at(&st->symbols, name);
+            if (symbol != NULL && symbol->kind == CLC_SYMBOL_OBJECT &&
+                symbol->token != item->name_token && symbol->depth > 0)
+                continue; /* a parameter or local of the same name */
+            const char *dims = cu_hidden_dims(st, h, 0);
+            const char *size;
+            if (strstr(dims, "[]") == NULL && dims[0] != '\0')
+                size = cu_printf(st, "sizeof(%s%s)", cu_hidden_type(st, h), dims);
+            else if (item->init_begin != 0)
+                size = cu_printf(st, "sizeof(__kiln_init_%s)",
+                                 cu_ident_text(st, item->name));
+            else
+                continue;
+            for (size_t k = i; k < last; ++k)
+                clc_edit_replace(e, k, "");
+            clc_edit_replace(e, last, size);
+            break;
+        }
+    }
+}
+
 /* Casts to pointers keep the space of their operand. */
 static void cu_rewrite_casts(cu_state *st, const cu_function *f, clc_edits *e)
 {
@@ -799,6 +849,7 @@ void cu_instance_build(cu_state *st, size_t index)
     clc_buffer_init(&hoisted, st->arena);
     cu_rewrite_declarations(st, f, decls, &e, &hoisted);
     cu_rewrite_calls(st, fn, &e);
+    cu_hidden_array_sizes(st, fn, &e);
     cu_body_prologue(st, fn, &e, &hoisted);
     clc_edit_after(st->arena, &e, f->body_open, offsets);
     st->instances[index].edits = e;
