@@ -74,6 +74,7 @@ tests_test_cuda_c_SOURCES = tests/test_cuda_c.c
 EXTRA_DIST += \
 	tests/kernels/cuda/README.md \
 	tests/kernels/cuda/atomics_math.cu \
+	tests/kernels/cuda/device_memory.cu \
 	tests/kernels/cuda/shared.cu \
 	tests/kernels/cuda/tutorial.cu \
 	tests/kernels/cuda/types.cu

@@ -1392,6 +1392,54 @@ static void test_refusals(void **state)
     TEST_OK(kiln_program_release(program));
 }
 
+/* ---- memcpy and memset in device code (llm.c's Packed128) ---------------------------- */
+
+static void test_device_memory(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = cuda_program(context, "device_memory");
+    kiln_kernel *kernel = test_temp_kernel(program, "device_memory");
+    enum { N = 150, BLOCK = 64 };
+    static const float table[4] = {0.5f, -1.5f, 2.25f, 4.0f};
+    float *in = ARRAY(float, 4 * N), *out = ARRAY(float, 13 * N);
+    int *flags = ARRAY(int, 2 * N);
+    test_random_floats(in, 4 * N, -100.0f, 100.0f);
+    kiln_buffer *in_b = test_temp_buffer_from(context, in, 4 * N * sizeof *in);
+    kiln_buffer *out_b = test_temp_buffer(context, 13 * N * sizeof *out);
+    kiln_buffer *flags_b = test_temp_buffer(context, 2 * N * sizeof *flags);
+    TEST_LAUNCH(kernel, KILN_DIM1(test_blocks(N, BLOCK)), KILN_DIM1(BLOCK), 0,
+                KILN_ARG_BUFFER(in_b), KILN_ARG_BUFFER(out_b),
+                KILN_ARG_BUFFER(flags_b), KILN_ARG_INT(N));
+    test_read(out_b, out, 13 * N * sizeof *out);
+    test_read(flags_b, flags, 2 * N * sizeof *flags);
+    for (int i = 0; i < N; ++i) {
+        /* the row the mirrored thread of the block left in __shared__ */
+        int mirror = i / BLOCK * BLOCK + (BLOCK - 1 - i % BLOCK);
+        float expected[8];
+        for (int k = 0; k < 4; ++k) {
+            expected[k] = mirror < N ? in[4 * mirror + k] : 0.0f;
+            expected[4 + k] = table[k];
+        }
+        if (memcmp(out + 8 * i, expected, sizeof expected) != 0)
+            fail_msg("row %d: (%g %g %g %g | %g %g %g %g), expected (%g %g %g "
+                     "%g | %g %g %g %g)",
+                     i, out[8 * i], out[8 * i + 1], out[8 * i + 2],
+                     out[8 * i + 3], out[8 * i + 4], out[8 * i + 5],
+                     out[8 * i + 6], out[8 * i + 7], expected[0], expected[1],
+                     expected[2], expected[3], expected[4], expected[5],
+                     expected[6], expected[7]);
+        if (memcmp(out + 8 * N + 4 * i, in + 4 * i, 4 * sizeof *in) != 0)
+            fail_msg("global to global copy %d differs", i);
+        if (out[12 * N + i] != expected[0] + expected[4])
+            fail_msg("__stcs[%d] = %g, expected %g", i, out[12 * N + i],
+                     expected[0] + expected[4]);
+        /* 2+3+5+7+11+13 and sizeof(float[4]) */
+        if (flags[2 * i] != 0x3f3f3f3f || flags[2 * i + 1] != 41 + 16)
+            fail_msg("memset %d: 0x%x, sizeof %d, expected 0x3f3f3f3f, 57", i,
+                     (unsigned)flags[2 * i], flags[2 * i + 1]);
+    }
+}
+
 int main(void)
 {
     static const kiln_test tests[] = {
@@ -1417,6 +1465,7 @@ int main(void)
         KILN_TEST(test_fmad_false),
         KILN_TEST(test_assert),
         KILN_TEST(test_printf_many_threads),
+        KILN_TEST(test_device_memory),
         KILN_TEST(test_signatures),
         KILN_TEST(test_refusals),
     };

@@ -274,6 +274,39 @@ __KILN_FN void __kiln_assert_failed(volatile __global uint *state,
 #define __ldcg(pointer) (*(pointer))
 #define __ldca(pointer) (*(pointer))
 #define __ldcs(pointer) (*(pointer))
+#define __ldlu(pointer) (*(pointer))
+#define __ldcv(pointer) (*(pointer))
+/* The cache-hinted stores: a store (the hint is the device's business). */
+#define __stwb(pointer, value) ((void)(*(pointer) = (value)))
+#define __stcg(pointer, value) ((void)(*(pointer) = (value)))
+#define __stcs(pointer, value) ((void)(*(pointer) = (value)))
+#define __stwt(pointer, value) ((void)(*(pointer) = (value)))
+
+/* memcpy and memset in device code (bytes, as CUDA's): one overload per
+ * pair of address spaces, since OpenCL C 1.2 has no generic pointer. */
+#define __KILN_MEMCPY(TO, FROM) \
+    __KILN_FN __KILN_OV TO void *__kiln_memcpy(TO void *to, FROM const void *from, size_t n) \
+    { \
+        TO uchar *t = (TO uchar *)to; \
+        FROM const uchar *f = (FROM const uchar *)from; \
+        for (size_t i = 0; i < n; ++i) \
+            t[i] = f[i]; \
+        return to; \
+    }
+#define __KILN_MEMCPY_TO(TO) __KILN_MEMCPY(TO, __private) __KILN_MEMCPY(TO, __local) \
+    __KILN_MEMCPY(TO, __global) __KILN_MEMCPY(TO, __constant)
+__KILN_MEMCPY_TO(__private) __KILN_MEMCPY_TO(__local) __KILN_MEMCPY_TO(__global)
+#define __KILN_MEMSET(TO) \
+    __KILN_FN __KILN_OV TO void *__kiln_memset(TO void *to, int value, size_t n) \
+    { \
+        TO uchar *t = (TO uchar *)to; \
+        for (size_t i = 0; i < n; ++i) \
+            t[i] = (uchar)value; \
+        return to; \
+    }
+__KILN_MEMSET(__private) __KILN_MEMSET(__local) __KILN_MEMSET(__global)
+#define memcpy __kiln_memcpy
+#define memset __kiln_memset
 
 /* ---- math ------------------------------------------------------------------------ */
 
