@@ -464,6 +464,17 @@ static void test_refusals(void **state)
          "typedef float (*unary)(float);\n"
          "__global__ void k(float *a) { unary f = twice; a[0] = f(a[1]); }\n",
          "function pointers", "refused.cu:2:"},
+        /* texture objects in C++ code (cuda-samples' bicubicTexture):
+         * refused by name, not an unknown type */
+        {"template <class T> __device__ T fetch(const cudaTextureObject_t tex,\n"
+         "                                    float x) { return tex1D<T>(tex, x); }\n"
+         "__global__ void k(float *a, cudaTextureObject_t t) { a[0] = fetch<float>(t, 0.5f); }\n",
+         "'cudaTextureObject_t': textures", "refused.cu:1:"},
+        {"__host__ __device__ inline cudaSurfaceObject_t decode(uint2 o)\n"
+         "{ return ((cudaSurfaceObject_t)o.x) | ((cudaSurfaceObject_t)o.y << 32); }\n"
+         "template <typename T> __device__ T twice(T x) { return 2 * x; }\n"
+         "__global__ void k(float *a) { a[0] = twice(a[1]); }\n",
+         "'cudaSurfaceObject_t': surfaces", "refused.cu:1:"},
         {"const float lo = 1, hi = 2;\n"
          "__global__ void k(float *a) { a[0] = lo + hi; }\n",
          "several const variables", "refused.cu:1:"},

@@ -67,6 +67,11 @@ static const struct {
     {"texCubemap", 0, "textures are not supported"},
     {"cudaTextureObject_t", 1, "textures are not supported"},
     {"cudaSurfaceObject_t", 1, "surfaces are not supported"},
+    {"cudaGraphConditionalHandle", 1, "CUDA graphs' conditional nodes "
+                                      "(cudaGraphSetConditional) are not "
+                                      "supported"},
+    {"cudaGraphSetConditional", 1, "CUDA graphs' conditional nodes are not "
+                                   "supported"},
     {"surf1D", 0, "surfaces are not supported"},
     {"surf2D", 0, "surfaces are not supported"},
     {"surf3D", 0, "surfaces are not supported"},

@@ -389,6 +389,47 @@ void cx_refuse_library(cx_state *st, size_t begin, size_t end)
                           refused[k].why);
 }
 
+void cx_refuse_runtime_type(cx_state *st, size_t begin, size_t end)
+{
+    /* the CUDA runtime's types that only its texture, surface and graph
+     * APIs give meaning to: a declaration that names one is refused by
+     * it, not reported as an unknown type */
+    static const struct {
+        const char *name, *why;
+    } refused[] = {
+        {"cudaTextureObject_t", "textures are not supported"},
+        {"texture", "textures are not supported"},
+        {"cudaTextureReadMode", "textures are not supported"},
+        {"cudaTextureFilterMode", "textures are not supported"},
+        {"cudaTextureAddressMode", "textures are not supported"},
+        {"cudaTextureDesc", "textures are not supported"},
+        {"cudaChannelFormatDesc", "textures are not supported"},
+        {"cudaArray", "CUDA arrays (textures' storage) are not supported"},
+        {"cudaArray_t", "CUDA arrays (textures' storage) are not supported"},
+        {"cudaMipmappedArray_t", "CUDA arrays (textures' storage) are not "
+                                 "supported"},
+        {"cudaExtent", "the CUDA runtime's 3-D copy types (textures' and "
+                       "surfaces' storage) are not supported"},
+        {"cudaPitchedPtr", "the CUDA runtime's 3-D copy types (textures' and "
+                           "surfaces' storage) are not supported"},
+        {"cudaSurfaceObject_t", "surfaces are not supported"},
+        {"surface", "surfaces are not supported"},
+        {"cudaSurfaceBoundaryMode", "surfaces are not supported"},
+        {"cudaGraphConditionalHandle", "CUDA graphs' conditional nodes "
+                                       "(cudaGraphSetConditional) are not "
+                                       "supported"},
+    };
+    for (size_t i = begin; i < end && i < st->count; ++i) {
+        if (!cx_ident(st, i))
+            continue;
+        const char *name = cx_spelling(st, i);
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k)
+            if (strcmp(name, refused[k].name) == 0)
+                cx_refuse(st, i, "cannot translate '%s': %s", name,
+                          refused[k].why);
+    }
+}
+
 const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
                               size_t count, clc_interner *interner,
                               unsigned headers)

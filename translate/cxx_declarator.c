@@ -28,6 +28,7 @@ static size_t cx_parse_params(cx_state *st, cx_body *ctx, size_t open,
         cx_specs specs;
         size_t after = cx_parse_specs(st, ctx, i, close, &specs);
         if (specs.type == NULL) {
+            cx_refuse_runtime_type(st, i, after + 1);
             if (cx_ident(st, i))
                 cx_fail(st, i, "unknown type '%s' in a parameter",
                         cx_spelling(st, i));

@@ -831,6 +831,10 @@ const char *cx_library_source(clc_arena *arena, const clc_token *tokens,
 /* Refuses, by name, what cooperative_groups.h has beyond a block's group
  * (grid and multi-device groups, tiles) in tokens [begin, end). */
 void cx_refuse_library(cx_state *st, size_t begin, size_t end);
+/* Refuses, by name, the CUDA runtime's texture, surface and graph types
+ * (cudaTextureObject_t...) in tokens [begin, end): called where a type is
+ * unknown, so that what is not supported says so. */
+void cx_refuse_runtime_type(cx_state *st, size_t begin, size_t end);
 
 /* ---- cxx_half.c ------------------------------------------------------------------- */
 

@@ -499,6 +499,7 @@ static void cx_read_member(cx_state *st, cx_body *ctx, cx_decl *record,
             cx_read_function(st, ctx, at, end, 0, NULL, NULL, 1);
             return;
         }
+        cx_refuse_runtime_type(st, at, after + 1);
         if (cx_ident(st, after))
             cx_fail(st, after, "unknown type '%s'", cx_spelling(st, after));
         cx_fail(st, at, "cannot read this member");

@@ -748,8 +748,10 @@ static void cx_read_declaration(cx_state *st, cx_body *ctx, size_t begin,
     size_t after = cx_parse_specs(st, ctx, begin, end, &specs);
     specs.flags |= extra_flags;
     if (specs.is_typedef) {
-        if (specs.type == NULL)
+        if (specs.type == NULL) {
+            cx_refuse_runtime_type(st, begin, after + 1);
             cx_fail(st, after, "unknown type in a typedef");
+        }
         cx_read_typedef(st, ctx, &specs, after, end);
         return;
     }
@@ -759,6 +761,7 @@ static void cx_read_declaration(cx_state *st, cx_body *ctx, size_t begin,
             if (cx_read_function(st, ctx, begin, end, extra_flags, NULL, NULL, 1))
                 return;
         }
+        cx_refuse_runtime_type(st, begin, after + 1);
         if (cx_ident(st, begin) && cx_lookup(st, ctx->scope,
                                              st->tokens[begin].ident) == NULL)
             cx_fail(st, begin, "unknown type '%s'", cx_spelling(st, begin));
