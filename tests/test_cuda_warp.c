@@ -149,6 +149,36 @@ static void test_reduce_tail(void **state)
                      (int)out[b], (int)expected[b]);
 }
 
+/* Rows past the end return before a float division and a butterfly sum:
+ * the division is CUDA's, by zero included (infinity, not x / 1). */
+static void test_scaled_rows(void **state)
+{
+    kiln_context *context = test_context(state);
+    kiln_kernel *kernel = test_temp_kernel(warp_program(context),
+                                           "scaled_row_sums");
+    enum { ROWS = 37, B = 128, BLOCKS = (ROWS * 32 + B - 1) / B, HS = 7 };
+    float *x = ARRAY(float, BLOCKS * B), out[ROWS];
+    test_random_floats(x, BLOCKS * B, 0.25f, 2.0f);
+    kiln_buffer *bx = test_temp_buffer_from(context, x, BLOCKS * B * sizeof *x);
+    kiln_buffer *bout = test_temp_buffer(context, sizeof out);
+    float scale = 1.0f / sqrtf((float)HS);
+    for (int hs = HS; hs >= 0; hs -= HS) {
+        TEST_LAUNCH(kernel, KILN_DIM1(BLOCKS), KILN_DIM1(B), 0,
+                    KILN_ARG_BUFFER(bx), KILN_ARG_BUFFER(bout),
+                    KILN_ARG_INT(ROWS), KILN_ARG_INT(hs));
+        test_read(bout, out, sizeof out);
+        for (int r = 0; r < ROWS; ++r) {
+            double sum = 0;
+            for (int l = 0; l < 32; ++l)
+                sum += x[r * 32 + l] * scale;
+            if (hs == 0 ? !(isinf(out[r]) && out[r] > 0)
+                        : !(fabs(out[r] - sum) <= 1e-5 * sum))
+                fail_msg("hs %d: row %d = %.9g, expected %.9g", hs, r,
+                         (double)out[r], hs == 0 ? (double)INFINITY : sum);
+        }
+    }
+}
+
 /* ---- scans and butterflies ----------------------------------------------- */
 
 static void test_shfl_scan(void **state)
@@ -693,6 +723,7 @@ int main(void)
         KILN_TEST(test_cg_reduce),
         KILN_TEST(test_divergent_loop),
         KILN_TEST(test_cg_scan),
+        KILN_TEST(test_scaled_rows),
         KILN_TEST(test_refusals),
     };
     return kiln_test_main("cuda_warp", tests, sizeof tests / sizeof tests[0]);

@@ -242,8 +242,21 @@ __KILN_WARP_REDUCE(and_u, uint, 0xffffffffu, r & x)
 __KILN_WARP_REDUCE(or_u, uint, 0u, r | x)
 __KILN_WARP_REDUCE(xor_u, uint, 0u, r ^ x)
 /* An integer divisor in code that threads which returned run too (a
- * loop's condition): zero, which no running thread divides by, is 1. */
-#define __kiln_nonzero(x) ((x) ? (x) : 1)
+ * loop's condition): zero, which no running thread divides by, is 1.  A
+ * floating divisor the pass did not know for one (sqrtf(n)) stays as it
+ * is: x / 0.0f is CUDA's infinity, and the inactive threads' result is
+ * not used. */
+#define __KILN_NONZERO(T) \
+    __KILN_FN __KILN_OV T __kiln_nonzero(T x) { return x != (T)0 ? x : (T)1; }
+#define __KILN_NONZERO_V(T) __KILN_NONZERO(T) __KILN_NONZERO(T##2) __KILN_NONZERO(T##4)
+__KILN_NONZERO_V(char) __KILN_NONZERO_V(uchar) __KILN_NONZERO_V(short)
+__KILN_NONZERO_V(ushort) __KILN_NONZERO_V(int) __KILN_NONZERO_V(uint)
+__KILN_NONZERO_V(long) __KILN_NONZERO_V(ulong)
+#define __KILN_AS_IS(T) __KILN_FN __KILN_OV T __kiln_nonzero(T x) { return x; }
+__KILN_AS_IS(float) __KILN_AS_IS(float2) __KILN_AS_IS(float4)
+#ifdef cl_khr_fp64
+__KILN_AS_IS(double) __KILN_AS_IS(double2) __KILN_AS_IS(double4)
+#endif
 #define __threadfence() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_system() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define __threadfence_block() mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)

@@ -335,3 +335,20 @@ __global__ void tile_scans(const float *in, float *incl, float *excl, int *iincl
         iincl[i] = c;
     }
 }
+
+// llm.c's attention kernels: rows past the end return, then a float
+// divisor whose type only the call says (1.0f / sqrtf(hs)), then a warp's
+// butterfly sum.  hs == 0 gives CUDA's infinity.
+__global__ void scaled_row_sums(const float *x, float *out, int rows, int hs)
+{
+    int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows)
+        return;
+    float scale = 1.0f / sqrtf(hs);
+    float v = x[row * 32 + lane] * scale;
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(0xffffffff, v, offset);
+    if (lane == 0)
+        out[row] = v;
+}
