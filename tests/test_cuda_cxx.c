@@ -273,6 +273,34 @@ static void test_cooperative_groups(void **state)
                     fail_msg("ranks[%u] = %u, expected %u", b * BX * BY + rank,
                              got[b * BX * BY + rank], want);
             }
+    /* thread_group: the block, tiles of 16 and 4 made at run time, a
+     * tile<8>, each the mean of its threads' values */
+    enum { GB = 3, M = GB * BLOCK };
+    float *x = ARRAY(float, M), *means = ARRAY(float, 5 * M);
+    test_random_floats(x, M, -8.0f, 8.0f);
+    kiln_buffer *x_b = test_temp_buffer_from(context, x, M * sizeof *x);
+    kiln_buffer *means_b = test_temp_buffer(context, 5 * M * sizeof *means);
+    kiln_kernel *group_means = test_temp_kernel(program, "group_means");
+    TEST_LAUNCH(group_means, KILN_DIM1(GB), KILN_DIM1(BLOCK), 0,
+                KILN_ARG_BUFFER(x_b), KILN_ARG_BUFFER(means_b));
+    test_read(means_b, means, 5 * M * sizeof *means);
+    static const unsigned sizes[4] = {BLOCK, 16, 4, 8};
+    for (unsigned i = 0; i < M; ++i) {
+        for (int g = 0; g < 4; ++g) {
+            unsigned first = i / sizes[g] * sizes[g];
+            float sum = 0.0f;
+            for (unsigned k = 0; k < sizes[g]; ++k)
+                sum += x[first + k];
+            float mean = sum / (float)sizes[g];
+            if (!(fabsf(means[5 * i + g] - mean) <= 1e-5f * 8.0f))
+                fail_msg("group_means[%u] of group %d = %.9g, expected %.9g",
+                         i, g, (double)means[5 * i + g], (double)mean);
+        }
+        float tile_ranks = (float)((i % 16) * 1000 + 160 + i % 4);
+        if (means[5 * i + 4] != tile_ranks)
+            fail_msg("tile ranks[%u] = %g, expected %g", i,
+                     (double)means[5 * i + 4], (double)tile_ranks);
+    }
 }
 
 /* ---- refusals per kernel ----------------------------------------------------------- */

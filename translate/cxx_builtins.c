@@ -311,6 +311,35 @@ static const char cx_cooperative_groups_text[] =
     "template <unsigned int Size>"
     "__device__ thread_block_tile<Size> tiled_partition(const thread_block &g)"
     "{ thread_block_tile<Size> t = {0}; return t; }"
+    "template <unsigned int Size>"
+    "__device__ void sync(const thread_block_tile<Size> &g) { g.sync(); }"
+    /* thread_group: a block or a tile chosen at run time (tiled_partition
+     * with the size as an argument), by its tile's size (0: the block) */
+    "struct thread_group {"
+    "  unsigned int tile_;"
+    "  __device__ thread_group(const thread_block &g) : tile_(0u) {}"
+    "  __device__ thread_group(const thread_block_tile<1> &g) : tile_(1u) {}"
+    "  __device__ thread_group(const thread_block_tile<2> &g) : tile_(2u) {}"
+    "  __device__ thread_group(const thread_block_tile<4> &g) : tile_(4u) {}"
+    "  __device__ thread_group(const thread_block_tile<8> &g) : tile_(8u) {}"
+    "  __device__ thread_group(const thread_block_tile<16> &g) : tile_(16u) {}"
+    "  __device__ thread_group(const thread_block_tile<32> &g) : tile_(32u) {}"
+    "  __device__ thread_group(unsigned int tile, int) : tile_(tile) {}"
+    "  __device__ unsigned int block_rank_() const"
+    "  { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }"
+    /* __syncwarp: the barrier phase makes it one that every work-item
+     * reaches (cuda_barriers_lower.c), which is also the block's, and
+     * the tile's sync need not be a condition */
+    "  __device__ void sync() const { __syncwarp(); }"
+    "  __device__ unsigned int thread_rank() const"
+    "  { return tile_ == 0u ? block_rank_() : block_rank_() % tile_; }"
+    "  __device__ unsigned int size() const"
+    "  { return tile_ == 0u ? blockDim.x * blockDim.y * blockDim.z : tile_; }"
+    "  __device__ unsigned int num_threads() const { return size(); }"
+    "};"
+    "__device__ thread_group tiled_partition(const thread_group &g, unsigned int n)"
+    "{ return thread_group(n, 0); }"
+    "__device__ void sync(const thread_group &g) { g.sync(); }"
     /* cooperative_groups/reduce.h: a tile's reduction, CUDA's butterfly
      * (shfl_xor from Size / 2 down, op(own, other)), and its operators */
     "template <typename T> struct plus { char unused_;"

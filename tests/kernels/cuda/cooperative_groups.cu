@@ -40,3 +40,37 @@ __global__ void ranks(unsigned int *out)
     out[base + rank] = rank * 1000u + block.thread_index().y * 100u +
                        block.dim_threads().x * 10u + block.group_dim().y;
 }
+
+// a group passed as the thread_group base (cuda-samples' dxtc colorSums):
+// the block, a tile made at run time and a tile of a fixed size, each as
+// a thread_group; the mean of the group's values
+__device__ float group_mean(cg::thread_group g, float *s, float v)
+{
+    s[threadIdx.x] = v;
+    g.sync();
+    unsigned int first = threadIdx.x - g.thread_rank();
+    float sum = 0.0f;
+    for (unsigned int k = 0; k < 128; ++k)
+        if (k < g.size())
+            sum += s[first + k];
+    cg::sync(g);
+    return sum / (float)g.size();
+}
+
+__global__ void group_means(const float *x, float *out)
+{
+    __shared__ float s[128];
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_group tile16 = cg::tiled_partition(block, 16);
+    cg::thread_group tile4 = cg::tiled_partition(tile16, 4);
+    cg::thread_block_tile<8> tile8 = cg::tiled_partition<8>(block);
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[i];
+    out[5 * i + 0] = group_mean(block, s, v);
+    out[5 * i + 1] = group_mean(tile16, s, v);
+    out[5 * i + 2] = group_mean(tile4, s, v);
+    out[5 * i + 3] = group_mean(tile8, s, v);
+    cg::sync(tile8);
+    out[5 * i + 4] = (float)(tile16.thread_rank() * 1000 + tile16.size() * 10 +
+                             tile4.thread_rank());
+}
