@@ -1362,6 +1362,12 @@ static void test_refusals(void **state)
          "  unsigned lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
          "  a[0] = lane;\n}\n",
          "inline PTX", NULL},
+        /* a helper defined in another file (SHOC's QTC): refused with the
+         * kernel that calls it, its neighbour builds */
+        {"__device__ int elsewhere(int x);\n"
+         "__global__ void calls(int *a) { a[0] = elsewhere(a[1]); }\n"
+         "__global__ void alone(int *a) { a[0] = a[1]; }\n",
+         "declared but not defined", "calls"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,

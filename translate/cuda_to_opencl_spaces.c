@@ -835,6 +835,14 @@ void cu_instance_build(cu_state *st, size_t index)
     cu_instance_params(st, f, spaces, &e);
     const char *offsets = f->is_kernel ? cu_kernel_offsets(st, &e, f, spaces)
                                        : "";
+    if (!f->defined && !f->is_kernel)
+        /* called, and defined in another file: nvcc -rdc links it, an
+         * OpenCL program has nothing to link it from */
+        cu_refuse(st, f->name_token,
+                  "cannot translate '%s': the function is declared but not "
+                  "defined in the program (device code in other files is "
+                  "not linked in)",
+                  cu_ident_text(st, st->tokens[f->name_token].ident));
     if (!f->defined) {
         st->instances[index].edits = e;
         return;
