@@ -1368,6 +1368,15 @@ static void test_refusals(void **state)
          "__global__ void calls(int *a) { a[0] = elsewhere(a[1]); }\n"
          "__global__ void alone(int *a) { a[0] = a[1]; }\n",
          "declared but not defined", "calls"},
+        /* device addresses in device memory (Rodinia's leukocyte and
+         * heartwall) */
+        {"__global__ void rows(float **r, int n) { r[0][0] = n; }\n"
+         "__global__ void flat(float *r, int n) { r[0] = n; }\n",
+         "pointer to pointers", "rows"},
+        {"struct frame { float *pixels; int number; };\n"
+         "__constant__ frame current;\n"
+         "__global__ void k(float *a) { a[0] = current.number; }\n",
+         "struct with pointer members in a __constant__ variable", NULL},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,

@@ -207,6 +207,24 @@ typedef struct cu_top_read {
  * with pointer members cannot reach OpenCL C. */
 static void cu_check_kernel_params(cu_state *st, const cu_function *f)
 {
+    for (size_t k = 0; k < f->param_count; ++k) {
+        /* float **rows: the rows' addresses would be read from device
+         * memory too */
+        size_t stars = 0, brackets = 0, parens = 0;
+        for (size_t i = f->params[k].begin; i < f->params[k].end; ++i) {
+            stars += cu_punct(st, i, P_STAR);
+            brackets += cu_punct(st, i, P_LBRACKET);
+            parens += cu_punct(st, i, P_LPAREN);
+        }
+        /* float **p and float *p[] (not float p[][4], float (*p)[4]) */
+        if (stars >= 2 || (stars == 1 && brackets > 0 && parens == 0))
+            cu_refuse(st, f->params[k].name ? f->params[k].name
+                                            : f->params[k].begin,
+                      "cannot translate a pointer to pointers as a kernel "
+                      "parameter: device addresses in device memory "
+                      "(OpenCL C cannot store device addresses there: pass "
+                      "one buffer and offsets into it)");
+    }
     for (size_t k = 0; k < f->param_count; ++k)
         for (size_t i = f->params[k].begin; i < f->params[k].end; ++i) {
             if (!cu_is_declared_type(st, i) ||
@@ -351,6 +369,14 @@ static void cu_top_device(cu_state *st, cu_hidden h, const cu_declarator *dd,
                                 "variable (OpenCL cannot share device "
                                 "addresses with the host)",
                   cu_name(st, dd->name)->name, what);
+    for (size_t i = h.type_begin; i < h.type_end; ++i)
+        if (cu_is_declared_type(st, i) &&
+            cu_type_has_pointers(clc_symbol_at(&st->symbols, i)->type, 0))
+            cu_refuse(st, dd->name, "cannot translate '%s': a struct with "
+                                    "pointer members in a %s variable "
+                                    "(OpenCL cannot share device addresses "
+                                    "with the host)",
+                      cu_name(st, dd->name)->name, what);
     if (is_extern)
         cu_refuse(st, dd->name, "cannot translate an extern %s variable: "
                                 "separate compilation is not supported",
