@@ -301,6 +301,10 @@ typedef struct cx_candidate {
     cx_decl *fn;
     int from_template;
     int *ranks;          /* [0] the object, then each argument */
+    /* per argument: 1 when it binds a reference to const to an object
+     * that is not (worse than a reference without const, [over.ics.rank]:
+     * float4 & over const float4 & for a float4 variable) */
+    int *added_const;
     int unknown;         /* an argument of unknown type decided it */
 } cx_candidate;
 
@@ -317,6 +321,8 @@ static int cx_rank_candidate(cx_state *st, cx_candidate *c, cx_expr **args,
         if (f->params[k].default_begin == 0)
             return 0;
     c->ranks = clc_arena_alloc(st->arena, (argc + 1) * sizeof *c->ranks);
+    c->added_const = clc_arena_alloc(st->arena, (argc + 1) * sizeof *c->added_const);
+    memset(c->added_const, 0, (argc + 1) * sizeof *c->added_const);
     c->ranks[0] = 0;
     if (f->is_method) {
         if (object == NULL)
@@ -342,6 +348,11 @@ static int cx_rank_candidate(cx_state *st, cx_candidate *c, cx_expr **args,
         if (args[k]->type == NULL && args[k]->kind != CXE_INIT_LIST)
             c->unknown = 1;
         c->ranks[k + 1] = r;
+        const cx_type *to = f->params[k].type;
+        if (to != NULL && to->kind == CXT_LREF && args[k]->type != NULL &&
+            args[k]->lvalue && cx_const_object(to->base) &&
+            !cx_const_object(cx_strip_ref(args[k]->type)))
+            c->added_const[k + 1] = 1;
     }
     return 1;
 }
@@ -353,6 +364,10 @@ static int cx_better(const cx_candidate *a, const cx_candidate *b, size_t argc)
         if (a->ranks[k] > b->ranks[k])
             return 0;
         if (a->ranks[k] < b->ranks[k])
+            better = 1;
+        else if (a->added_const[k] > b->added_const[k])
+            return 0;
+        else if (a->added_const[k] < b->added_const[k])
             better = 1;
     }
     if (better)
@@ -402,7 +417,7 @@ static void cx_add_candidates(cx_state *st, cx_candidate **list, size_t *count,
         if (seen)
             continue;
         *list = cx_grow(st, *list, *count, sizeof **list);
-        (*list)[*count] = (cx_candidate){fn, from_template, NULL, 0};
+        (*list)[*count] = (cx_candidate){fn, from_template, NULL, NULL, 0};
         ++*count;
     }
 }
@@ -542,6 +557,10 @@ cx_decl *cx_find_operator(cx_state *st, cx_body *body, cx_op op, cx_expr *a,
         r[1] = c.ranks[0];
         r[2] = member_argc ? c.ranks[1] : 0;
         c.ranks = r;
+        int *q = clc_arena_alloc(st->arena, 3 * sizeof *q);
+        q[0] = q[1] = 0;
+        q[2] = member_argc ? c.added_const[1] : 0;
+        c.added_const = q;
         all[total++] = c;
     }
     for (size_t k = 0; k < other_count; ++k) {
@@ -553,6 +572,11 @@ cx_decl *cx_find_operator(cx_state *st, cx_body *body, cx_op op, cx_expr *a,
         r[1] = c.ranks[1];
         r[2] = argc > 1 ? c.ranks[2] : 0;
         c.ranks = r;
+        int *q = clc_arena_alloc(st->arena, 3 * sizeof *q);
+        q[0] = 0;
+        q[1] = c.added_const[1];
+        q[2] = argc > 1 ? c.added_const[2] : 0;
+        c.added_const = q;
         all[total++] = c;
     }
     if (total == 0)

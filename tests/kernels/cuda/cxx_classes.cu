@@ -56,6 +56,12 @@ __device__ void swap_values(float &a, float &b)
 
 __device__ float scaled(float x, float scale = 2.0f, float offset = 0.5f) { return x * scale + offset; }
 
+// overloads by the constness of a reference (llm.c's vec_at): a float4
+// variable takes the one that returns a reference it can be written through
+__device__ float &lane_of(float4 &v, int k) { return reinterpret_cast<float *>(&v)[k]; }
+__device__ float lane_of(const float4 &v, int k) { return reinterpret_cast<const float *>(&v)[k]; }
+__device__ float lane_difference(const float4 &v) { return lane_of(v, 0) - lane_of(v, 1); }
+
 enum class Op : int { Add = 1, Mul = 2, Max = 4 };
 
 struct Accumulate {
@@ -105,7 +111,9 @@ extern "C" __global__ void classes(const float *in, float *out, int n)
     swap_values(x, y);                       // references
     float &ref = x;
     ref += 1.0f;
-    out[8 * i + 4] = (float(1) * x - float(y)) * float(1.0f); // functional casts in ( )
+    float4 q = make_float4(x, y, 0.0f, 0.0f);
+    lane_of(q, 2) = (float(1.0f) * lane_difference(q) - float(0.5f)); // functional casts in ( )
+    out[8 * i + 4] = lane_of(q, 2) + 0.5f;
     float2 u = make_float2(p[0], p[1]);
     u += make_float2(1.0f, 1.0f) * 0.5f;
     float2 v = fminf(clampv(u + u, -1.0f, 1.0f), make_float2(0.25f, 0.75f));
