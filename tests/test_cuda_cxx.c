@@ -503,6 +503,10 @@ static void test_refusals(void **state)
          "template <typename T> __device__ T twice(T x) { return 2 * x; }\n"
          "__global__ void k(float *a) { a[0] = twice(a[1]); }\n",
          "'cudaSurfaceObject_t': surfaces", "refused.cu:1:"},
+        /* tag dispatch through the standard library (llm.c) */
+        {"template <bool Atomic>\n"
+         "__global__ void k(float *a, std::bool_constant<Atomic>) { a[0] = Atomic; }\n",
+         "'std::bool_constant': the C++ standard library", "refused.cu:2:"},
         {"const float lo = 1, hi = 2;\n"
          "__global__ void k(float *a) { a[0] = lo + hi; }\n",
          "several const variables", "refused.cu:1:"},

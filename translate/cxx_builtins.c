@@ -452,6 +452,13 @@ void cx_refuse_runtime_type(cx_state *st, size_t begin, size_t end)
         if (!cx_ident(st, i))
             continue;
         const char *name = cx_spelling(st, i);
+        /* std::bool_constant, std::array...: only <cmath>'s functions */
+        if (strcmp(name, "std") == 0 && cx_punct(st, i + 1, P_COLON) &&
+            cx_punct(st, i + 2, P_COLON) && cx_ident(st, i + 3))
+            cx_refuse(st, i, "cannot translate 'std::%s': the C++ standard "
+                             "library's types are not supported in device "
+                             "code (its math functions are)",
+                      cx_spelling(st, i + 3));
         for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k)
             if (strcmp(name, refused[k].name) == 0)
                 cx_refuse(st, i, "cannot translate '%s': %s", name,
