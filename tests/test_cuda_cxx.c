@@ -503,6 +503,12 @@ static void test_refusals(void **state)
          "template <typename T> __device__ T twice(T x) { return 2 * x; }\n"
          "__global__ void k(float *a) { a[0] = twice(a[1]); }\n",
          "'cudaSurfaceObject_t': surfaces", "refused.cu:1:"},
+        /* an anonymous struct in a union (cuda-samples' dct8x8): the C
+         * written had dropped it, and the union's size with it */
+        {"union Packed {\n  struct { short lo; short hi; };\n  unsigned int all;\n};\n"
+         "template <typename T> __device__ T twice(T x) { return 2 * x; }\n"
+         "__global__ void k(unsigned int *a) { Packed p; p.all = a[0]; a[1] = twice(p.all); }\n",
+         "anonymous struct member", "refused.cu:2:"},
         /* tag dispatch through the standard library (llm.c) */
         {"template <bool Atomic>\n"
          "__global__ void k(float *a, std::bool_constant<Atomic>) { a[0] = Atomic; }\n",

@@ -504,8 +504,19 @@ static void cx_read_member(cx_state *st, cx_body *ctx, cx_decl *record,
             cx_fail(st, after, "unknown type '%s'", cx_spelling(st, after));
         cx_fail(st, at, "cannot read this member");
     }
-    if (after >= end && specs.defined_record)
+    if (after >= end && specs.defined_record) {
+        /* union { struct { short lo, hi; }; unsigned all; }: its members
+         * would be the union's, and the C written has no place for them */
+        if (specs.type != NULL && specs.type->kind == CXT_RECORD &&
+            specs.type->decl != NULL && specs.type->decl->name < 0)
+            cx_refuse(st, at, "cannot translate an anonymous %s member: "
+                              "not supported (give it a name)",
+                      specs.type->decl->rec != NULL &&
+                              specs.type->decl->rec->is_union
+                          ? "union"
+                          : "struct");
         return;
+    }
     /* a member function? */
     cx_declarator d;
     cx_body probe = *ctx;
