@@ -37,8 +37,9 @@ static size_t cx_angle_close(cx_state *st, size_t open, size_t end)
 cx_template *cx_read_template_params(cx_state *st, cx_body *ctx, size_t open)
 {
     size_t close = cx_angle_close(st, open, st->count);
-    if (cx_punct(st, close, P_SHR))
-        cx_fail(st, close, "'>>' where '>' was expected");
+    /* template <class T, class R = rc<T>>: the '>>' closes the default's
+     * list and the head; the default is read with it (its first '>') */
+    int shared_close = cx_punct(st, close, P_SHR);
     cx_template *tmpl = clc_arena_alloc(st->arena, sizeof *tmpl);
     size_t i = open + 1;
     while (i < close) {
@@ -75,7 +76,9 @@ cx_template *cx_read_template_params(cx_state *st, cx_body *ctx, size_t open)
         }
         if (eq < stop) {
             p->default_begin = eq + 1;
-            p->default_end = stop;
+            p->default_end = stop == close && shared_close ? stop + 1 : stop;
+        } else if (stop == close && shared_close) {
+            cx_fail(st, close, "'>>' where '>' was expected");
         }
         if ((cx_is(st, i, st->w.typename_) || cx_is(st, i, st->w.class_)) &&
             (i + 1 == eq || cx_punct(st, i + 1, P_ELLIPSIS) ||

@@ -56,6 +56,13 @@ cx_scope *cx_bind(cx_state *st, cx_template *tmpl, cx_scope *parent,
             if (p->is_type) {
                 size_t after = cx_parse_type_id(st, &ctx, p->default_begin,
                                                 p->default_end, &arg);
+                /* = rc<T>> at the head's end: the default's list took
+                 * the '>>' and left its second '>' for the head's */
+                if (after + 1 == p->default_end && st->pending_gt == after &&
+                    cx_punct(st, after, P_SHR)) {
+                    st->pending_gt = 0;
+                    after = p->default_end;
+                }
                 if (arg == NULL || after != p->default_end)
                     cx_fail(st, p->default_begin, "a type was expected as the "
                                                   "default");

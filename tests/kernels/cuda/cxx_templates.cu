@@ -68,6 +68,13 @@ __device__ T clamp_to(T x, T lo, T hi)
         return fminf(fmaxf(x, lo), hi);
 }
 
+// a default template argument whose list closes with the head's: '>>'
+// (boost's interval: template <class T, class Rounding = rounding_control<T>>)
+template <typename T> struct Twice {
+    static __device__ T of(T x) { return x + x; }
+};
+template <typename T, typename Op = Twice<T>> __device__ T apply_op(T x) { return Op::of(x); }
+
 extern "C" __global__ void templates_basic(const float *in, const int *ints,
                                            float *out, int *iout, int n)
 {
@@ -82,7 +89,7 @@ extern "C" __global__ void templates_basic(const float *in, const int *ints,
     Vec<float> a;
     for (int k = 0; k < Vec<float>::size; ++k)
         a[k] = x * (k + 1);
-    out[4 * i + 1] = a.sum();
+    out[4 * i + 1] = apply_op(a.sum()) * 0.5f;
     Vec<int, 3> b;
     b[0] = ints[i];
     b[1] = 2 * ints[i];
