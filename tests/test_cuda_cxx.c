@@ -301,6 +301,31 @@ static void test_cooperative_groups(void **state)
             fail_msg("tile ranks[%u] = %g, expected %g", i,
                      (double)means[5 * i + 4], (double)tile_ranks);
     }
+    /* reduce_sum over a thread_group (a loop on g.size() around g.sync()):
+     * the block's sum and its tiles' of 16 */
+    int *ints = ARRAY(int, M), *group_totals = ARRAY(int, GB * 9);
+    test_random_ints(ints, M, -1000, 1000);
+    kiln_buffer *ints_b = test_temp_buffer_from(context, ints, M * sizeof *ints);
+    kiln_buffer *sums_b = test_temp_buffer(context, GB * 9 * sizeof *group_totals);
+    kiln_kernel *group_sums = test_temp_kernel(program, "group_sums");
+    TEST_LAUNCH(group_sums, KILN_DIM1(GB), KILN_DIM1(BLOCK), 0,
+                KILN_ARG_BUFFER(ints_b), KILN_ARG_BUFFER(sums_b));
+    test_read(sums_b, group_totals, GB * 9 * sizeof *group_totals);
+    for (int b = 0; b < GB; ++b) {
+        int whole = 0;
+        for (int t = 0; t < BLOCK; ++t)
+            whole += ints[b * BLOCK + t];
+        if (group_totals[b * 9] != whole)
+            fail_msg("group_sums block %d = %d, expected %d", b, group_totals[b * 9], whole);
+        for (int k = 0; k < BLOCK / 16; ++k) {
+            int part = 0;
+            for (int t = 0; t < 16; ++t)
+                part += ints[b * BLOCK + 16 * k + t];
+            if (group_totals[b * 9 + 1 + k] != part)
+                fail_msg("group_sums block %d tile %d = %d, expected %d", b, k,
+                         group_totals[b * 9 + 1 + k], part);
+        }
+    }
 }
 
 /* ---- refusals per kernel ----------------------------------------------------------- */

@@ -327,10 +327,10 @@ static const char cx_cooperative_groups_text[] =
     "  __device__ thread_group(unsigned int tile, int) : tile_(tile) {}"
     "  __device__ unsigned int block_rank_() const"
     "  { return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }"
-    /* __syncwarp: the barrier phase makes it one that every work-item
-     * reaches (cuda_barriers_lower.c), which is also the block's, and
-     * the tile's sync need not be a condition */
-    "  __device__ void sync() const { __syncwarp(); }"
+    /* the block's barrier for a tile too: where every thread of the
+     * block reaches it (a reduction over the group), it is the tile's
+     * and more; where only some do, the barrier phase refuses it */
+    "  __device__ void sync() const { __syncthreads(); }"
     "  __device__ unsigned int thread_rank() const"
     "  { return tile_ == 0u ? block_rank_() : block_rank_() % tile_; }"
     "  __device__ unsigned int size() const"

@@ -74,3 +74,33 @@ __global__ void group_means(const float *x, float *out)
     out[5 * i + 4] = (float)(tile16.thread_rank() * 1000 + tile16.size() * 10 +
                              tile4.thread_rank());
 }
+
+// the cooperative groups blog's reduce_sum over a thread_group: a loop on
+// g.size() around g.sync(), for the block and for tiles of 16
+__device__ int reduce_sum(cg::thread_group g, int *temp, int val)
+{
+    int lane = g.thread_rank();
+    for (int i = g.size() / 2; i > 0; i /= 2) {
+        temp[lane] = val;
+        g.sync();
+        if (lane < i)
+            val += temp[lane + i];
+        g.sync();
+    }
+    return val;
+}
+
+__global__ void group_sums(const int *x, int *out)
+{
+    __shared__ int temp[128];
+    cg::thread_block block = cg::this_thread_block();
+    int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    int whole = reduce_sum(block, temp, v);
+    cg::thread_group tile = cg::tiled_partition(block, 16);
+    int offset = (threadIdx.x / 16) * 16;
+    int part = reduce_sum(tile, temp + offset, v);
+    if (threadIdx.x == 0)
+        out[blockIdx.x * 9] = whole;
+    if (tile.thread_rank() == 0)
+        out[blockIdx.x * 9 + 1 + threadIdx.x / 16] = part;
+}
