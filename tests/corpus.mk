@@ -103,6 +103,7 @@ EXTRA_DIST += tests/kernels/cuda/templates_by_name.cu
 KILN_TESTS += tests/test_cuda_half
 tests_test_cuda_half_SOURCES = tests/test_cuda_half.c
 EXTRA_DIST += tests/kernels/cuda/half_precision.cu
+EXTRA_DIST += tests/kernels/cuda/half_math.cu
 
 # cuComplex.h and math_constants.h (tests/kernels/cuda/complex.cu):
 # natively on CUDA, through translate/cuda_headers.c on OpenCL.

@@ -425,6 +425,57 @@ static void cuda_targets(void **state)
     }
 }
 
+/* cuda_fp16.h's math for a device without doubles: what is computed in
+ * double (hexp...) is refused by name and line, what is exact in float
+ * (hsqrt, hfloor...) is translated; with doubles both are. */
+static void cuda_half_math_without_fp64(void **state)
+{
+    (void)state;
+    translate_target fp64 = {.language = TRANSLATE_OPENCL_C,
+                             .opencl_c_version = 120,
+                             .extensions = "cl_khr_fp64 cl_khr_byte_addressable_store",
+                             .platform = "Portable Computing Language",
+                             .vendor = "GenuineIntel"};
+    translate_target no_fp64 = fp64;
+    no_fp64.extensions = "cl_khr_byte_addressable_store";
+    static const char in_float[] =
+        "#include <cuda_fp16.h>\n"
+        "__global__ void k(__half *p) {\n"
+        "    p[0] = hsqrt(p[0]) + hfloor(p[1]) + hrcp(p[2]);\n"
+        "}\n";
+    static const char in_double[] =
+        "#include <cuda_bf16.h>\n"
+        "__global__ void k(__nv_bfloat162 *p) {\n"
+        "    p[1] = h2sqrt(p[1]);\n"
+        "    p[0] = h2exp(p[0]);\n"
+        "}\n";
+    translate_program out;
+    translated_for(in_float, &no_fp64, &out);
+    translate_program_free(&out);
+    translated_for(in_double, &fp64, &out);
+    translate_program_free(&out);
+    translate_input input = {.text = in_double,
+                             .length = strlen(in_double),
+                             .name = "targets.cu",
+                             .language = TRANSLATE_CUDA_C,
+                             .target = &no_fp64};
+    translate_unit *unit = NULL;
+    translate_error error = {0};
+    int failed = translate_open(&input, &unit, &error) != 0 ||
+                 translate_to_target(unit, &out, &error) != 0;
+    translate_close(unit);
+    if (!failed) {
+        translate_program_free(&out);
+        fail_msg("h2exp was translated for a device without cl_khr_fp64");
+    }
+    const char *message = error.message ? error.message : "";
+    if (!error.unsupported || strstr(message, "'h2exp'") == NULL ||
+        strstr(message, "cl_khr_fp64") == NULL ||
+        strstr(message, "targets.cu:4:") == NULL)
+        fail_msg("not refused by name and line: %s", message);
+    translate_error_free(&error);
+}
+
 /* ---- refusals ---------------------------------------------------------------- */
 
 static void refusals(void **state)
@@ -1256,6 +1307,7 @@ int main(void)
         KILN_TEST(cuda_scopes),
         KILN_TEST(cuda_kernel_named_like_a_keyword),
         KILN_TEST(cuda_targets),
+        KILN_TEST(cuda_half_math_without_fp64),
         KILN_TEST(garbage),
         KILN_TEST(large_sources_translate_in_linear_time),
         KILN_TEST(translator_digest),

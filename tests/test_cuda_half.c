@@ -8,8 +8,9 @@
  * infinities in), and floats of which a quarter lie exactly half-way
  * between two halves.  The reference computes each result exactly (as
  * integers) and rounds it once to nearest even, as CUDA's hardware does;
- * a NaN result may be any NaN.  Also: what stays refused, by name and
- * line.
+ * a NaN result may be any NaN.  The math functions (hexp, h2exp...) over
+ * every 16-bit input against the correctly rounded result.  Also: what
+ * stays refused, by name and line.
  */
 #include "harness.h"
 
@@ -537,6 +538,105 @@ static void test_half_names_only(void **state)
     }
 }
 
+/* ---- math: every input, correctly rounded ---------------------------------------- */
+
+/* A long double (64 bits of significand at least) rounded once. */
+static uint16_t from_long_double(const format *f, long double d)
+{
+    if (isnan(d) || isinf(d))
+        return from_double(f, (double)d);
+    int e;
+    long double m = frexpl(fabsl(d), &e); /* d = m * 2^e, m in [0.5, 1) */
+    u128 integer = (u128)(uint64_t)ldexpl(m, 64);
+    return round_exact(f, signbit(d) != 0, integer, e - 64);
+}
+
+static long double rsqrt_l(long double x) { return 1.0L / sqrtl(x); }
+static long double rcp_l(long double x) { return 1.0L / x; }
+static long double exp10_l(long double x) { return powl(10.0L, x); }
+
+/* CUDA 13's half and bfloat16 math is correctly rounded for every input
+ * (measured on an H200, each function, all 65536 inputs of each type), so
+ * the reference is the exact value rounded once: long double's 64 bits
+ * are enough, no exact result lying within 2^-29 of its value from a
+ * midpoint between two 16-bit values but 2^-25 and 2^-134 (exp2, exactly
+ * midpoints).  Computing in float and rounding again gets some inputs
+ * wrong (on PoCL: half's hexp, hexp2, hlog10, hsin, hcos; bfloat16's
+ * hexp10). */
+static const struct {
+    const char *name;
+    long double (*exact)(long double);
+} math_functions[16] = {
+    {"hexp", expl},    {"hexp2", exp2l},   {"hexp10", exp10_l}, {"hlog", logl},
+    {"hlog2", log2l},  {"hlog10", log10l}, {"hsqrt", sqrtl},    {"hrsqrt", rsqrt_l},
+    {"hrcp", rcp_l},   {"hsin", sinl},     {"hcos", cosl},      {"htanh", tanhl},
+    {"hfloor", floorl}, {"hceil", ceill},  {"htrunc", truncl},  {"hrint", rintl},
+};
+
+/* One type's math over all 65536 patterns, one value a thread, then the
+ * same through its pair type's h2 forms. */
+static void math_all_inputs(void **state, const format *f, const char *scalar,
+                            const char *pair)
+{
+    kiln_context *context = test_context(state);
+    kiln_program *program = test_temp_program_file(
+        context, "tests/kernels/cuda/half_math.cu", KILN_LANGUAGE_CUDA_C);
+    enum { N = 65536, F = 16 };
+    uint16_t *x = ARRAY(uint16_t, N), *y = ARRAY(uint16_t, F * N);
+    uint16_t *expected = ARRAY(uint16_t, F * N);
+    /* every pattern, shuffled so that a pair's lanes differ in kind */
+    for (size_t i = 0; i < N; ++i)
+        x[i] = (uint16_t)i;
+    for (size_t i = N - 1; i > 0; --i) {
+        size_t j = (size_t)(test_random_u64() % (i + 1));
+        uint16_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+    for (size_t i = 0; i < N; ++i) {
+        long double v = (long double)to_double(f, x[i]);
+        for (int k = 0; k < F; ++k)
+            expected[F * i + k] = from_long_double(f, math_functions[k].exact(v));
+    }
+    kiln_buffer *x_b = test_temp_buffer_from(context, x, N * sizeof *x);
+    kiln_buffer *y_b = test_temp_buffer(context, F * N * sizeof *y);
+    for (int pairs = 0; pairs < 2; ++pairs) {
+        kiln_kernel *kernel = test_temp_kernel(program, pairs ? pair : scalar);
+        int n = pairs ? N / 2 : N;
+        TEST_LAUNCH(kernel, KILN_DIM1(test_blocks((size_t)n, 256)), KILN_DIM1(256), 0,
+                    KILN_ARG_BUFFER(x_b), KILN_ARG_BUFFER(y_b), KILN_ARG_INT(n));
+        test_read(y_b, y, F * N * sizeof *y);
+        size_t wrong = 0;
+        for (size_t i = 0; i < N; ++i)
+            for (int k = 0; k < F; ++k) {
+                /* a pair's results: lane i % 2 of y[F * (i / 2) + k] */
+                uint16_t got = pairs ? y[2 * (F * (i / 2) + (size_t)k) + i % 2]
+                                     : y[F * i + k];
+                uint16_t want = expected[F * i + k];
+                if (is_nan_bits(f, want) ? is_nan_bits(f, got) : got == want)
+                    continue;
+                if (wrong++ < 8)
+                    printf("# %s %s%s(0x%04x = %.9g) = 0x%04x (%.9g), expected 0x%04x (%.9g)\n",
+                           scalar, pairs ? "h2" : "", math_functions[k].name +
+                           (pairs ? 1 : 0), x[i], to_double(f, x[i]), got,
+                           to_double(f, got), want, to_double(f, want));
+            }
+        if (wrong != 0)
+            fail_msg("%s: %zu of %d results are not the correctly rounded ones",
+                     pairs ? pair : scalar, wrong, F * N);
+    }
+}
+
+static void test_half_math(void **state)
+{
+    math_all_inputs(state, &HALF, "half_math", "half2_math");
+}
+
+static void test_bf16_math(void **state)
+{
+    math_all_inputs(state, &BF16, "bf16_math", "bf162_math");
+}
+
 /* ---- what stays refused ----------------------------------------------------------- */
 
 static void test_refused(void **state)
@@ -550,14 +650,14 @@ static void test_refused(void **state)
         const char *source, *mentions, *line;
     } cases[] = {
         {"#include <cuda_fp16.h>\n__global__ void k(__half *p)\n{\n"
-         "    p[0] = hsqrt(p[0]);\n}\n",
-         "'hsqrt'", "refused.cu:4:"},
+         "    p[0] = htanh_approx(p[0]);\n}\n",
+         "'htanh_approx'", "refused.cu:4:"},
         {"#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16 *p, float *x)\n"
          "{\n\n    p[0] = __float2bfloat16_rz(x[0]);\n}\n",
          "'__float2bfloat16_rz'", "refused.cu:5:"},
-        {"#include <cuda_fp16.h>\n__global__ void k(__half2 *p)\n{\n"
-         "    p[0] = h2exp(p[0]);\n}\n",
-         "'h2exp'", "refused.cu:4:"},
+        {"#include <cuda_fp16.h>\n__global__ void k(__half *p, double *x)\n{\n"
+         "    p[0] = __double2half_rd(x[0]);\n}\n",
+         "'__double2half_rd'", "refused.cu:4:"},
         {"#include <cuda_fp16.h>\n__global__ void k(__half *p)\n{\n"
          "    p[0] = __hadd_sat(p[0], p[1]);\n}\n",
          "'__hadd_sat'", "refused.cu:4:"},
@@ -590,6 +690,8 @@ int main(void)
         KILN_TEST(test_bf16),
         KILN_TEST(test_bf16_packed),
         KILN_TEST(test_half_names_only),
+        KILN_TEST(test_half_math),
+        KILN_TEST(test_bf16_math),
         KILN_TEST(test_refused),
     };
     return kiln_test_main("cuda_half", tests, sizeof tests / sizeof tests[0]);

@@ -267,17 +267,35 @@ static int cu_export_names(const cxx_lowering *lowering,
     return 0;
 }
 
+/* Whether the space-separated list `list` has the word `word`. */
+static int cu_has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; p != NULL && (p = strstr(p, word)) != NULL;
+         p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
 /* The program's C++ lowered to C-like CUDA, the first phase (templates
  * instantiated, classes, overloads and references written as C: cxx.h),
  * with the kernel template instances `request` names. */
 static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
+                                  const translate_target *target,
                                   const cuda_kernel_request *request,
                                   cuda_to_opencl_result *out,
                                   cxx_lowering *lowering)
 {
+    unsigned headers = run->cuda_headers;
+    /* an OpenCL device without doubles (NULL: not known, as when only the
+     * kernels' signatures are read) */
+    if (target != NULL && target->language == TRANSLATE_OPENCL_C &&
+        !cu_has_word(target->extensions, "cl_khr_fp64"))
+        headers |= CLC_CUDA_NO_FP64;
     cxx_lower(&run->arena, &run->interner, &run->unsupported, pp->tokens,
               pp->count, request ? request->names : NULL,
-              request ? request->count : 0, run->cuda_headers, 0, lowering);
+              request ? request->count : 0, headers, 0, lowering);
     if (cu_export_names(lowering, out) != 0)
         clc_fail_memory(&run->failure);
     clc_pp_output lowered = *pp;
@@ -373,17 +391,6 @@ int cuda_fp_contract_pragma(const char *source, size_t length,
     return cu_pragma_contract_off(source, length, options);
 }
 
-/* Whether the space-separated list `list` has the word `word`. */
-static int cu_has_word(const char *list, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = list; p != NULL && (p = strstr(p, word)) != NULL;
-         p += n)
-        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
-            return 1;
-    return 0;
-}
-
 cuda_float_atomics cuda_to_opencl_float_atomics(const translate_target *target,
                                                 const char **cl_std)
 {
@@ -469,7 +476,7 @@ void cuda_to_opencl_read(clc_run *run, const clc_pp_output *pp,
                          cuda_to_opencl_result *out)
 {
     cxx_lowering lowering;
-    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out, &lowering);
+    clc_pp_output lowered = cu_lower_cxx(run, pp, NULL, request, out, &lowering);
     /* the signatures alone: a body the C++ phase refused does not matter */
     cu_state *st = cu_begin(run, &lowered, NULL);
     /* a signature the pass could not read whole is no signature */
@@ -560,7 +567,7 @@ void cuda_to_opencl_run(clc_run *run, const clc_pp_output *pp,
      * (cuda_barriers.h): threads that return before a barrier, block
      * votes */
     cxx_lowering lowering;
-    clc_pp_output lowered = cu_lower_cxx(run, pp, request, out, &lowering);
+    clc_pp_output lowered = cu_lower_cxx(run, pp, target, request, out, &lowering);
     cuda_lower_barriers(&run->arena, &run->interner, &run->failure,
                         &run->unsupported, !pp->ndebug, &lowered.tokens,
                         &lowered.count);

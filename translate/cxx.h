@@ -54,7 +54,8 @@ typedef struct cxx_lowering {
  * fails the translation naming it.  Fails through `arena->failure`;
  * refusals also set *unsupported.  `headers` (CLC_CUDA_FP16,
  * CLC_CUDA_BF16) says which of CUDA's device headers the source included:
- * their types are given to it in C++ (cxx_half.c).  `force` lowers even a
+ * their types are given to it in C++ (cxx_half.c); CLC_CUDA_NO_FP64 with
+ * them says the device has no doubles.  `force` lowers even a
  * program that uses no C++ (tests). */
 void cxx_lower(clc_arena *arena, clc_interner *interner,
                volatile int *unsupported, const clc_token *tokens,

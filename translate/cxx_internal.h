@@ -845,8 +845,10 @@ int cx_half_used(const clc_token *tokens, size_t count, int *fp16, int *bf16);
  * results are CUDA's). */
 void cx_half_source(clc_buffer *b, int fp16, int bf16);
 /* Refuses, by name, what those headers have that cannot be computed as
- * CUDA does (approximate math, directed roundings) in tokens [begin, end). */
-void cx_refuse_half(cx_state *st, size_t begin, size_t end);
+ * CUDA does (approximate math, directed roundings; on a device without
+ * doubles, `no_fp64`, the math computed in double) in tokens
+ * [begin, end). */
+void cx_refuse_half(cx_state *st, size_t begin, size_t end, int no_fp64);
 
 /* float4 & co. and dim3 in the global namespace. */
 void cx_declare_vectors(cx_state *st);

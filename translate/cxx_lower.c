@@ -511,6 +511,8 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
                cxx_lowering *out)
 {
     memset(out, 0, sizeof *out);
+    int no_fp64 = (headers & CLC_CUDA_NO_FP64) != 0;
+    headers &= CLC_CUDA_FP16 | CLC_CUDA_BF16;
     if (!force && request_count == 0 && headers == 0 &&
         !cx_needs_lowering(tokens, count, interner)) {
         out->tokens = (clc_token *)tokens;
@@ -583,7 +585,7 @@ void cxx_lower(clc_arena *arena, clc_interner *interner,
         int fp16, bf16;
         if (cx_half_used(tokens, count, &fp16, &bf16) || headers != 0)
             cx_refuse_half(st, builtin_count + library_count,
-                           builtin_count + library_count + user_count);
+                           builtin_count + library_count + user_count, no_fp64);
     }
 
     /* the outputs' room: a program's size, about */

@@ -180,6 +180,9 @@ typedef struct clc_run {
 } clc_run;
 
 enum { CLC_CUDA_FP16 = 1, CLC_CUDA_BF16 = 2 };
+/* Given to the C++ phase with the headers: the device has no doubles
+ * (cxx_half.c's math needs them). */
+enum { CLC_CUDA_NO_FP64 = 4 };
 
 void clc_run_begin(clc_run *run);
 /* The failure branch: hands the message, its line and `unsupported` to the
