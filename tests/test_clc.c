@@ -449,6 +449,12 @@ static void cuda_half_math_without_fp64(void **state)
         "    p[1] = h2sqrt(p[1]);\n"
         "    p[0] = h2exp(p[0]);\n"
         "}\n";
+    /* the cache key's words tell the two apart */
+    char words[2][64];
+    translate_target_choices(TRANSLATE_CUDA_C, &fp64, words[0], 64);
+    translate_target_choices(TRANSLATE_CUDA_C, &no_fp64, words[1], 64);
+    assert_true(strstr(words[0], "fp64") == NULL);
+    assert_true(strstr(words[1], "no fp64") != NULL);
     translate_program out;
     translated_for(in_float, &no_fp64, &out);
     translate_program_free(&out);

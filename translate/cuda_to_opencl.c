@@ -278,6 +278,13 @@ static int cu_has_word(const char *list, const char *word)
     return 0;
 }
 
+/* NULL: not known, as when only the kernels' signatures are read. */
+int cuda_to_opencl_lacks_fp64(const translate_target *target)
+{
+    return target != NULL && target->language == TRANSLATE_OPENCL_C &&
+           !cu_has_word(target->extensions, "cl_khr_fp64");
+}
+
 /* The program's C++ lowered to C-like CUDA, the first phase (templates
  * instantiated, classes, overloads and references written as C: cxx.h),
  * with the kernel template instances `request` names. */
@@ -288,10 +295,7 @@ static clc_pp_output cu_lower_cxx(clc_run *run, const clc_pp_output *pp,
                                   cxx_lowering *lowering)
 {
     unsigned headers = run->cuda_headers;
-    /* an OpenCL device without doubles (NULL: not known, as when only the
-     * kernels' signatures are read) */
-    if (target != NULL && target->language == TRANSLATE_OPENCL_C &&
-        !cu_has_word(target->extensions, "cl_khr_fp64"))
+    if (cuda_to_opencl_lacks_fp64(target))
         headers |= CLC_CUDA_NO_FP64;
     cxx_lower(&run->arena, &run->interner, &run->unsupported, pp->tokens,
               pp->count, request ? request->names : NULL,

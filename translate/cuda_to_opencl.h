@@ -164,6 +164,10 @@ int cuda_headers_read(void *context, const char *name, int quoted,
                       const char *includer, char **path, char **text,
                       size_t *length, char **error);
 
+/* Whether `target` is an OpenCL device without doubles (no cl_khr_fp64):
+ * the half math computed in double is refused for it (cxx_half.c). */
+int cuda_to_opencl_lacks_fp64(const translate_target *target);
+
 /* The program's text with the #include lines of the headers the prelude
  * stands for (cuda_runtime.h...) blanked; a CUDA library header the
  * translation cannot give (cuda_fp16.h, curand_kernel.h) fails the run. */

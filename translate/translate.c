@@ -706,11 +706,12 @@ void translate_target_choices(translate_language language,
     out[0] = '\0';
     if (language == TRANSLATE_CUDA_C && target != NULL &&
         target->language == TRANSLATE_OPENCL_C)
-        snprintf(out, size, "float atomics %s%s",
+        snprintf(out, size, "float atomics %s%s%s",
                  atomics[cuda_to_opencl_float_atomics(target, NULL)],
                  cuda_to_opencl_drops_unroll_hints(target)
                      ? "; unroll hints dropped"
-                     : "");
+                     : "",
+                 cuda_to_opencl_lacks_fp64(target) ? "; no fp64" : "");
 }
 
 int translate_native_options(const translate_input *input,
