@@ -416,7 +416,7 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
                                           &option_count, &werror);
     if (status != KILN_OK)
         return status;
-    if (option_count >= INT_MAX || source->header_count >= INT_MAX) {
+    if (option_count >= INT_MAX || source->header_count >= INT_MAX - 2) {
         cuda_options_free(options, option_count);
         return host->error(KILN_ERR_INVALID_ARGUMENT,
                            "too many build options or headers");
@@ -424,24 +424,30 @@ kiln_status cuda_binary_compile(const kiln_host_api *host,
     /* NVRTC wants NUL-terminated texts; the core gives lengths. */
     size_t headers = source->header_count;
     char *text = cuda_text_copy(source->text, source->length);
-    /* one slot more: <stdio.h>, see below */
-    char **header_texts = calloc(headers + 1, sizeof *header_texts);
-    const char **header_names = calloc(headers + 1, sizeof *header_names);
+    /* Device code includes <stdio.h> for printf and <string.h> for
+     * memcpy and memset, which NVRTC declares itself but has no such
+     * headers for (PyCUDA's test_large_smem, llm.c's Packed128, nvcc's
+     * habit): empty ones stand in, unless the program brings its own. */
+    static const char *const stand_ins[] = {"stdio.h", "string.h"};
+    enum { STAND_INS = sizeof stand_ins / sizeof stand_ins[0] };
+    char **header_texts = calloc(headers + STAND_INS, sizeof *header_texts);
+    const char **header_names =
+        calloc(headers + STAND_INS, sizeof *header_names);
     if (text == NULL || header_texts == NULL || header_names == NULL)
         status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                              "out of host memory");
     if (status == KILN_OK)
         status = cuda_headers_copy(host, source, header_texts, header_names);
-    /* Device code includes <stdio.h> for printf, which NVRTC declares
-     * itself but has no such header for (PyCUDA's test_large_smem, nvcc's
-     * habit): an empty one stands in, unless the program brings its own. */
-    int has_stdio = 0;
-    for (size_t i = 0; i < headers; ++i)
-        has_stdio |= strcmp(header_names[i] ? header_names[i] : "",
-                            "stdio.h") == 0;
-    if (status == KILN_OK && !has_stdio) {
+    size_t given = headers;
+    for (size_t k = 0; k < STAND_INS && status == KILN_OK; ++k) {
+        int brought = 0;
+        for (size_t i = 0; i < given; ++i)
+            brought |= strcmp(header_names[i] ? header_names[i] : "",
+                              stand_ins[k]) == 0;
+        if (brought)
+            continue;
         header_texts[headers] = cuda_text_copy("", 0);
-        header_names[headers] = "stdio.h";
+        header_names[headers] = stand_ins[k];
         if (header_texts[headers] == NULL)
             status = host->error(KILN_ERR_OUT_OF_HOST_MEMORY,
                                  "out of host memory");
