@@ -33,6 +33,7 @@ libkiln_la_SOURCES = \
 	core/pool.c \
 	core/prepared.c \
 	core/program.c \
+	core/program_build.c \
 	core/program_contents.c \
 	core/program_description.c \
 	core/program_language.c \
