@@ -122,8 +122,8 @@ typedef struct sgemm_side {
     kiln_device_info device;
     kiln_kernel *kernel;
     kiln_buffer *a, *b, *c;
-    kiln_event *start, *end;
-    int n, reps;
+    bench_event_side timed;  /* launch(): one sgemm                      */
+    int n;
 } sgemm_side;
 
 static void side_fail(sgemm_side *s, const char *what)
@@ -132,8 +132,9 @@ static void side_fail(sgemm_side *s, const char *what)
         snprintf(s->why, sizeof s->why, "%s: %s", what, kiln_last_error());
 }
 
-static kiln_status launch(sgemm_side *s)
+static kiln_status launch(void *state)
 {
+    sgemm_side *s = state;
     const int rows = SGEMM_BLOCK * SGEMM_TILE;
     kiln_launch_config config = {
         .grid = KILN_DIM2((s->n + SGEMM_BLOCK - 1) / SGEMM_BLOCK,
@@ -180,8 +181,10 @@ static bool side_open(sgemm_side *s, const float *a, const float *b, int n)
     BENCH_CHECK(kiln_buffer_create_from(s->context, pa, bytes, &s->a));
     BENCH_CHECK(kiln_buffer_create_from(s->context, pb, bytes, &s->b));
     BENCH_CHECK(kiln_buffer_create(s->context, bytes, &s->c));
-    BENCH_CHECK(kiln_event_create(s->context, &s->start));
-    BENCH_CHECK(kiln_event_create(s->context, &s->end));
+    BENCH_CHECK(kiln_event_create(s->context, &s->timed.start));
+    BENCH_CHECK(kiln_event_create(s->context, &s->timed.end));
+    s->timed.launch = launch;
+    s->timed.state = s;
     if (launch(s) != KILN_OK) {
         side_fail(s, "launch");
         free(pa);
@@ -213,20 +216,8 @@ static bool side_open(sgemm_side *s, const float *a, const float *b, int n)
     free(row);
     free(pa);
     free(pb);
-    s->reps = s->device.type == KILN_DEVICE_GPU ? 20 : 1;
+    s->timed.reps = s->device.type == KILN_DEVICE_GPU ? 20 : 1;
     return s->why[0] == '\0';
-}
-
-static double run_timed(void *state)
-{
-    sgemm_side *s = state;
-    BENCH_CHECK(kiln_event_record(s->start, NULL));
-    for (int k = 0; k < s->reps; ++k)
-        BENCH_CHECK(launch(s));
-    BENCH_CHECK(kiln_event_record(s->end, NULL));
-    float milliseconds = 0;
-    BENCH_CHECK(kiln_event_elapsed(s->start, s->end, &milliseconds));
-    return milliseconds * 1e-3 / s->reps;
 }
 
 static void side_close(sgemm_side *s)
@@ -235,29 +226,17 @@ static void side_close(sgemm_side *s)
     kiln_buffer_release(s->a);
     kiln_buffer_release(s->b);
     kiln_buffer_release(s->c);
-    kiln_event_release(s->start);
-    kiln_event_release(s->end);
+    kiln_event_release(s->timed.start);
+    kiln_event_release(s->timed.end);
     kiln_context_release(s->context);
 }
 
 /* One row: `a` against `b` (the table's raw column). */
 static void row(const char *what, sgemm_side *a, sgemm_side *b, double budget)
 {
-    bench_variant variants[2] = {{a->name, run_timed, a, {0}},
-                                 {b->name, run_timed, b, {0}}};
-    bench_measure(variants, 2, 1, 5, 30, bench_budget(3.0));
-    bench_stats sa = bench_stats_of(&variants[0].samples);
-    bench_stats sb = bench_stats_of(&variants[1].samples);
-    char ta[96], tb[96], ratio[64], size[64], limit[32];
-    bench_format_time(ta, sizeof ta, &sa);
-    bench_format_time(tb, sizeof tb, &sb);
-    snprintf(ratio, sizeof ratio, "%.2fx", sa.median / sb.median);
+    char size[64];
     snprintf(size, sizeof size, "%d x %d floats", a->n, a->n);
-    snprintf(limit, sizeof limit, "<= %.1fx", budget);
-    bench_table_row(what, size, ta, tb, ratio, limit,
-                    bench_judge(&sa, &sb, budget, 0));
-    bench_samples_free(&variants[0].samples);
-    bench_samples_free(&variants[1].samples);
+    bench_event_row(what, size, a->name, &a->timed, b->name, &b->timed, budget);
 }
 
 /* ---- translation time ------------------------------------------------------- */

@@ -716,3 +716,37 @@ void bench_close(bench_env *env)
     BENCH_CHECK(kiln_context_release(env->context));
     memset(env, 0, sizeof *env);
 }
+
+/* ---- two sides timed by Kiln events ------------------------------------------ */
+
+double bench_event_side_run(void *state)
+{
+    bench_event_side *side = state;
+    BENCH_CHECK(kiln_event_record(side->start, NULL));
+    for (int k = 0; k < side->reps; ++k)
+        BENCH_CHECK(side->launch(side->state));
+    BENCH_CHECK(kiln_event_record(side->end, NULL));
+    float milliseconds = 0;
+    BENCH_CHECK(kiln_event_elapsed(side->start, side->end, &milliseconds));
+    return milliseconds * 1e-3 / side->reps;
+}
+
+void bench_event_row(const char *what, const char *size, const char *a_name,
+                     bench_event_side *a, const char *b_name,
+                     bench_event_side *b, double budget)
+{
+    bench_variant variants[2] = {{a_name, bench_event_side_run, a, {0}},
+                                 {b_name, bench_event_side_run, b, {0}}};
+    bench_measure(variants, 2, 1, 5, 30, bench_budget(3.0));
+    bench_stats sa = bench_stats_of(&variants[0].samples);
+    bench_stats sb = bench_stats_of(&variants[1].samples);
+    char ta[96], tb[96], ratio[64], limit[32];
+    bench_format_time(ta, sizeof ta, &sa);
+    bench_format_time(tb, sizeof tb, &sb);
+    snprintf(ratio, sizeof ratio, "%.2fx", sa.median / sb.median);
+    snprintf(limit, sizeof limit, "<= %.1fx", budget);
+    bench_table_row(what, size, ta, tb, ratio, limit,
+                    bench_judge(&sa, &sb, budget, 0));
+    bench_samples_free(&variants[0].samples);
+    bench_samples_free(&variants[1].samples);
+}

@@ -130,6 +130,27 @@ typedef struct bench_variant {
 void bench_measure(bench_variant *variants, size_t count, size_t warmup,
                    size_t min_reps, size_t max_reps, double seconds);
 
+/* ---- two sides timed by Kiln events ------------------------------------------ */
+
+/* A side whose sample is `reps` launches back to back between two events
+ * recorded on the default stream of its context (the device's clock), in
+ * seconds per launch. */
+typedef struct bench_event_side {
+    kiln_status (*launch)(void *state);
+    void *state;
+    kiln_event *start, *end;
+    int reps;
+} bench_event_side;
+
+/* bench_variant's `run` for a bench_event_side. */
+double bench_event_side_run(void *side);
+
+/* Measures `a` against `b` alternately and writes the table row: `a` in
+ * the Kiln column, `b` in the raw one, their ratio against `budget`. */
+void bench_event_row(const char *what, const char *size, const char *a_name,
+                     bench_event_side *a, const char *b_name,
+                     bench_event_side *b, double budget);
+
 /* ---- text ------------------------------------------------------------------ */
 
 /* "4 KiB", "1 MiB", "1 GiB", or the plain number of bytes. */

@@ -76,9 +76,9 @@ typedef struct warp_side {
     kiln_device_info device;
     kiln_kernel *kernel;
     kiln_buffer *x, *partial;
-    kiln_event *start, *end;
+    bench_event_side timed;  /* launch(): one reduction                  */
     unsigned blocks;
-    int n, reps;
+    int n;
 } warp_side;
 
 static void side_fail(warp_side *s, const char *what)
@@ -87,8 +87,9 @@ static void side_fail(warp_side *s, const char *what)
         snprintf(s->why, sizeof s->why, "%s: %s", what, kiln_last_error());
 }
 
-static kiln_status launch(warp_side *s)
+static kiln_status launch(void *state)
 {
+    warp_side *s = state;
     kiln_launch_config config = {.grid = KILN_DIM1(s->blocks),
                                  .block = KILN_DIM1(BLOCK)};
     kiln_arg args[] = {KILN_ARG_BUFFER(s->x), KILN_ARG_BUFFER(s->partial),
@@ -125,8 +126,10 @@ static bool side_open(warp_side *s, const float *x, int n)
                                         &s->x));
     BENCH_CHECK(kiln_buffer_create(s->context, s->blocks * sizeof(float),
                                    &s->partial));
-    BENCH_CHECK(kiln_event_create(s->context, &s->start));
-    BENCH_CHECK(kiln_event_create(s->context, &s->end));
+    BENCH_CHECK(kiln_event_create(s->context, &s->timed.start));
+    BENCH_CHECK(kiln_event_create(s->context, &s->timed.end));
+    s->timed.launch = launch;
+    s->timed.state = s;
     if (launch(s) != KILN_OK) {
         side_fail(s, "launch");
         return false;
@@ -145,20 +148,8 @@ static bool side_open(warp_side *s, const float *x, int n)
                      b, (double)partial[b], expected);
     }
     free(partial);
-    s->reps = s->device.type == KILN_DEVICE_GPU ? 50 : 2;
+    s->timed.reps = s->device.type == KILN_DEVICE_GPU ? 50 : 2;
     return s->why[0] == '\0';
-}
-
-static double run_timed(void *state)
-{
-    warp_side *s = state;
-    BENCH_CHECK(kiln_event_record(s->start, NULL));
-    for (int k = 0; k < s->reps; ++k)
-        BENCH_CHECK(launch(s));
-    BENCH_CHECK(kiln_event_record(s->end, NULL));
-    float milliseconds = 0;
-    BENCH_CHECK(kiln_event_elapsed(s->start, s->end, &milliseconds));
-    return milliseconds * 1e-3 / s->reps;
 }
 
 static void side_close(warp_side *s)
@@ -166,45 +157,21 @@ static void side_close(warp_side *s)
     kiln_kernel_release(s->kernel);
     kiln_buffer_release(s->x);
     kiln_buffer_release(s->partial);
-    kiln_event_release(s->start);
-    kiln_event_release(s->end);
+    kiln_event_release(s->timed.start);
+    kiln_event_release(s->timed.end);
     kiln_context_release(s->context);
 }
 
-/* One row: `a` against `b` (the table's raw column). */
+/* One row: `a` against `b` (the table's raw column), when both opened. */
 static void row(const char *what, warp_side *a, warp_side *b, bool have_a,
                 bool have_b, double budget)
 {
-    bench_variant variants[2];
-    size_t count = 0;
-    if (have_a)
-        variants[count++] = (bench_variant){a->name, run_timed, a, {0}};
-    if (have_b)
-        variants[count++] = (bench_variant){b->name, run_timed, b, {0}};
-    if (count == 0)
+    if (!have_a || !have_b)
         return;
-    bench_measure(variants, count, 1, 5, 30, bench_budget(3.0));
-    bench_stats sa = {0}, sb = {0};
-    size_t v = 0;
-    if (have_a)
-        sa = bench_stats_of(&variants[v++].samples);
-    if (have_b)
-        sb = bench_stats_of(&variants[v++].samples);
-    char ta[96] = "left out", tb[96] = "left out", ratio[64] = "—", size[64],
-         limit[32];
-    if (have_a)
-        bench_format_time(ta, sizeof ta, &sa);
-    if (have_b)
-        bench_format_time(tb, sizeof tb, &sb);
-    if (have_a && have_b)
-        snprintf(ratio, sizeof ratio, "%.2fx", sa.median / sb.median);
+    char size[64];
     snprintf(size, sizeof size, "%d floats, %u x %d threads", a->n, a->blocks,
              BLOCK);
-    snprintf(limit, sizeof limit, "<= %.1fx", budget);
-    bench_table_row(what, size, ta, tb, ratio, limit,
-                    have_a && have_b ? bench_judge(&sa, &sb, budget, 0) : "—");
-    for (size_t k = 0; k < count; ++k)
-        bench_samples_free(&variants[k].samples);
+    bench_event_row(what, size, a->name, &a->timed, b->name, &b->timed, budget);
 }
 
 int main(int argc, char **argv)
