@@ -144,6 +144,25 @@ kiln_program *test_build_cuda(kiln_context *context, const char *source,
     return build(context, source, options, KILN_LANGUAGE_CUDA_C);
 }
 
+void test_expect_refused(kiln_context *context, const char *source,
+                         const char *mentions, const char *line, size_t which)
+{
+    kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
+                                  .source_name = "refused.cu"};
+    kiln_program *program = NULL;
+    kiln_status status =
+        kiln_program_build_with(context, source, 0, &options, &program);
+    if (status == KILN_OK)
+        kiln_program_release(program);
+    if (status != KILN_ERR_TRANSLATION)
+        fail_msg("case %zu: %s, expected KILN_ERR_TRANSLATION (%s)", which,
+                 kiln_status_name(status), kiln_last_error());
+    if (strstr(kiln_last_error(), mentions) == NULL ||
+        strstr(kiln_last_error(), line) == NULL)
+        fail_msg("case %zu: the error does not name '%s' at '%s': %s", which,
+                 mentions, line, kiln_last_error());
+}
+
 kiln_kernel *test_kernel(kiln_program *program, const char *name)
 {
     kiln_kernel *kernel = NULL;

@@ -83,6 +83,11 @@ kiln_program *test_build(kiln_context *context, const char *source,
 /* The same for native CUDA C (the caller checks the backend first). */
 kiln_program *test_build_cuda(kiln_context *context, const char *source,
                               const char *options);
+/* CUDA C `source`, named "refused.cu", that the translation must refuse:
+ * KILN_ERR_TRANSLATION naming `mentions` at `line` ("refused.cu:5:");
+ * `which` numbers the case in the failure's message. */
+void test_expect_refused(kiln_context *context, const char *source,
+                         const char *mentions, const char *line, size_t which);
 kiln_kernel *test_kernel(kiln_program *program, const char *name);
 kiln_buffer *test_buffer(kiln_context *context, size_t size);
 kiln_buffer *test_buffer_from(kiln_context *context, const void *host,

@@ -667,20 +667,9 @@ static void test_refused(void **state)
         {"#include <cuda_fp16.hpp>\n__global__ void k(float *p) { p[0] = 1; }\n",
          "cuda_fp16.hpp", "refused.cu:1:"},
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        kiln_build_options options = {.language = KILN_LANGUAGE_CUDA_C,
-                                      .source_name = "refused.cu"};
-        kiln_program *program = NULL;
-        kiln_status status = kiln_program_build_with(context, cases[c].source, 0,
-                                                     &options, &program);
-        if (status != KILN_ERR_TRANSLATION)
-            fail_msg("case %zu: %s, expected KILN_ERR_TRANSLATION (%s)", c,
-                     kiln_status_name(status), kiln_last_error());
-        if (strstr(kiln_last_error(), cases[c].mentions) == NULL ||
-            strstr(kiln_last_error(), cases[c].line) == NULL)
-            fail_msg("case %zu: the error does not name '%s' at '%s': %s", c,
-                     cases[c].mentions, cases[c].line, kiln_last_error());
-    }
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+        test_expect_refused(context, cases[c].source, cases[c].mentions,
+                            cases[c].line, c);
 }
 
 int main(void)
