@@ -533,6 +533,23 @@ static void cx_lower_operator(cx_state *st, cx_body *b, cx_expr *e, cx_expr *x,
     cx_deref_result(st, b, e, fn);
 }
 
+/* An operator expression: a call of the overloaded operator its operands
+ * chose (e->decl), else the operator as it is, its operands lowered (the
+ * right side of a plain assignment converted to the left's type). */
+static void cx_lower_operands(cx_state *st, cx_body *b, cx_expr *e)
+{
+    int unary = e->kind == CXE_UNARY || e->kind == CXE_POSTFIX;
+    if (e->decl != NULL) {
+        cx_lower_operator(st, b, e, e->a, unary ? NULL : e->b);
+        return;
+    }
+    cx_lower_expr(st, b, e->a, NULL);
+    if (!unary)
+        cx_lower_expr(st, b, e->b,
+                      e->kind == CXE_ASSIGN && e->op == P_ASSIGN ? e->a->type
+                                                                 : NULL);
+}
+
 static void cx_lower_construct(cx_state *st, cx_body *b, cx_expr *e)
 {
     const cx_type *t = e->cast_type;
@@ -675,36 +692,11 @@ void cx_lower_expr(cx_state *st, cx_body *b, cx_expr *e, const cx_type *target)
         break;
     }
     case CXE_INDEX:
-        if (e->decl != NULL) {
-            cx_lower_operator(st, b, e, e->a, e->b);
-            break;
-        }
-        cx_lower_expr(st, b, e->a, NULL);
-        cx_lower_expr(st, b, e->b, NULL);
-        break;
     case CXE_UNARY:
     case CXE_POSTFIX:
-        if (e->decl != NULL) {
-            cx_lower_operator(st, b, e, e->a, NULL);
-            break;
-        }
-        cx_lower_expr(st, b, e->a, NULL);
-        break;
     case CXE_BINARY:
-        if (e->decl != NULL) {
-            cx_lower_operator(st, b, e, e->a, e->b);
-            break;
-        }
-        cx_lower_expr(st, b, e->a, NULL);
-        cx_lower_expr(st, b, e->b, NULL);
-        break;
     case CXE_ASSIGN:
-        if (e->decl != NULL) {
-            cx_lower_operator(st, b, e, e->a, e->b);
-            break;
-        }
-        cx_lower_expr(st, b, e->a, NULL);
-        cx_lower_expr(st, b, e->b, e->op == P_ASSIGN ? e->a->type : NULL);
+        cx_lower_operands(st, b, e);
         break;
     case CXE_COND:
         cx_lower_expr(st, b, e->a, NULL);
