@@ -5,7 +5,10 @@
  * what each call returned, for the survey script to classify.
  *
  * Jobs come one a line on stdin, "FILE<TAB>KERNEL<TAB>KERNEL...", so that
- * one process (one context: PoCL starts once) builds many files; the
+ * one process (one context: PoCL starts once) builds many files.  A KERNEL
+ * with a '<' is a template instance ("sgemm<64, 8>"): it is given to the
+ * build as a name expression (kiln_build_options.kernel_names), as NVRTC's
+ * nvrtcAddNameExpression and CuPy's name_expressions take it; the
  * script kills and restarts it when a build passes its time limit.  For
  * each job it prints
  *   build<TAB>STATUS<TAB>MESSAGE
@@ -88,32 +91,62 @@ static void run_job(kiln_context *context, char *line)
     char *path = strtok(line, "\t\n");
     if (path == NULL)
         return;
+    /* the kernel names, and among them the template instances */
+    size_t count = 0, instance_count = 0, capacity = 16;
+    char **names = malloc(capacity * sizeof *names);
+    const char **instances = malloc(capacity * sizeof *instances);
+    for (char *name = strtok(NULL, "\t\n"); name != NULL && names != NULL &&
+         instances != NULL; name = strtok(NULL, "\t\n")) {
+        if (count == capacity) {
+            capacity *= 2;
+            char **more = realloc(names, capacity * sizeof *names);
+            if (more != NULL)
+                names = more;
+            const char **more_instances =
+                realloc(instances, capacity * sizeof *instances);
+            if (more_instances != NULL)
+                instances = more_instances;
+            if (more == NULL || more_instances == NULL)
+                break;
+        }
+        names[count++] = name;
+        if (strchr(name, '<') != NULL)
+            instances[instance_count++] = name;
+    }
     size_t length = 0;
-    char *source = read_file(path, &length);
+    char *source = names != NULL && instances != NULL ?
+                   read_file(path, &length) : NULL;
     if (source == NULL) {
         printf("build\tio\tcannot read %s\nend\n", path);
+        free(names);
+        free(instances);
+        fflush(stdout);
         return;
     }
     kiln_build_options options = {.struct_size = sizeof options,
                                   .language = KILN_LANGUAGE_CUDA_C,
-                                  .source_name = path};
+                                  .source_name = path,
+                                  .kernel_names = instance_count ?
+                                                  instances : NULL,
+                                  .kernel_name_count = instance_count};
     kiln_program *program = NULL;
     kiln_status status = kiln_program_build_with(context, source, length,
                                                  &options, &program);
     free(source);
     fputs("build\t", stdout);
     print_result(status);
-    for (char *name = strtok(NULL, "\t\n"); status == KILN_OK && name != NULL;
-         name = strtok(NULL, "\t\n")) {
+    for (size_t i = 0; status == KILN_OK && i < count; ++i) {
         kiln_kernel *kernel = NULL;
-        kiln_status made = kiln_kernel_create(program, name, &kernel);
-        printf("kernel\t%s\t", name);
+        kiln_status made = kiln_kernel_create(program, names[i], &kernel);
+        printf("kernel\t%s\t", names[i]);
         print_result(made);
         if (kernel != NULL)
             kiln_kernel_release(kernel);
     }
     if (program != NULL)
         kiln_program_release(program);
+    free(names);
+    free(instances);
     puts("end");
     fflush(stdout);
 }
